@@ -1,0 +1,1 @@
+"""Reproduction pipeline for label-constrained and geometry-aware matrix factorization papers."""

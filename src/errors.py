@@ -1,0 +1,18 @@
+"""Exceptions that reach the user as one line of text.
+
+Every error a user can cause (a bad config value, a missing or corrupted data file) is raised as a
+subclass of :class:`UserError`; ``python -m src.run`` prints its message on one line and exits with a
+non-zero status instead of showing a traceback.
+"""
+
+
+class UserError(Exception):
+    """An error caused by the user's input, reported as one line without a traceback."""
+
+
+class ConfigError(UserError, ValueError):
+    """A parameter has a bad value; the message names the parameter and the value."""
+
+
+class DataError(UserError):
+    """A data file is missing, unreachable or fails its hash check; the message says what to do."""

@@ -1,0 +1,30 @@
+"""Registry of the factorization methods: the names the configs, tests and reports share.
+
+>>> from src import methods
+>>> model = methods.make("nmf", n_components=5, max_iter=100, random_state=0)
+"""
+
+from ..errors import ConfigError
+from .kmeans import KMeansBaseline
+from .nmf import NMF
+from .nmf_kl import NMFKL
+
+REGISTRY = {
+    "kmeans": KMeansBaseline,
+    "nmf": NMF,
+    "nmf_kl": NMFKL,
+}
+NAMES = tuple(REGISTRY)
+
+
+def make(name: str, **params):
+    """Build the method registered as ``name`` with the given constructor parameters."""
+    try:
+        cls = REGISTRY[name]
+    except KeyError:
+        raise ConfigError(f"method={name!r} is not one of {', '.join(NAMES)}") from None
+    valid = cls._get_param_names()
+    unknown = sorted(set(params) - set(valid))
+    if unknown:
+        raise ConfigError(f"method {name!r} has no parameter {unknown[0]!r} (it takes {', '.join(valid)})")
+    return cls(**params)

@@ -1,0 +1,68 @@
+"""NMF with the Frobenius loss, Lee and Seung's multiplicative updates.
+
+Objective: O = ||X - U V^T||_F^2, X (m x n) >= 0, U (m x k), V (n x k).
+Updates (V first, then U, as Deng Cai's GNMF code and scikit-learn's ``solver="mu"`` order them):
+
+    V <- V * (X^T U) / (V U^T U)        (Lee & Seung 2001, eq. 4, transposed)
+    U <- U * (X V) / (U V^T V)
+
+References
+----------
+D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
+"""
+
+import numpy as np
+
+from .base import EPS, Factorization
+
+
+def frobenius_objective(X: np.ndarray, U: np.ndarray, V: np.ndarray, XV: np.ndarray | None = None) -> float:
+    """||X - U V^T||_F^2 without forming U V^T.
+
+    Uses ||X||^2 - 2 tr(U^T X V) + tr(U^T U V^T V); ``XV`` (m x k) may be passed when already computed.
+    """
+    if XV is None:
+        XV = X @ V
+    return float(np.vdot(X, X) - 2.0 * np.vdot(U, XV) + np.vdot(U.T @ U, V.T @ V))
+
+
+def frobenius_rules(X: np.ndarray):
+    """Return ``(update, objective)`` of Frobenius NMF on X (m x n).
+
+    The U update computes X V with the new V; the objective after the sweep reuses it instead of
+    recomputing the m x n x k product.
+    """
+    reuse: dict[str, np.ndarray] = {}
+
+    def update(factors):
+        U, V = factors["U"], factors["V"]
+        numerator = X.T @ U  # V update, (n x k)
+        denominator = V @ (U.T @ U)
+        np.maximum(denominator, EPS, out=denominator)
+        V *= numerator / denominator
+
+        numerator = X @ V  # U update, (m x k)
+        reuse["XV"] = numerator.copy()
+        denominator = U @ (V.T @ V)
+        np.maximum(denominator, EPS, out=denominator)
+        U *= numerator / denominator
+
+    def objective(factors):
+        return frobenius_objective(X, factors["U"], factors["V"], reuse.pop("XV", None))
+
+    return update, objective
+
+
+class NMF(Factorization):
+    """Nonnegative matrix factorization X ~ U V^T with the Frobenius loss.
+
+    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``U`` (m x k)
+    and ``V`` (n x k) as iterated; ``embedding_`` is V with U's columns scaled to unit L2 norm.
+
+    References
+    ----------
+    D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
+    """
+
+    def _rules(self, X, y):
+        return frobenius_rules(X)

@@ -1,0 +1,49 @@
+"""Clustering accuracy (AC) and normalized mutual information (NMI), as the papers define them.
+
+AC maps clusters to classes one-to-one with the Hungarian algorithm (Deng Cai's ``bestMap.m``) and counts
+the matching samples. NMI divides the mutual information by max(H(C), H(C')) (Deng Cai's
+``MutualInfo.m``; scikit-learn's ``average_method="max"``, not its default arithmetic mean).
+"""
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+
+def contingency(labels_true, labels_pred) -> np.ndarray:
+    """Counts n_ij of samples in class i and cluster j, (n_classes, n_clusters)."""
+    labels_true = np.asarray(labels_true)
+    labels_pred = np.asarray(labels_pred)
+    if labels_true.shape != labels_pred.shape or labels_true.ndim != 1:
+        raise ValueError(f"label arrays must be 1-D of equal length, got {labels_true.shape} and {labels_pred.shape}")
+    _, i = np.unique(labels_true, return_inverse=True)
+    _, j = np.unique(labels_pred, return_inverse=True)
+    table = np.zeros((i.max() + 1, j.max() + 1), dtype=np.int64)
+    np.add.at(table, (i, j), 1)
+    return table
+
+
+def accuracy(labels_true, labels_pred) -> float:
+    """Fraction of samples whose cluster maps to their class under the best one-to-one mapping."""
+    table = contingency(labels_true, labels_pred)
+    rows, cols = linear_sum_assignment(table, maximize=True)
+    return float(table[rows, cols].sum() / table.sum())
+
+
+def _entropy(counts: np.ndarray) -> float:
+    p = counts[counts > 0] / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+def nmi(labels_true, labels_pred) -> float:
+    """Mutual information divided by max(H(C), H(C')); 1.0 when both labelings are a single group."""
+    table = contingency(labels_true, labels_pred).astype(np.float64)
+    n = table.sum()
+    h_true, h_pred = _entropy(table.sum(axis=1)), _entropy(table.sum(axis=0))
+    denominator = max(h_true, h_pred)
+    if denominator == 0.0:
+        return 1.0
+    p_ij = table / n
+    outer = np.outer(table.sum(axis=1), table.sum(axis=0)) / n**2
+    nonzero = p_ij > 0
+    mutual_information = float((p_ij[nonzero] * np.log(p_ij[nonzero] / outer[nonzero])).sum())
+    return max(0.0, mutual_information / denominator)

@@ -1,0 +1,154 @@
+"""The papers' clustering protocol: k classes, partial labels, factorize, KMeans best of n, score.
+
+Paired design: a trial's class subset, labelled points, initial-factor seed and KMeans seed are drawn from
+``SeedSequence(seed, spawn_key=(crc32(dataset), k, trial))``. They depend only on (seed, dataset, k,
+trial), never on the method or on the order in which cells run, so every method in a table sees the same
+trials and the same seed always gives the same numbers.
+"""
+
+import logging
+import math
+import time
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import methods
+from .clustering import best_kmeans
+from .errors import ConfigError
+from .metrics import accuracy, nmi
+from .methods.base import UNLABELLED, check_data, check_positive_int
+
+logger = logging.getLogger(__name__)
+
+LABEL_MODES = ("none", "fraction", "per_class")
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The samples, partial labels and seeds of one (dataset, k, trial) cell, shared by all methods."""
+
+    k: int
+    trial: int
+    index: np.ndarray  # (n_k,) rows of the data set taken
+    y_true: np.ndarray  # (n_k,) classes renumbered 0..k-1
+    y_partial: np.ndarray  # (n_k,) y_true on labelled samples, -1 elsewhere
+    init_seed: int
+    kmeans_seed: int
+
+
+def label_counts(class_sizes: np.ndarray, labels: Mapping) -> np.ndarray:
+    """Number of labelled samples per class under ``labels`` (keys mode, fraction, per_class).
+
+    ``fraction`` labels floor(fraction * n_c) samples of a class of size n_c, and at least one.
+    ``per_class`` labels the same count in every class.
+    """
+    mode = labels["mode"]
+    if mode == "none":
+        return np.zeros_like(class_sizes)
+    if mode == "fraction":
+        return np.maximum(1, np.floor(labels["fraction"] * class_sizes + 1e-9).astype(np.int64))
+    return np.minimum(labels["per_class"], class_sizes)
+
+
+def make_trial(y: np.ndarray, dataset: str, k: int, trial: int, seed: int, labels: Mapping) -> Trial:
+    """Draw the classes, labelled points and seeds of one cell (see the module docstring)."""
+    sequence = np.random.SeedSequence(seed, spawn_key=(zlib.crc32(dataset.encode()), k, trial))
+    class_seq, label_seq, init_seq, kmeans_seq = sequence.spawn(4)
+    classes = np.sort(np.random.default_rng(class_seq).choice(np.unique(y), size=k, replace=False))
+    index = np.flatnonzero(np.isin(y, classes))
+    y_true = np.searchsorted(classes, y[index])
+    counts = label_counts(np.bincount(y_true, minlength=k), labels)
+    rng = np.random.default_rng(label_seq)
+    y_partial = np.full_like(y_true, UNLABELLED)
+    for c in range(k):
+        members = np.flatnonzero(y_true == c)
+        chosen = rng.choice(members, size=counts[c], replace=False)
+        y_partial[chosen] = c
+    return Trial(
+        k=k,
+        trial=trial,
+        index=index,
+        y_true=y_true,
+        y_partial=y_partial,
+        init_seed=int(init_seq.generate_state(1)[0]),
+        kmeans_seed=int(kmeans_seq.generate_state(1)[0]),
+    )
+
+
+def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> None:
+    """Raise :class:`ConfigError` naming the first bad protocol value."""
+    ks = list(protocol["ks"])
+    if not ks:
+        raise ConfigError("protocol.ks is empty; give at least one number of classes")
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= n_classes:
+            raise ConfigError(f"protocol.ks contains {k!r}; each k must be an integer in [2, {n_classes}]")
+    for key in ("n_trials", "kmeans_restarts"):
+        check_positive_int(f"protocol.{key}", protocol[key])
+    offset = protocol["rank_offset"]
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ConfigError(f"protocol.rank_offset={offset!r} must be an integer >= 0")
+    labels = protocol["labels"]
+    if labels["mode"] not in LABEL_MODES:
+        raise ConfigError(f"protocol.labels.mode={labels['mode']!r} is not one of {', '.join(LABEL_MODES)}")
+    if labels["mode"] == "fraction":
+        fraction = labels["fraction"]
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+            raise ConfigError(f"protocol.labels.fraction={fraction!r} must be in (0, 1]")
+    if labels["mode"] == "per_class":
+        per_class = check_positive_int("protocol.labels.per_class", labels["per_class"])
+        if per_class > min_class_size:
+            raise ConfigError(
+                f"protocol.labels.per_class={per_class} exceeds the smallest class size ({min_class_size})")
+
+
+def method_params(name: str, params: Mapping, rank: int, init_seed: int) -> dict:
+    """Constructor parameters of method ``name`` for one cell: the config's, the rank and the seed."""
+    accepted = methods.REGISTRY[name]._get_param_names() if name in methods.REGISTRY else ()
+    cell = dict(params, n_components=rank)
+    if "random_state" in accepted:
+        cell["random_state"] = init_seed
+    return cell
+
+
+def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protocol: Mapping, seed: int) -> dict:
+    """Factorize one trial's samples, cluster the representation and score it; returns a tidy row."""
+    rank = trial.k + protocol["rank_offset"]
+    model = methods.make(method["name"], **method_params(method["name"], method["params"], rank, trial.init_seed))
+    start = time.perf_counter()
+    representation = model.fit_transform(X[trial.index], trial.y_partial)
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    predicted, kmeans_objective = best_kmeans(
+        representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
+        protocol["kmeans_init"])
+    kmeans_seconds = time.perf_counter() - start
+    history = model.objective_history_
+    return {
+        "dataset": dataset,
+        "method": method["label"],
+        "estimator": method["name"],
+        "k": trial.k,
+        "trial": trial.trial,
+        "seed": seed,
+        "acc": accuracy(trial.y_true, predicted),
+        "nmi": nmi(trial.y_true, predicted),
+        "n_samples": int(trial.index.size),
+        "n_labelled": int((trial.y_partial != UNLABELLED).sum()),
+        "rank": rank,
+        "n_iter": int(model.n_iter_),
+        "objective": float(history[-1]) if len(history) else math.nan,
+        "kmeans_objective": kmeans_objective,
+        "fit_seconds": fit_seconds,
+        "kmeans_seconds": kmeans_seconds,
+    }
+
+
+def check_method(method: Mapping, X: np.ndarray) -> None:
+    """Validate a method config (name and parameters) and the data it will see, before any cell runs."""
+    model = methods.make(method["name"], **method_params(method["name"], method["params"], 2, 0))
+    model.check_params()
+    check_data(X, getattr(model, "nonnegative_data", False))

@@ -1,0 +1,83 @@
+"""Rebuild tables and figures from any set of ``results.csv`` files; never recomputes a result.
+
+Usage::
+
+    python -m src.report DIR_OR_FILE [DIR_OR_FILE ...] [--out OUT_DIR]
+
+Every ``results.csv`` at or below the given paths is read (a whole multirun directory works); for each
+data set one table (Markdown, LaTeX, CSV) with one column per method and one AC/NMI-vs-k figure are
+written to ``OUT_DIR`` (default: the first path if it is a directory).
+"""
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from . import methods
+from .figures import plot_metrics_vs_k
+from .results import RESULTS, find_results, read_results, write_atomic
+from .tables import paper_table, to_latex, to_markdown
+
+logger = logging.getLogger(__name__)
+
+
+def method_order(frame: pd.DataFrame) -> list[str]:
+    """Methods in registry order (baselines first, as the papers list them), then by label."""
+    rank = {name: i for i, name in enumerate(methods.NAMES)}
+    pairs = frame[["method", "estimator"]].drop_duplicates("method")
+    pairs = pairs.assign(order=pairs["estimator"].map(rank).fillna(len(rank)))
+    return list(pairs.sort_values(["order", "method"])["method"])
+
+
+def write_reports(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
+    """Write one table (md, tex, csv) and one figure per data set of ``frame``; returns the paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for dataset, rows in frame.groupby("dataset", sort=True):
+        order = method_order(rows)
+        table = paper_table(rows, order)
+        caption = f"Clustering results on {dataset} (mean ± std over {rows['trial'].nunique()} trials, %)"
+        for suffix, text in (("md", to_markdown(table, caption)), ("tex", to_latex(table, caption)),
+                             ("csv", table.to_csv())):
+            path = out_dir / f"table_{dataset}.{suffix}"
+            write_atomic(path, text)
+            written.append(path)
+        figure = out_dir / f"figure_{dataset}.png"
+        tmp = figure.with_name(f".{figure.name}.tmp.png")
+        plot_metrics_vs_k(rows, f"{dataset}: accuracy and NMI against k", tmp, order)
+        os.replace(tmp, figure)
+        written.append(figure)
+    return written
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m src.report", description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="results.csv files or directories holding them")
+    parser.add_argument("--out", help="directory for the tables and figures (default: the first path)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    out = Path(args.out) if args.out else Path(args.paths[0])
+    if not out.is_dir() and not args.out:
+        out = out.parent
+    try:
+        files = find_results(args.paths)
+    except FileNotFoundError as exc:
+        logger.error("%s", exc)
+        return 2
+    frame = read_results(files)
+    merged = out / RESULTS
+    if [f.resolve() for f in files] != [merged.resolve()]:  # several sources: keep their union beside the tables
+        write_atomic(merged, frame.to_csv(index=False))
+        logger.info("wrote %s (%d rows from %d files)", merged, len(frame), len(files))
+    for path in write_reports(frame, out):
+        logger.info("wrote %s", path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

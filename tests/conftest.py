@@ -1,0 +1,31 @@
+"""Shared fixtures: the data mirror (../shared/datasets unless REPRO_DATA_MIRROR says otherwise)."""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
+os.environ.setdefault("REPRO_DATA_MIRROR", str(DEFAULT_MIRROR))
+
+
+@pytest.fixture
+def mirror() -> Path:
+    """Directory holding the raw data files, laid out like ../shared/datasets."""
+    path = Path(os.environ["REPRO_DATA_MIRROR"])
+    if not path.is_dir():
+        pytest.skip(f"no data mirror at {path}")
+    return path
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def tiny(rng):
+    """A random nonnegative 12 samples x 8 features matrix (rows are samples)."""
+    return rng.random((12, 8))

@@ -1,0 +1,61 @@
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.metrics import normalized_mutual_info_score
+
+from src.metrics import accuracy, contingency, nmi
+
+
+def brute_force_accuracy(y_true, y_pred):
+    """Best accuracy over every one-to-one mapping of clusters to classes (small k only)."""
+    classes, clusters = np.unique(y_true), np.unique(y_pred)
+    best = 0
+    for perm in itertools.permutations(classes, len(clusters)):
+        mapping = dict(zip(clusters, perm))
+        best = max(best, np.mean([mapping[c] == t for c, t in zip(y_pred, y_true)]))
+    return best
+
+
+def test_relabelled_perfect_clustering_scores_one():
+    y = np.array([0, 0, 1, 1, 2, 2])
+    assert accuracy(y, [2, 2, 0, 0, 1, 1]) == 1.0
+    assert nmi(y, [5, 5, 3, 3, 9, 9]) == pytest.approx(1.0)
+
+
+def test_hand_made_case():
+    # classes 0,0,0,1,1,1; clusters a,a,b,b,b,b: best map a->0, b->1 gets 2 + 3 = 5 of 6
+    y_true = [0, 0, 0, 1, 1, 1]
+    y_pred = [7, 7, 8, 8, 8, 8]
+    assert accuracy(y_true, y_pred) == pytest.approx(5 / 6)
+    # MI by hand: p(a,0)=2/6, p(b,0)=1/6, p(b,1)=3/6; p(a)=2/6, p(b)=4/6, p(0)=p(1)=1/2
+    mi = 2 / 6 * np.log((2 / 6) / (2 / 6 * 1 / 2)) + 1 / 6 * np.log((1 / 6) / (4 / 6 * 1 / 2)) \
+        + 3 / 6 * np.log((3 / 6) / (4 / 6 * 1 / 2))
+    h_true = np.log(2)
+    h_pred = -(2 / 6 * np.log(2 / 6) + 4 / 6 * np.log(4 / 6))
+    assert nmi(y_true, y_pred) == pytest.approx(mi / max(h_true, h_pred))
+
+
+def test_independent_labelings_score_zero_nmi():
+    assert nmi([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_agrees_with_sklearn_and_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    y_true = rng.integers(0, 4, size=40)
+    y_pred = rng.integers(0, 4, size=40)
+    assert nmi(y_true, y_pred) == pytest.approx(
+        normalized_mutual_info_score(y_true, y_pred, average_method="max"), abs=1e-12)
+    assert accuracy(y_true, y_pred) == pytest.approx(brute_force_accuracy(y_true, y_pred))
+
+
+def test_max_normalization_differs_from_sklearn_default():
+    y_true = [0, 0, 1, 1, 2, 2, 2, 2]
+    y_pred = [0, 0, 0, 1, 1, 1, 1, 1]
+    assert nmi(y_true, y_pred) != pytest.approx(normalized_mutual_info_score(y_true, y_pred))
+
+
+def test_more_clusters_than_classes():
+    assert accuracy([0, 0, 1, 1], [0, 1, 2, 3]) == pytest.approx(0.5)
+    assert contingency([0, 0, 1], [2, 3, 3]).tolist() == [[1, 1], [0, 1]]
