@@ -105,26 +105,45 @@ def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> No
                 f"protocol.labels.per_class={per_class} exceeds the smallest class size ({min_class_size})")
 
 
-def method_params(name: str, params: Mapping, rank: int, init_seed: int) -> dict:
-    """Constructor parameters of method ``name`` for one cell: the config's, the rank and the seed."""
+def method_params(name: str, params: Mapping, rank: int, init_seed: int, image_shape=None) -> dict:
+    """Constructor parameters of method ``name`` for one cell.
+
+    The config's parameters, plus what the protocol supplies when the estimator takes it: the rank
+    (``n_components``), the trial's ``random_state`` and the data set's ``image_shape``.
+    """
     accepted = methods.REGISTRY[name]._get_param_names() if name in methods.REGISTRY else ()
     cell = dict(params, n_components=rank)
     if "random_state" in accepted:
         cell["random_state"] = init_seed
+    if "image_shape" in accepted and cell.get("image_shape") is None:
+        cell["image_shape"] = image_shape
     return cell
 
 
-def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protocol: Mapping, seed: int) -> dict:
-    """Factorize one trial's samples, cluster the representation and score it; returns a tidy row."""
-    rank = trial.k + protocol["rank_offset"]
-    model = methods.make(method["name"], **method_params(method["name"], method["params"], rank, trial.init_seed))
+def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protocol: Mapping, seed: int,
+             image_shape=None) -> dict:
+    """Factorize one trial's samples, cluster the representation and score it; returns a tidy row.
+
+    A method that clusters by itself (class attribute ``clusters_directly``, e.g. COP-KMeans) is asked
+    for k clusters through ``fit_predict`` and the protocol's KMeans is skipped.
+    """
+    direct = getattr(methods.REGISTRY.get(method["name"]), "clusters_directly", False)
+    rank = trial.k if direct else trial.k + protocol["rank_offset"]
+    params = method_params(method["name"], method["params"], rank, trial.init_seed, image_shape)
+    model = methods.make(method["name"], **params)
     start = time.perf_counter()
-    representation = model.fit_transform(X[trial.index], trial.y_partial)
+    if direct:
+        predicted = model.fit_predict(X[trial.index], trial.y_partial)
+    else:
+        representation = model.fit_transform(X[trial.index], trial.y_partial)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    predicted, kmeans_objective = best_kmeans(
-        representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
-        protocol["kmeans_init"])
+    if direct:
+        kmeans_objective = math.nan
+    else:
+        predicted, kmeans_objective = best_kmeans(
+            representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
+            protocol["kmeans_init"])
     kmeans_seconds = time.perf_counter() - start
     history = model.objective_history_
     return {
@@ -147,8 +166,8 @@ def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protoco
     }
 
 
-def check_method(method: Mapping, X: np.ndarray) -> None:
+def check_method(method: Mapping, X: np.ndarray, image_shape=None) -> None:
     """Validate a method config (name and parameters) and the data it will see, before any cell runs."""
-    model = methods.make(method["name"], **method_params(method["name"], method["params"], 2, 0))
+    model = methods.make(method["name"], **method_params(method["name"], method["params"], 2, 0, image_shape))
     model.check_params()
     check_data(X, getattr(model, "nonnegative_data", False))

@@ -23,12 +23,31 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
 from .data import load_dataset
-from .errors import UserError
+from .errors import ConfigError, UserError
 from .protocol import check_method, check_protocol, make_trial, run_cell
 from .report import write_reports
 from .results import RESULTS, cell_path, load_cell, save_cell, write_atomic, write_results
 
 logger = logging.getLogger(__name__)
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+GROUPS = ("dataset", "method", "protocol", "experiment")
+
+
+def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None:
+    """Reject an unknown config group choice (``method=foo``) with one line listing the choices.
+
+    Hydra would report it too, over several lines; this check runs before Hydra starts.
+    """
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        key = key.lstrip("+~")
+        if not sep or key not in GROUPS:
+            continue
+        available = sorted(path.stem for path in (conf_dir / key).glob("*.yaml"))
+        for choice in value.split(","):
+            if choice not in available:
+                raise ConfigError(f"{key}={choice!r} is not one of {', '.join(available)}")
 
 
 def effective_labels(protocol: Mapping, dataset: str) -> dict:
@@ -45,7 +64,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
     protocol = {**protocol, "labels": effective_labels(protocol, dataset.name)}
     sizes = [int((dataset.y == c).sum()) for c in set(dataset.y.tolist())]
     check_protocol(protocol, len(sizes), min(sizes))
-    check_method(method, dataset.X)
+    check_method(method, dataset.X, dataset.image_shape)
     write_atomic(out_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
 
     cells = [(k, t) for k in protocol["ks"] for t in range(protocol["n_trials"])]
@@ -55,7 +74,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
         row = load_cell(path)
         if row is None:
             trial = make_trial(dataset.y, dataset.name, k, trial_number, plain["seed"], protocol["labels"])
-            row = run_cell(dataset.X, dataset.name, method, trial, protocol, plain["seed"])
+            row = run_cell(dataset.X, dataset.name, method, trial, protocol, plain["seed"], dataset.image_shape)
             save_cell(path, row)
             status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"
         else:
@@ -80,4 +99,10 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    try:
+        check_group_choices(sys.argv[1:])
+    except ConfigError as exc:
+        logging.basicConfig(format="[%(levelname)s] %(message)s")
+        logger.error("%s", exc)
+        sys.exit(2)
     main()

@@ -1,0 +1,128 @@
+"""The protocol: paired trials, label schemes, validation, one cell end to end on synthetic data."""
+
+import numpy as np
+import pytest
+
+from src.clustering import best_kmeans
+from src.errors import ConfigError
+from src.protocol import check_protocol, label_counts, make_trial, run_cell
+
+PROTOCOL = {
+    "ks": [2, 3],
+    "n_trials": 2,
+    "labels": {"mode": "fraction", "fraction": 0.3, "per_class": 2},
+    "rank_offset": 0,
+    "kmeans_restarts": 5,
+    "kmeans_metric": "euclidean",
+    "kmeans_init": "random",
+}
+
+
+@pytest.fixture
+def y():
+    return np.repeat(np.arange(6), 10)  # 6 classes of 10 samples
+
+
+def test_trial_depends_only_on_seed_dataset_k_trial(y):
+    a = make_trial(y, "yale", 3, 1, 0, PROTOCOL["labels"])
+    b = make_trial(y, "yale", 3, 1, 0, PROTOCOL["labels"])
+    for field in ("index", "y_true", "y_partial"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert (a.init_seed, a.kmeans_seed) == (b.init_seed, b.kmeans_seed)
+    others = [make_trial(y, "yale", 3, 2, 0, PROTOCOL["labels"]), make_trial(y, "orl", 3, 1, 0, PROTOCOL["labels"]),
+              make_trial(y, "yale", 3, 1, 1, PROTOCOL["labels"])]
+    assert all(o.init_seed != a.init_seed for o in others)
+
+
+def test_trial_takes_all_samples_of_k_classes_renumbered(y):
+    trial = make_trial(y, "x", 4, 0, 3, PROTOCOL["labels"])
+    assert trial.index.size == 40
+    assert len(np.unique(y[trial.index])) == 4
+    assert set(trial.y_true) == {0, 1, 2, 3}
+    # renumbering keeps the class order: y_true is monotone in the original label
+    assert np.all(np.diff(trial.y_true) >= 0)
+
+
+def test_labelled_points_follow_the_scheme(y):
+    trial = make_trial(y, "x", 3, 0, 0, PROTOCOL["labels"])
+    labelled = trial.y_partial >= 0
+    np.testing.assert_array_equal(trial.y_partial[labelled], trial.y_true[labelled])
+    assert np.bincount(trial.y_partial[labelled]).tolist() == [3, 3, 3]  # floor(0.3 * 10)
+    per_class = make_trial(y, "x", 3, 0, 0, {"mode": "per_class", "per_class": 2})
+    assert np.bincount(per_class.y_partial[per_class.y_partial >= 0]).tolist() == [2, 2, 2]
+    none = make_trial(y, "x", 3, 0, 0, {"mode": "none"})
+    assert np.all(none.y_partial == -1)
+
+
+def test_fraction_gives_at_least_one_label_per_class():
+    assert label_counts(np.array([10, 3, 72]), {"mode": "fraction", "fraction": 0.1}).tolist() == [1, 1, 7]
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"ks": [1, 2]}, "protocol.ks contains 1"),
+        ({"ks": [7]}, r"protocol.ks contains 7; each k must be an integer in \[2, 6\]"),
+        ({"ks": []}, "protocol.ks is empty"),
+        ({"n_trials": 0}, "protocol.n_trials=0"),
+        ({"kmeans_restarts": -3}, "protocol.kmeans_restarts=-3"),
+        ({"rank_offset": -1}, "protocol.rank_offset=-1"),
+        ({"labels": {"mode": "fraction", "fraction": 0.0}}, "protocol.labels.fraction=0.0"),
+        ({"labels": {"mode": "fraction", "fraction": 1.5}}, "protocol.labels.fraction=1.5"),
+        ({"labels": {"mode": "some"}}, "protocol.labels.mode='some'"),
+        ({"labels": {"mode": "per_class", "per_class": 11}}, "protocol.labels.per_class=11"),
+    ],
+)
+def test_bad_protocol_values_name_the_parameter(change, match):
+    with pytest.raises(ConfigError, match=match):
+        check_protocol({**PROTOCOL, **change}, n_classes=6, min_class_size=10)
+
+
+def test_run_cell_on_separable_data(y):
+    rng = np.random.default_rng(0)
+    centers = rng.random((6, 20)) * 5
+    X = centers[y] + 0.05 * rng.random((60, 20))
+    trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
+    method = {"name": "nmf", "label": "NMF", "params": {"max_iter": 100}}
+    row = run_cell(X, "toy", method, trial, PROTOCOL, 0)
+    assert row["acc"] == 1.0 and row["nmi"] == pytest.approx(1.0)
+    assert row["n_iter"] == 100 and row["rank"] == 3 and row["n_labelled"] == 9
+    again = run_cell(X, "toy", method, trial, PROTOCOL, 0)
+    assert again["acc"] == row["acc"] and again["objective"] == row["objective"]
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_best_kmeans_keeps_the_lowest_objective(metric):
+    rng = np.random.default_rng(1)
+    Z = rng.random((80, 5))
+    labels, best = best_kmeans(Z, 4, 20, metric, seed=3)
+    singles = [best_kmeans(Z, 4, 1, metric, seed=s)[1] for s in range(20)]
+    assert best <= np.mean(singles)
+    # the objective reported is that of the labels returned
+    if metric == "cosine":
+        Z = Z / np.linalg.norm(Z, axis=1, keepdims=True)
+    centroids = np.array([Z[labels == c].mean(axis=0) for c in range(4)])
+    if metric == "euclidean":
+        assert best == pytest.approx(((Z - centroids[labels]) ** 2).sum(), rel=1e-6)
+    else:
+        centroids /= np.linalg.norm(centroids, axis=1, keepdims=True)
+        assert best == pytest.approx((1 - (Z * centroids[labels]).sum(axis=1)).sum(), rel=1e-6)
+    labels_a, _ = best_kmeans(Z, 4, 10, metric, seed=3)
+    labels_b, _ = best_kmeans(Z, 4, 10, metric, seed=3)
+    np.testing.assert_array_equal(labels_a, labels_b)
+
+
+def test_cosine_kmeans_groups_by_direction():
+    rng = np.random.default_rng(2)
+    directions = np.eye(3)
+    y = np.repeat(np.arange(3), 20)
+    Z = directions[y] * rng.uniform(0.1, 10, size=(60, 1)) + 0.01 * rng.random((60, 3))  # scale varies a lot
+    labels, objective = best_kmeans(Z, 3, 5, "cosine", seed=0)
+    from src.metrics import accuracy
+
+    assert accuracy(y, labels) == 1.0 and objective < 0.01
+
+
+def test_bad_kmeans_options():
+    with pytest.raises(ConfigError, match="protocol.kmeans_metric='manhattan'"):
+        best_kmeans(np.ones((4, 2)), 2, 1, "manhattan", 0)
