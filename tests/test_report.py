@@ -1,0 +1,57 @@
+"""Tables and figures rebuilt from results.csv files, never recomputed."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from src import report
+from src.tables import paper_table, summarize
+
+
+def fake_results(dataset, methods, ks=(2, 3), trials=3, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for method in methods:
+        for k in ks:
+            for t in range(trials):
+                rows.append({"dataset": dataset, "method": method, "estimator": method.lower(), "k": k, "trial": t,
+                             "seed": 0, "acc": rng.random(), "nmi": rng.random(), "n_iter": 10, "fit_seconds": 0.1})
+    return pd.DataFrame(rows)
+
+
+def test_avg_row_is_mean_of_means_and_mean_of_stds():
+    frame = fake_results("toy", ["NMF"])
+    mean, std = summarize(frame, "acc")
+    per_k = frame.groupby("k")["acc"]
+    assert mean.loc["Avg", "NMF"] == pytest.approx(per_k.mean().mean() * 100)
+    assert std.loc["Avg", "NMF"] == pytest.approx(per_k.std(ddof=1).mean() * 100)
+    assert mean.loc["2", "NMF"] == pytest.approx(frame[frame.k == 2].acc.mean() * 100)
+
+
+def test_table_layout_has_ac_and_nmi_blocks():
+    table = paper_table(fake_results("toy", ["KMeans", "NMF"]), ["KMeans", "NMF"])
+    assert list(table.columns) == ["KMeans", "NMF"]
+    assert list(table.index.get_level_values("block").unique()) == ["Accuracy (%)",
+                                                                    "Normalized mutual information (%)"]
+    assert list(table.loc["Accuracy (%)"].index) == ["2", "3", "Avg"]
+    assert "±" in table.iloc[0, 0]
+
+
+def test_report_merges_runs_into_one_table_per_dataset(tmp_path):
+    for i, (dataset, method) in enumerate([("orl", "NMF"), ("orl", "KMeans"), ("yale", "NMF"), ("yale", "KMeans")]):
+        run = tmp_path / "multirun" / str(i)
+        run.mkdir(parents=True)
+        fake_results(dataset, [method], seed=i).to_csv(run / "results.csv", index=False)
+    out = tmp_path / "report"
+    assert report.main([str(tmp_path / "multirun"), "--out", str(out)]) == 0
+    for dataset in ("orl", "yale"):
+        text = (out / f"table_{dataset}.md").read_text()
+        assert "KMeans" in text and "NMF" in text
+        assert (out / f"table_{dataset}.tex").exists() and (out / f"figure_{dataset}.png").stat().st_size > 0
+        assert (out / f"table_{dataset}.csv").exists()
+    merged = pd.read_csv(out / "results.csv")
+    assert len(merged) == 4 * 2 * 3
+
+
+def test_report_without_results_fails_cleanly(tmp_path):
+    assert report.main([str(tmp_path)]) == 2
