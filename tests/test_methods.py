@@ -88,9 +88,10 @@ def test_same_seed_same_factors_and_init_is_not_modified(name, rng):
     a = methods.make(name, n_components=3, max_iter=20, random_state=7).fit_transform(X)
     b = methods.make(name, n_components=3, max_iter=20, random_state=7).fit_transform(X)
     np.testing.assert_array_equal(a, b)
-    init = initial_factors(rng, 6, 10, 3)
+    model = methods.make(name, n_components=3, max_iter=5)
+    init = {key: rng.random(shape) for key, shape in model._factor_shapes(6, 10, np.full(10, -1)).items()}
     kept = {key: value.copy() for key, value in init.items()}
-    methods.make(name, n_components=3, max_iter=5, init=init).fit(X)
+    model.set_params(init=init).fit(X)
     for key in init:
         np.testing.assert_array_equal(init[key], kept[key])
 

@@ -5,6 +5,9 @@
 """
 
 from ..errors import ConfigError
+from .cnmf import CNMF
+from .cnmf_kl import CNMFKL
+from .concept import CCF, CF
 from .kmeans import KMeansBaseline
 from .nmf import NMF
 from .nmf_kl import NMFKL
@@ -13,6 +16,10 @@ REGISTRY = {
     "kmeans": KMeansBaseline,
     "nmf": NMF,
     "nmf_kl": NMFKL,
+    "cf": CF,
+    "cnmf": CNMF,
+    "cnmf_kl": CNMFKL,
+    "ccf": CCF,
 }
 NAMES = tuple(REGISTRY)
 

@@ -16,14 +16,23 @@ import numpy as np
 from .base import EPS, Factorization
 
 
-def frobenius_objective(X: np.ndarray, U: np.ndarray, V: np.ndarray, XV: np.ndarray | None = None) -> float:
+def squared_norm(X: np.ndarray) -> float:
+    """||X||_F^2 of a dense array in any memory layout, without copying it."""
+    return float(np.einsum("ij,ij->", X, X))
+
+
+def frobenius_objective(X: np.ndarray, U: np.ndarray, V: np.ndarray, XV: np.ndarray | None = None,
+                        X_norm2: float | None = None) -> float:
     """||X - U V^T||_F^2 without forming U V^T.
 
-    Uses ||X||^2 - 2 tr(U^T X V) + tr(U^T U V^T V); ``XV`` (m x k) may be passed when already computed.
+    Uses ||X||^2 - 2 tr(U^T X V) + tr(U^T U V^T V); ``XV`` (m x k) and ``X_norm2`` = ||X||^2 may be passed
+    when already computed.
     """
     if XV is None:
         XV = X @ V
-    return float(np.vdot(X, X) - 2.0 * np.vdot(U, XV) + np.vdot(U.T @ U, V.T @ V))
+    if X_norm2 is None:
+        X_norm2 = squared_norm(X)
+    return float(X_norm2 - 2.0 * np.vdot(U, XV) + np.vdot(U.T @ U, V.T @ V))
 
 
 def frobenius_rules(X: np.ndarray):
@@ -33,6 +42,7 @@ def frobenius_rules(X: np.ndarray):
     recomputing the m x n x k product.
     """
     reuse: dict[str, np.ndarray] = {}
+    X_norm2 = squared_norm(X)
 
     def update(factors):
         U, V = factors["U"], factors["V"]
@@ -48,7 +58,7 @@ def frobenius_rules(X: np.ndarray):
         U *= numerator / denominator
 
     def objective(factors):
-        return frobenius_objective(X, factors["U"], factors["V"], reuse.pop("XV", None))
+        return frobenius_objective(X, factors["U"], factors["V"], reuse.pop("XV", None), X_norm2)
 
     return update, objective
 

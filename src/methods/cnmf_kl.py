@@ -1,0 +1,99 @@
+"""Constrained NMF with the KL divergence (CNMF_KL): labels as hard constraints, V = A Z.
+
+Objective: D(X || Y) = sum_ij x_ij log(x_ij / y_ij) - x_ij + y_ij with Y = U Z^T A^T, i.e.
+y_ij = sum_k sum_a u_ik z_ak a_ja; U (m x k), Z (r x k), A (n x r) the label constraint matrix, r = c + n_u.
+
+The paper's section 5 (the KL updates) is missing from our copy of the text, so the rules below are our own
+derivation (Lee & Seung's auxiliary-function argument):
+
+*Z update, U fixed.* With gamma_ijka = u_ik z'_ak a_ja / y'_ij (y' = Y at the current Z'), the weights
+gamma_ijka >= 0 sum to 1 over (k, a), and the concavity of log (Jensen) gives
+-log y_ij <= -sum_ka gamma_ijka log(u_ik z_ak a_ja / gamma_ijka). Hence
+
+    G(Z, Z') = sum_ij [x_ij log x_ij - x_ij + y_ij(Z)] - sum_ij x_ij sum_ka gamma_ijka log(u_ik z_ak a_ja / gamma_ijka)
+
+satisfies G(Z, Z') >= D(Z) and G(Z', Z') = D(Z'), so minimizing G over Z cannot increase D. G is
+separable in the z_ak; setting dG/dz_ak = sum_ij u_ik a_ja - sum_ij x_ij gamma_ijka / z_ak = 0 gives
+
+    z_ak <- z_ak * sum_ij u_ik (x_ij / y_ij) a_ja / (sum_i u_ik)(sum_j a_ja)
+    i.e.  Z <- Z * A^T (X / Y)^T U / ((A^T 1_n)(1_m^T U))
+
+(A^T 1_n holds the class sizes, then ones). This is the V update of NMF-KL summed over each labelled class:
+a class row of Z moves by the pooled ratio of its members.
+
+*U update, Z fixed.* V = A Z is fixed, so this is Lee & Seung's rule unchanged:
+U <- U * (X / Y) V / (1_m 1_n^T V).
+
+Order: Z first, then U (as :class:`~src.methods.nmf_kl.NMFKL` updates V, then U); with no label A = I and
+the method is exactly NMF-KL from the same initial factors (tested). The KL objective is tested to never
+increase. Cost: one iteration is O(mnk) as NMF-KL (A is sparse; the paper's Table 1 counts a dense A).
+
+References
+----------
+H. Liu, Z. Wu, X. Li, D. Cai, T. S. Huang, "Constrained nonnegative matrix factorization for image
+representation", IEEE TPAMI 34(7), 2012 (section 5, missing from the text: rules derived here).
+D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .base import EPS, Factorization
+from .label_matrix import label_matrix, n_constraint_columns
+from .nmf_kl import kl_divergence, ratio
+
+
+def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
+    """Return ``(update, objective)`` of KL-divergence CNMF on X (m x n) with constraint matrix A (n x r).
+
+    Factors: ``U`` (m x k) and ``Z`` (r x k).
+    """
+    A = sp.csr_matrix(A)
+    At = A.T.tocsr()
+    class_sizes = np.asarray(A.sum(axis=0)).ravel()  # A^T 1_n, (r,)
+
+    def update(factors):
+        U, Z = factors["U"], factors["Z"]
+        numerator = At @ (ratio(X, U, A @ Z).T @ U)  # Z update (derived): A^T (X / Y)^T U, (r x k)
+        denominator = np.outer(class_sizes, U.sum(axis=0))  # (A^T 1_n)(1_m^T U)
+        np.maximum(denominator, EPS, out=denominator)
+        Z *= numerator / denominator
+
+        V = A @ Z
+        numerator = ratio(X, U, V) @ V  # U update (Lee & Seung): (X / Y) A Z, (m x k)
+        denominator = np.broadcast_to(V.sum(axis=0), U.shape).copy()  # 1_m 1_n^T A Z
+        np.maximum(denominator, EPS, out=denominator)
+        U *= numerator / denominator
+
+    def objective(factors):
+        return kl_divergence(X, factors["U"] @ (A @ factors["Z"]).T)
+
+    return update, objective
+
+
+class CNMFKL(Factorization):
+    """Constrained NMF with the KL divergence, X ~ U (A Z)^T (Liu et al., TPAMI 2012, CNMF_KL).
+
+    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``U`` (m x k)
+    and ``Z`` ((c + n_u) x k); ``embedding_`` is V = A Z with U's columns scaled to unit L1 norm (the
+    normalization of Deng Cai's ``GNMF_KL`` and of :class:`~src.methods.nmf_kl.NMFKL`, applied once at
+    the end). ``constraint_matrix_`` is the sparse A of the last fit.
+
+    References
+    ----------
+    H. Liu, Z. Wu, X. Li, D. Cai, T. S. Huang, "Constrained nonnegative matrix factorization for image
+    representation", IEEE TPAMI 34(7), 2012; update rules derived in this module's docstring.
+    """
+
+    factor_names = ("U", "Z")
+
+    def _factor_shapes(self, m, n, y):
+        k = self.n_components
+        return {"U": (m, k), "Z": (n_constraint_columns(y), k)}
+
+    def _rules(self, X, y):
+        self.constraint_matrix_ = label_matrix(y)
+        return cnmf_kl_rules(X, self.constraint_matrix_)
+
+    def _representation(self, factors):
+        return (self.constraint_matrix_ @ factors["Z"]) * factors["U"].sum(axis=0)

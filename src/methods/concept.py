@@ -1,0 +1,350 @@
+"""Concept factorization (CF) and constrained concept factorization (CCF).
+
+CF (Xu & Gong 2004) writes every basis vector as a nonnegative combination of the samples, X ~ X W V^T,
+W (n x k) >= 0, V (n x k) >= 0, and minimizes, with the kernel K = X^T X (n x n),
+
+    O = ||X - X W V^T||_F^2 = Tr(K) - 2 Tr(V^T K W) + Tr(V^T V W^T K W).
+
+CCF (Liu et al. 2014) adds the labels as hard constraints, V = A Z with the label constraint matrix A of
+:func:`~src.methods.label_matrix.label_matrix` (n x r, r = c + n_u), Z (r x k) >= 0 (eq. 4):
+O = ||X - X W Z^T A^T||^2. Its multiplicative rules (eqs. 10-11; CF is the case A = I, its eq. 2):
+
+    Z <- Z * (A^T K W) / (A^T A Z W^T K W)            (eq. 11)
+    W <- W * (K A Z) / (K W Z^T A^T A Z)              (eq. 10)
+
+Order: Z (or V) first, then W, as in Deng Cai's LCCF code (V, then U = our W); the papers list W first
+and prove Z first without fixing an order. With no label A = I and CCF is exactly CF (tested).
+
+Implicit kernel. With feature data every product with K is taken as K B = X^T (X B), O(mnk) time and
+O(mn + nk) memory: no n x n array is ever formed (tested with tracemalloc at n = 3000). W^T K W = (X W)^T
+(X W) and Tr(V^T K W) = <X V, X W>. The product X W of the objective is kept (with a copy of W to check it
+is still valid) and reused by the next update, so one iteration costs four m x n x k products.
+
+General (mixed-sign) form. When X has negative entries, K has entries of both signs and the rules above
+can leave the nonnegative orthant. The CCF paper's section III-E then applies Sha et al.'s multiplicative
+rule for nonnegative quadratic programs, y <- y (-c + sqrt(c^2 + 4 (B+ y)(B- y))) / (2 B+ y) for
+Q(y) = y^T B y / 2 + c^T y, with K = K+ - K- split into its positive and negative entries. That needs K
+itself, so in this case (and only then) K, K+ and K- are built explicitly (n x n, O(n^2 m) once and
+O(n^2 k) per iteration, as in the paper's own complexity count). With P+- = K+- W Z^T A^T A Z and
+Q+- = A^T A Z W^T K+- W:
+
+    Z <- Z * (A^T K W + sqrt((A^T K W)^2 + 4 Q+ Q-)) / (2 Q+)       (eq. 27)
+    W <- W * (K A Z + sqrt((K A Z)^2 + 4 P+ P-)) / (2 P+)           (eq. 23)
+
+The printed eqs. 23 and 27 are inconsistent in their constants: eq. 23 has P+ P- under the root where
+Theorem 2 gives 4 P+ P-, and eq. 27 defines Q+- with a factor 2 and divides by 2 Q+, which halves the step
+and does not reduce to eq. 11 as the paper says it does (its eq. 28 is eq. 11 divided by 2). We use the
+constants that follow from Theorem 2 (Hessian blocks 2 K (x) (Z^T A^T A Z) and 2 (A^T A) (x) (W^T K W),
+gradients at 0 equal to -2 K A Z and -2 A^T K W); they reduce exactly to eqs. 10-11 when K- = 0, and the
+objective is tested to never increase with them. Both splits (K+- (x) Z^T A^T A Z and
+A^T A (x) W^T K+- W) are elementwise nonnegative and symmetric, which is all Sha et al.'s auxiliary
+function needs. Which form runs is decided by the data: the general form iff X has a negative entry.
+
+Normalization (eqs. 12-13). CCF fixes the scale ambiguity (W D, Z D^-1) by w_c^T K w_c = 1:
+Z <- Z diag(W^T K W)^(1/2), W <- W diag(W^T K W)^(-1/2). The text introduces it after Theorem 1 as a
+normalization of "the solution", so we apply it once at the end; Deng Cai's LCCF code does the same
+(its NormalizeUV with K scales U = W by sqrt(diag(U^T K U)) and V inversely, after the iterations). Both
+the plain and the general rules are equivariant under (W D, Z D^-1), so normalizing at every iteration
+would give the same final representation (tested). ``embedding_`` = A Z diag(W^T K W)^(1/2) and
+``components_`` are the unit-norm concept vectors X W diag(W^T K W)^(-1/2).
+
+References
+----------
+W. Xu and Y. Gong, "Document clustering by concept factorization", SIGIR 2004.
+H. Liu, G. Yang, Z. Wu, D. Cai, "Constrained concept factorization for image representation",
+IEEE Trans. Cybernetics 44(7), pp. 1214-1224, 2014.
+F. Sha, Y. Lin, L. K. Saul, D. D. Lee, "Multiplicative updates for nonnegative quadratic programming",
+Neural Computation 19(8), 2007.
+"""
+
+import logging
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ConfigError
+from .base import EPS, Factorization, check_data, check_labels
+from .label_matrix import label_matrix, n_constraint_columns
+from .nmf import NMF
+
+logger = logging.getLogger(__name__)
+
+KERNELS = ("implicit", "explicit")
+
+
+class _DataProducts:
+    """X @ B for factors B, remembered with a copy of B so that a stale product is never reused."""
+
+    def __init__(self, X: np.ndarray):
+        self.X = X
+        self.kept: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def times(self, name: str, B: np.ndarray) -> np.ndarray:
+        """Return X @ B (m x k), reusing the last product stored under ``name`` if B is unchanged."""
+        kept = self.kept.get(name)
+        if kept is not None and kept[0].shape == B.shape and np.array_equal(kept[0], B):
+            return kept[1]
+        XB = self.X @ B
+        self.kept[name] = (B.copy(), XB)
+        return XB
+
+
+def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "implicit"):
+    """Return ``(update, objective)`` of CF (A None) or CCF (A given) on X (m x n).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+        Data, one sample per column. Must be nonnegative for ``kernel="implicit"``.
+    A : scipy.sparse matrix of shape (n, r) or None
+        Label constraint matrix; None for plain CF (the coefficient factor is then ``V``, else ``Z``).
+    kernel : {"implicit", "explicit"}
+        "implicit": the plain rules (eqs. 10-11, CF's eq. 2) with K B = X^T (X B), no n x n array.
+        "explicit": the general mixed-sign rules (eqs. 23 and 27) with K, K+, K- built (n x n).
+
+    Returns
+    -------
+    update, objective : callables over the factor dict {"W": (n, k), "V" or "Z": (n or r, k)}.
+    """
+    if kernel not in KERNELS:
+        raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
+    coefficient = "V" if A is None else "Z"
+    if A is None:
+        expand = contract = lambda B: B  # noqa: E731  (A = I)
+    else:
+        A = sp.csr_matrix(A)
+        At = A.T.tocsr()
+
+        def expand(Z):  # A Z, (n x k)
+            return A @ Z
+
+        def contract(B):  # A^T B, (r x k)
+            return At @ B
+
+    trace_K = float(np.vdot(X, X))  # Tr(K) = ||X||_F^2
+    products = _DataProducts(X)
+
+    def objective(factors):
+        W, V = factors["W"], expand(factors[coefficient])
+        XW = products.times("W", W)
+        XV = products.times("V", V)
+        # Tr(K) - 2 Tr(V^T K W) + Tr(V^T V W^T K W)
+        return float(trace_K - 2.0 * np.vdot(XV, XW) + np.vdot(V.T @ V, XW.T @ XW))
+
+    if kernel == "implicit":
+
+        def update(factors):
+            W, Z = factors["W"], factors[coefficient]
+            XW = products.times("W", W)
+            KW = X.T @ XW  # K W, (n x k)
+            WKW = XW.T @ XW  # W^T K W, (k x k)
+            numerator = contract(KW)  # eq. 11, A^T K W
+            denominator = contract(expand(Z) @ WKW)  # A^T A Z W^T K W
+            np.maximum(denominator, EPS, out=denominator)
+            Z *= numerator / denominator
+
+            V = expand(Z)
+            numerator = X.T @ products.times("V", V)  # eq. 10, K A Z
+            denominator = KW @ (V.T @ V)  # K W Z^T A^T A Z
+            np.maximum(denominator, EPS, out=denominator)
+            W *= numerator / denominator
+
+        return update, objective
+
+    n = X.shape[1]
+    logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
+    K = X.T @ X
+    K_plus = np.maximum(K, 0.0)
+    K_minus = np.maximum(-K, 0.0)
+
+    def update_general(factors):
+        W, Z = factors["W"], factors[coefficient]
+        KpW, KmW = K_plus @ W, K_minus @ W  # K+ W, K- W, (n x k)
+        V = expand(Z)
+        G = contract(KpW - KmW)  # A^T K W
+        Q_plus = contract(V @ (W.T @ KpW))  # A^T A Z W^T K+ W
+        Q_minus = contract(V @ (W.T @ KmW))  # A^T A Z W^T K- W
+        numerator = G + np.sqrt(G * G + 4.0 * Q_plus * Q_minus)  # eq. 27 (constants of Theorem 2)
+        denominator = 2.0 * Q_plus
+        np.maximum(denominator, EPS, out=denominator)
+        Z *= numerator / denominator
+
+        V = expand(Z)
+        S = V.T @ V  # Z^T A^T A Z
+        KV = K @ V  # K A Z
+        P_plus, P_minus = KpW @ S, KmW @ S  # K+- W Z^T A^T A Z
+        numerator = KV + np.sqrt(KV * KV + 4.0 * P_plus * P_minus)  # eq. 23 (constants of Theorem 2)
+        denominator = 2.0 * P_plus
+        np.maximum(denominator, EPS, out=denominator)
+        W *= numerator / denominator
+
+    return update_general, objective
+
+
+def concept_factors_from_nmf(X: np.ndarray, U: np.ndarray, V: np.ndarray, A: sp.spmatrix):
+    """Map NMF factors X ~ U V^T to CCF initial factors ``W`` (n x k) and ``Z`` (r x k).
+
+    The CCF paper initializes from NMF without saying how. We take
+
+    * Z = (A^T A)^-1 A^T V: the least-squares fit of V by A Z (the mean of V's rows over each labelled
+      class, V's own row for an unlabelled sample), nonnegative;
+    * W = V D with D diagonal, d_k = <u_k, X v_k> / ||X v_k||^2: the concepts are the NMF coefficients
+      used as sample weights, each column scaled so that X w_k fits the NMF basis vector u_k in least
+      squares (d_k = 0 when X v_k = 0). W >= 0 because X, U, V >= 0.
+
+    Parameters
+    ----------
+    X : ndarray (m, n); U : ndarray (m, k); V : ndarray (n, k); A : sparse (n, r).
+
+    Returns
+    -------
+    W : ndarray (n, k); Z : ndarray (r, k)
+    """
+    A = sp.csr_matrix(A)
+    class_sizes = np.asarray(A.sum(axis=0)).ravel()
+    Z = (A.T @ V) / class_sizes[:, None]
+    XV = X @ V
+    fit = np.einsum("ik,ik->k", U, XV)
+    scale = np.einsum("ik,ik->k", XV, XV)
+    d = np.divide(fit, scale, out=np.zeros_like(fit), where=scale > 0)
+    return V * d, Z
+
+
+class _ConceptFactorization(Factorization):
+    """Shared machinery of CF and CCF: the data are kept during ``fit`` for the kernel normalization."""
+
+    nonnegative_data = False  # mixed-sign data run the general rules (eqs. 23, 27) with an explicit K
+    coefficient = "V"
+
+    def fit(self, X, y=None):
+        """Fit to X (n_samples, n_features), labels y (-1 = unlabelled); X may have negative entries."""
+        self.check_params()
+        X_rows = check_data(X, nonnegative=False)
+        self._data = X_rows.T  # a view, (m x n); dropped after fitting
+        self._labels = check_labels(y, X_rows.shape[0])
+        self._prepare(self._labels)
+        try:
+            return super().fit(X_rows, y)
+        finally:
+            del self._data, self._labels
+
+    def _prepare(self, y):
+        """Hook run before fitting with the validated labels y (n,)."""
+
+    def _constraint(self):
+        """The label constraint matrix A (n x r), or None for plain CF."""
+        return None
+
+    def _rules(self, X, y):
+        self.kernel_ = "explicit" if X.min() < 0 else "implicit"
+        return concept_rules(X, self._constraint(), self.kernel_)
+
+    def _concept_norms(self, factors):
+        """sqrt(diag(W^T K W)) = column norms of X W, (k,)."""
+        return np.linalg.norm(self._data @ factors["W"], axis=0)
+
+    def _representation(self, factors):
+        V = factors[self.coefficient]
+        A = self._constraint()
+        if A is not None:
+            V = A @ V
+        return V * self._concept_norms(factors)  # eq. 12 applied to V = A Z
+
+    def _basis(self, factors):
+        XW = self._data @ factors["W"]
+        norms = np.linalg.norm(XW, axis=0)
+        return np.divide(XW, norms, out=np.zeros_like(XW), where=norms > 0)  # eq. 13: X W diag(W^T K W)^-1/2
+
+
+class CF(_ConceptFactorization):
+    """Concept factorization X ~ X W V^T (Xu & Gong 2004), multiplicative updates.
+
+    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``W`` (n x k,
+    concept weights of the samples) and ``V`` (n x k). X may have negative entries: the general
+    mixed-sign rules then run on an explicit kernel (``kernel_`` says which form ran, "implicit" or
+    "explicit"). ``embedding_`` is V diag(W^T K W)^(1/2), ``components_`` the unit-norm concepts
+    (X W diag(W^T K W)^(-1/2))^T (Deng Cai's LCCF normalization, applied once at the end).
+
+    References
+    ----------
+    W. Xu and Y. Gong, "Document clustering by concept factorization", SIGIR 2004 (rules as eq. 2 of
+    Liu et al., IEEE TCYB 2014).
+    """
+
+    factor_names = ("W", "V")
+
+    def _factor_shapes(self, m, n, y):
+        k = self.n_components
+        return {"W": (n, k), "V": (n, k)}
+
+
+class CCF(_ConceptFactorization):
+    """Constrained concept factorization X ~ X W (A Z)^T (Liu et al., IEEE TCYB 2014).
+
+    Parameters
+    ----------
+    n_components, max_iter, tol, init, random_state
+        As in :class:`~src.methods.base.Factorization`.
+    init_from_nmf : bool, default=False
+        Initialize from NMF as the paper does: run :class:`~src.methods.nmf.NMF` with the same
+        ``n_components``, ``max_iter``, ``tol`` and ``random_state`` (``init`` is then "random" or the NMF
+        factors {"U", "V"}, so that the NMF baseline and CCF share one initialization), and map its U, V to
+        W, Z with :func:`concept_factors_from_nmf`. Needs nonnegative X. The paper gives neither the
+        mapping nor the number of NMF iterations: both are our choices.
+
+    Attributes
+    ----------
+    factors_ : dict with ``W`` (n x k) and ``Z`` ((c + n_u) x k)
+    constraint_matrix_ : scipy.sparse matrix (n x (c + n_u)), the label constraint matrix A
+    kernel_ : "implicit" (plain rules, eqs. 10-11) or "explicit" (mixed-sign data, eqs. 23 and 27)
+    embedding_ : A Z diag(W^T K W)^(1/2) (eq. 12, applied once at the end)
+
+    References
+    ----------
+    H. Liu, G. Yang, Z. Wu, D. Cai, "Constrained concept factorization for image representation",
+    IEEE Trans. Cybernetics 44(7), 2014, eqs. 4, 10-13, 23, 27.
+    """
+
+    factor_names = ("W", "Z")
+    coefficient = "Z"
+
+    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None, init_from_nmf=False):
+        super().__init__(n_components, max_iter, tol, init, random_state)
+        self.init_from_nmf = init_from_nmf
+
+    def check_params(self):
+        super().check_params()
+        if not isinstance(self.init_from_nmf, bool | np.bool_):
+            raise ConfigError(f"init_from_nmf={self.init_from_nmf!r} must be True or False")
+
+    def _factor_shapes(self, m, n, y):
+        k = self.n_components
+        return {"W": (n, k), "Z": (n_constraint_columns(y), k)}
+
+    def _prepare(self, y):
+        self.constraint_matrix_ = label_matrix(y)
+
+    def _constraint(self):
+        return self.constraint_matrix_
+
+    def _initial_factors(self, shapes):
+        if not self.init_from_nmf:
+            return super()._initial_factors(shapes)
+        if isinstance(self.init, Mapping) and set(self.init) != {"U", "V"}:
+            raise ConfigError(
+                f"init_from_nmf=True takes init='random' or the NMF factors {{'U', 'V'}}, got {sorted(self.init)}"
+            )
+        X = self._data
+        if X.min() < 0:
+            raise ConfigError("init_from_nmf=True needs X >= 0 (it runs NMF), but X has negative entries")
+        nmf = NMF(
+            n_components=self.n_components,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init=self.init,
+            random_state=self.random_state,
+        ).fit(X.T)
+        logger.debug("CCF initialized from NMF after %d iterations", nmf.n_iter_)
+        W, Z = concept_factors_from_nmf(X, nmf.factors_["U"], nmf.factors_["V"], self._constraint())
+        return {"W": W, "Z": Z}
