@@ -8,14 +8,19 @@ from ..errors import ConfigError
 from .cnmf import CNMF
 from .cnmf_kl import CNMFKL
 from .concept import CCF, CF
+from .gnmf import GNMF, SemiGNMF
 from .kmeans import KMeansBaseline
 from .nmf import NMF
 from .nmf_kl import NMFKL
+from .nmf_ncw import NMFNCW
 
 REGISTRY = {
     "kmeans": KMeansBaseline,
     "nmf": NMF,
     "nmf_kl": NMFKL,
+    "nmf_ncw": NMFNCW,
+    "gnmf": GNMF,
+    "semignmf": SemiGNMF,
     "cf": CF,
     "cnmf": CNMF,
     "cnmf_kl": CNMFKL,
