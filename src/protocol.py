@@ -24,6 +24,7 @@ from .methods.base import UNLABELLED, check_data, check_positive_int
 logger = logging.getLogger(__name__)
 
 LABEL_MODES = ("none", "fraction", "per_class")
+SCORE_ON = ("all", "unlabelled")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> No
     offset = protocol["rank_offset"]
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise ConfigError(f"protocol.rank_offset={offset!r} must be an integer >= 0")
+    if protocol.get("score_on", "all") not in SCORE_ON:
+        raise ConfigError(f"protocol.score_on={protocol['score_on']!r} is not one of {', '.join(SCORE_ON)}")
     labels = protocol["labels"]
     if labels["mode"] not in LABEL_MODES:
         raise ConfigError(f"protocol.labels.mode={labels['mode']!r} is not one of {', '.join(LABEL_MODES)}")
@@ -124,6 +127,8 @@ def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protoco
              image_shape=None) -> dict:
     """Factorize one trial's samples, cluster the representation and score it; returns a tidy row.
 
+    ``protocol.score_on`` = "unlabelled" scores only the unlabelled samples (the CCF paper's "the others
+    for testing"); "all" (default) scores every sample of the trial, labelled ones included.
     A method that clusters by itself (class attribute ``clusters_directly``, e.g. COP-KMeans) is asked
     for k clusters through ``fit_predict`` and the protocol's KMeans is skipped.
     """
@@ -145,6 +150,7 @@ def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protoco
             representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
             protocol["kmeans_init"])
     kmeans_seconds = time.perf_counter() - start
+    scored = trial.y_partial == UNLABELLED if protocol.get("score_on", "all") == "unlabelled" else slice(None)
     history = model.objective_history_
     return {
         "dataset": dataset,
@@ -153,8 +159,8 @@ def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protoco
         "k": trial.k,
         "trial": trial.trial,
         "seed": seed,
-        "acc": accuracy(trial.y_true, predicted),
-        "nmi": nmi(trial.y_true, predicted),
+        "acc": accuracy(trial.y_true[scored], predicted[scored]),
+        "nmi": nmi(trial.y_true[scored], predicted[scored]),
         "n_samples": int(trial.index.size),
         "n_labelled": int((trial.y_partial != UNLABELLED).sum()),
         "rank": rank,

@@ -12,6 +12,7 @@ run before anything is computed, with one line naming the parameter.
 """
 
 import logging
+import resource
 import sys
 import time
 from collections.abc import Mapping
@@ -75,6 +76,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
         if row is None:
             trial = make_trial(dataset.y, dataset.name, k, trial_number, plain["seed"], protocol["labels"])
             row = run_cell(dataset.X, dataset.name, method, trial, protocol, plain["seed"], dataset.image_shape)
+            row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # job peak so far
             save_cell(path, row)
             status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"
         else:

@@ -10,7 +10,9 @@ from src import methods
 from src.errors import ConfigError
 from src.methods.base import Factorization
 
-FACTORIZATIONS = [name for name, cls in methods.REGISTRY.items() if issubclass(cls, Factorization)]
+# methods that run on any matrix (NTF needs an image shape and has its own tests)
+FACTORIZATIONS = [name for name, cls in methods.REGISTRY.items()
+                  if issubclass(cls, Factorization) and "image_shape" not in cls._get_param_names()]
 SKLEARN_LOSS = {"nmf": "frobenius", "nmf_kl": "kullback-leibler"}
 
 

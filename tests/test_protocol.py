@@ -70,6 +70,7 @@ def test_fraction_gives_at_least_one_label_per_class():
         ({"labels": {"mode": "fraction", "fraction": 0.0}}, "protocol.labels.fraction=0.0"),
         ({"labels": {"mode": "fraction", "fraction": 1.5}}, "protocol.labels.fraction=1.5"),
         ({"labels": {"mode": "some"}}, "protocol.labels.mode='some'"),
+        ({"score_on": "train"}, "protocol.score_on='train'"),
         ({"labels": {"mode": "per_class", "per_class": 11}}, "protocol.labels.per_class=11"),
     ],
 )
@@ -89,6 +90,15 @@ def test_run_cell_on_separable_data(y):
     assert row["n_iter"] == 100 and row["rank"] == 3 and row["n_labelled"] == 9
     again = run_cell(X, "toy", method, trial, PROTOCOL, 0)
     assert again["acc"] == row["acc"] and again["objective"] == row["objective"]
+
+
+def test_score_on_unlabelled_ignores_the_labelled_samples(y):
+    X = np.random.default_rng(0).random((60, 8))
+    trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
+    method = {"name": "kmeans", "label": "KMeans", "params": {}}
+    everything = run_cell(X, "toy", method, trial, PROTOCOL, 0)
+    unlabelled = run_cell(X, "toy", method, trial, {**PROTOCOL, "score_on": "unlabelled"}, 0)
+    assert everything["acc"] != unlabelled["acc"]
 
 
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])

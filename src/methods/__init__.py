@@ -8,17 +8,23 @@ from ..errors import ConfigError
 from .cnmf import CNMF
 from .cnmf_kl import CNMFKL
 from .concept import CCF, CF
+from .copkmeans import COPKMeans
 from .gnmf import GNMF, SemiGNMF
 from .kmeans import KMeansBaseline
 from .nmf import NMF
 from .nmf_kl import NMFKL
 from .nmf_ncw import NMFNCW
+from .ntf import NTF
+from .sda import SDA
 
 REGISTRY = {
     "kmeans": KMeansBaseline,
     "nmf": NMF,
     "nmf_kl": NMFKL,
     "nmf_ncw": NMFNCW,
+    "ntf": NTF,
+    "copkmeans": COPKMeans,
+    "sda": SDA,
     "gnmf": GNMF,
     "semignmf": SemiGNMF,
     "cf": CF,

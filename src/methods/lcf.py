@@ -1,0 +1,193 @@
+"""Local coordinate concept factorization (LCF, Liu et al., IEEE TNNLS 2014).
+
+LCF is concept factorization X ~ X W V^T (W, V n x k, nonnegative; the paper's V is our V^T) with a
+locality penalty that keeps every concept (anchor point) u_k = X w_k close to the samples it codes (eq. 3):
+
+    O = ||X - X W V^T||_F^2 + lambda sum_i sum_k |v_ik| ||X w_k - x_i||^2.
+
+With the kernel K = X^T X, a = diag(K) (n), b = diag(W^T K W) (k) and V >= 0 (so |v_ik| = v_ik and
+D_i = diag(v_i)), the paper's sums collapse: sum_i X^T x_i 1^T D_i = K V and sum_i K W D_i = K W diag(1^T V).
+Its multiplicative rules (eqs. 11-12; the paper's A and B are, in our orientation, a 1^T and 1 b^T) read
+
+    V <- V * 2 (1 + lambda) K W / (2 V W^T K W + lambda (a 1^T + 1 b^T))          (eq. 12)
+    W <- W * (1 + lambda) K V / (K W (V^T V + lambda diag(1^T V)))                   (eq. 11)
+
+and the objective is O = Tr(K) - 2 (1 + lambda) Tr(V^T K W) + Tr(V^T V W^T K W)
++ lambda (a^T V 1 + b^T V^T 1), since ||X w_k - x_i||^2 = K_ii - 2 (K W)_ik + (W^T K W)_kk.
+
+Order. The paper's summary (section IV-B) updates W, then V. We update V first, then W, as Deng Cai's
+LCCF code and our CF (:mod:`src.methods.concept`) do; Theorem 1 holds for either order, and with this
+order LCF with lambda = 0 is CF iterate for iterate (tested).
+
+Implicit kernel. With nonnegative feature data every product with K is taken as K B = X^T (X B): no n x n
+array is formed (tested with tracemalloc at n = 3000), one iteration costs four m x n x k products (X W is
+kept from the objective and reused, as in CF) instead of the paper's O(n^2 k) (its Table II).
+
+General (mixed-sign) form, section V-C. When X has negative entries we apply Sha et al.'s rule (Theorem 2)
+with K = K+ - K-, which needs K itself: K, K+ and K- are then built (n x n, as in the paper's complexity
+count). With M = V^T V + lambda diag(1^T V), P+- = K+- W M, Q+- = 2 V W^T K+- W:
+
+    V <- V * (c + sqrt(c^2 + 4 Q+ Q-)) / (2 Q+),  c = 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T)   (eq. 40)
+    W <- W * (c + sqrt(c^2 + 4 P+ P-)) / (2 P+),  c = (1 + lambda) K V                              (eq. 36)
+
+Eq. 36 as printed has P+ P- under the root; Theorem 2 (Hessian 2 K (x) M, gradient at 0 equal to
+-2 (1 + lambda) K V) gives 4 P+ P-, which we use (the printed eq. 40 already has the 4). Both splits are
+elementwise nonnegative and symmetric, which is all Sha et al.'s auxiliary function needs; the objective is
+tested to never increase. The paper says that with nonnegative data eq. 40 reduces to eq. 12; it does not:
+it reduces to its eq. 41, V <- V * max(0, 2 (1 + lambda) K W - lambda (A + B)) / (2 V W^T K W), a
+different (also monotone) rule that sets v_ik to zero as soon as lambda ||X w_k - x_i||^2 > 2 (K W)_ik. We
+therefore run eqs. 11-12 whenever X >= 0 and eqs. 36, 40 only when X has a negative entry (``kernel_``
+says which ran); eq. 36 does reduce to eq. 11 (tested), and with lambda = 0 both forms are CF's.
+
+Representation and normalization: as CF in :mod:`src.methods.concept` (Deng Cai's LCCF NormalizeUV, applied
+once at the end): ``embedding_`` = V diag(W^T K W)^(1/2), ``components_`` = unit-norm concepts. Unlike CF,
+the LCF objective is not invariant under (W D, V D^-1), so this is a choice of representation only; the
+anchor points the locality term acts on are the unnormalized X W = ``X.T @ factors_["W"]`` (for X with one
+sample per row), which is what the paper's three-Gaussian figure draws.
+
+References
+----------
+H. Liu, Z. Yang, J. Yang, Z. Wu, X. Li, "Local coordinate concept factorization for image representation",
+IEEE Trans. Neural Networks and Learning Systems 25(6), pp. 1071-1082, 2014, eqs. 3, 11-12, 36, 40.
+F. Sha, Y. Lin, L. K. Saul, D. D. Lee, "Multiplicative updates for nonnegative quadratic programming",
+Neural Computation 19(8), 2007.
+"""
+
+import logging
+
+import numpy as np
+
+from ..errors import ConfigError
+from .base import EPS, check_nonnegative_float
+from .concept import KERNELS, _ConceptFactorization, _DataProducts
+from .nmf import squared_norm
+
+logger = logging.getLogger(__name__)
+
+
+def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
+    """Return ``(update, objective)`` of LCF on X (m x n).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+        Data, one sample per column. Must be nonnegative for ``kernel="implicit"``.
+    lam : float
+        The locality weight lambda >= 0 of eq. 3.
+    kernel : {"implicit", "explicit"}
+        "implicit": eqs. 11-12 with K B = X^T (X B), no n x n array.
+        "explicit": the general mixed-sign rules (eqs. 36, 40) with K, K+, K- built (n x n).
+
+    Returns
+    -------
+    update, objective : callables over the factor dict {"W": (n, k), "V": (n, k)}.
+    """
+    if kernel not in KERNELS:
+        raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
+    trace_K = squared_norm(X)  # Tr(K)
+    a = np.einsum("ij,ij->j", X, X)  # diag(K) = squared sample norms, (n,)
+    products = _DataProducts(X)
+
+    def objective(factors):
+        W, V = factors["W"], factors["V"]
+        XW = products.times("W", W)
+        XV = products.times("V", V)
+        WKW = XW.T @ XW
+        cross = np.vdot(XV, XW)  # Tr(V^T K W)
+        fit = trace_K - 2.0 * cross + np.vdot(V.T @ V, WKW)  # ||X - X W V^T||^2
+        # sum_ik v_ik (K_ii - 2 (K W)_ik + (W^T K W)_kk)
+        locality = a @ V.sum(axis=1) - 2.0 * cross + np.diag(WKW) @ V.sum(axis=0)
+        return float(fit + lam * locality)
+
+    if kernel == "implicit":
+
+        def update(factors):
+            W, V = factors["W"], factors["V"]
+            XW = products.times("W", W)
+            KW = X.T @ XW  # K W, (n x k)
+            WKW = XW.T @ XW  # W^T K W, (k x k)
+            numerator = 2.0 * (1.0 + lam) * KW  # eq. 12
+            denominator = 2.0 * (V @ WKW) + lam * (a[:, None] + np.diag(WKW)[None, :])
+            np.maximum(denominator, EPS, out=denominator)
+            V *= numerator / denominator
+
+            numerator = (1.0 + lam) * (X.T @ products.times("V", V))  # eq. 11, K V + lambda sum_i X^T x_i 1^T D_i
+            denominator = KW @ (V.T @ V + lam * np.diag(V.sum(axis=0)))  # K W V^T V + lambda sum_i K W D_i
+            np.maximum(denominator, EPS, out=denominator)
+            W *= numerator / denominator
+
+        return update, objective
+
+    n = X.shape[1]
+    logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
+    K = X.T @ X
+    K_plus = np.maximum(K, 0.0)
+    K_minus = np.maximum(-K, 0.0)
+
+    def update_general(factors):
+        W, V = factors["W"], factors["V"]
+        KpW, KmW = K_plus @ W, K_minus @ W  # K+ W, K- W, (n x k)
+        WKpW, WKmW = W.T @ KpW, W.T @ KmW  # W^T K+- W, (k x k)
+        b = np.diag(WKpW - WKmW)  # diag(W^T K W)
+        c = 2.0 * (1.0 + lam) * (KpW - KmW) - lam * (a[:, None] + b[None, :])
+        Q_plus, Q_minus = 2.0 * (V @ WKpW), 2.0 * (V @ WKmW)
+        numerator = c + np.sqrt(c * c + 4.0 * Q_plus * Q_minus)  # eq. 40
+        denominator = 2.0 * Q_plus
+        np.maximum(denominator, EPS, out=denominator)
+        V *= numerator / denominator
+
+        M = V.T @ V + lam * np.diag(V.sum(axis=0))
+        c = (1.0 + lam) * (K @ V)
+        P_plus, P_minus = KpW @ M, KmW @ M
+        numerator = c + np.sqrt(c * c + 4.0 * P_plus * P_minus)  # eq. 36 (with Theorem 2's 4 P+ P-)
+        denominator = 2.0 * P_plus
+        np.maximum(denominator, EPS, out=denominator)
+        W *= numerator / denominator
+
+    return update_general, objective
+
+
+class LCF(_ConceptFactorization):
+    """Local coordinate concept factorization X ~ X W V^T (Liu et al., IEEE TNNLS 2014).
+
+    Parameters
+    ----------
+    n_components, max_iter, tol, init, random_state
+        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
+    lam : float, default=0.3
+        The paper's lambda (eq. 3), the weight of the locality term; ``lambda`` is a Python keyword, hence
+        the name. 0.3 is the value the paper's section VI states for its experiments; its section VI-E
+        reports the best results at lambda = 8 (Yale) and 32 (ORL), and good results from 2^0 to 2^6.
+        ``lam=0`` is CF.
+
+    Attributes
+    ----------
+    factors_ : dict with ``W`` (n x k, concept weights of the samples) and ``V`` (n x k)
+    kernel_ : "implicit" (X >= 0: eqs. 11-12, no n x n array) or "explicit" (X has negative entries:
+        eqs. 36 and 40 on an explicit K)
+    embedding_ : V diag(W^T K W)^(1/2), as CF (normalization applied once at the end)
+    components_ : (k, m) unit-norm concepts (X W diag(W^T K W)^(-1/2))^T
+
+    References
+    ----------
+    H. Liu, Z. Yang, J. Yang, Z. Wu, X. Li, "Local coordinate concept factorization for image
+    representation", IEEE Trans. Neural Netw. Learn. Syst. 25(6), 2014, eqs. 3, 11-12, 36, 40.
+    """
+
+    factor_names = ("W", "V")
+
+    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None, lam=0.3):
+        super().__init__(n_components, max_iter, tol, init, random_state)
+        self.lam = lam
+
+    def check_params(self):
+        super().check_params()
+        check_nonnegative_float("lam", self.lam)
+
+    def _factor_shapes(self, m, n, y):
+        k = self.n_components
+        return {"W": (n, k), "V": (n, k)}
+
+    def _rules(self, X, y):
+        self.kernel_ = "explicit" if X.min() < 0 else "implicit"
+        return lcf_rules(X, float(self.lam), self.kernel_)

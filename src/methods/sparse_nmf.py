@@ -1,0 +1,117 @@
+"""NMF with an L1 sparsity penalty on the coefficients, the basis made scale-free (SparseNMF baseline).
+
+The LCF paper's SparseNMF baseline (Liu et al., TNNLS 2014, section VI) "gave no constraint on the basis
+matrix ... and just set the sparsity penalty weighting of the coefficient matrix": the penalty falls on V
+only. Written naively, ||X - U V^T||^2 + beta sum V is degenerate: (U t, V / t) keeps the fit and drives the
+penalty to 0 as t grows. Hoyer (2002, non-negative sparse coding) fixes this by keeping U's columns at unit
+norm; Eggert and Koerner (2004) by writing the objective with the normalized basis U_bar = U diag(||u_k||)^-1.
+We use the Eggert-Koerner reading, reparametrized so that it keeps multiplicative updates with a proof:
+
+    O(U, V) = ||X - U V^T||_F^2 + beta sum_i sum_k v_ik ||u_k||_2.
+
+O is invariant under (U D, V D^-1) for every positive diagonal D, and at unit-norm U it is Hoyer's
+objective ||X - U V^T||^2 + beta sum V; so its minimum is the minimum of the unit-norm-basis problem, and
+normalizing at the end (U_bar = U diag(n)^-1, V_bar = V diag(n), n_k = ||u_k||, which is Deng Cai's
+NormalizeUV and therefore ``components_`` / ``embedding_``) gives that problem's solution with the same
+objective value (tested). The rules (V first, then U, as our NMF):
+
+    V <- V * X^T U / (V U^T U + beta 1 n^T)                     (Hoyer 2002 NNSC rule, n = 1 there)
+    U <- U * X V / (U V^T V + beta/2 U diag(s / n)),   s = V^T 1, n = ||u_k|| at the current U
+
+The V rule is Lee and Seung's for a quadratic with a positive linear term (Hoyer's proof). The U rule is
+majorization-minimization: ||u|| <= (||u||^2 + n^2) / (2 n) with equality at the current U turns the
+penalty into the quadratic beta sum_k s_k ||u_k||^2 / (2 n_k), whose Lee-Seung step lowers the majorizer
+and hence O. So O never increases (tested), and beta = 0 gives exactly our Frobenius NMF (tested). A zero
+column of U (n_k = 0) stays zero; its norm is floored at EPS in the U denominator.
+
+Units: beta is in units of the data, not scale-free (scaling X by t scales the fit by t^2 and the penalty
+by t): it is compared with the projections X^T u_bar of the samples on the unit basis vectors, so with
+unit-norm samples a useful beta lies in (0, 1) and any beta >= max X^T U_bar zeros V. The default 0.1 is
+our choice for unit-norm samples; the paper gives none (it tunes beta "via cross validation").
+
+References
+----------
+P. O. Hoyer, "Non-negative sparse coding", IEEE Workshop on Neural Networks for Signal Processing, 2002.
+J. Eggert, E. Koerner, "Sparse coding and NMF", IEEE IJCNN 2004.
+P. O. Hoyer, "Non-negative matrix factorization with sparseness constraints", JMLR 5, 2004 (the LCF paper's
+reference [18]).
+"""
+
+import numpy as np
+
+from .base import EPS, Factorization, check_nonnegative_float
+from .nmf import frobenius_objective, squared_norm
+
+
+def sparse_rules(X: np.ndarray, beta: float):
+    """Return ``(update, objective)`` of the L1-penalized, scale-free NMF on X (m x n) with weight ``beta``.
+
+    The U update computes X V with the new V; the objective after the sweep reuses it.
+    """
+    X_norm2 = squared_norm(X)
+    reuse: dict[str, np.ndarray] = {}
+
+    def update(factors):
+        U, V = factors["U"], factors["V"]
+        norms = np.linalg.norm(U, axis=0)  # n_k = ||u_k||, (k,)
+        numerator = X.T @ U  # V update, (n x k)
+        denominator = V @ (U.T @ U) + beta * norms[None, :]
+        np.maximum(denominator, EPS, out=denominator)
+        V *= numerator / denominator
+
+        numerator = X @ V  # U update, (m x k); U has not changed, so the norms still hold
+        reuse["XV"] = numerator.copy()
+        weights = V.sum(axis=0) / np.maximum(norms, EPS)  # s_k / n_k
+        denominator = U @ (V.T @ V) + (0.5 * beta) * (U * weights[None, :])
+        np.maximum(denominator, EPS, out=denominator)
+        U *= numerator / denominator
+
+    def objective(factors):
+        U, V = factors["U"], factors["V"]
+        fit = frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2)
+        return float(fit + beta * (V.sum(axis=0) @ np.linalg.norm(U, axis=0)))
+
+    return update, objective
+
+
+class SparseNMF(Factorization):
+    """NMF with an L1 penalty on the coefficients and a scale-free basis (Hoyer 2002 / Eggert-Koerner 2004).
+
+    Minimizes ||X - U V^T||^2 + beta sum_ik v_ik ||u_k||, which equals ||X - U_bar V_bar^T||^2 + beta sum V_bar
+    for the unit-norm basis U_bar and V_bar = ``embedding_`` (see the module docstring).
+
+    Parameters
+    ----------
+    n_components, max_iter, tol, init, random_state
+        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"U": (m, k), "V": (n, k)}.
+    beta : float, default=0.1
+        Weight of the L1 penalty on the coefficients, in units of the data (see the module docstring);
+        ``beta=0`` is NMF.
+
+    Attributes
+    ----------
+    factors_ : dict with ``U`` (m x k) and ``V`` (n x k) as iterated (U's scale is arbitrary)
+    embedding_ : V_bar = V diag(||u_k||), the coefficients of the unit-norm basis
+    components_ : (k, m) the unit-norm basis U_bar^T
+
+    References
+    ----------
+    P. O. Hoyer, "Non-negative sparse coding", IEEE NNSP 2002; J. Eggert, E. Koerner, "Sparse coding and
+    NMF", IEEE IJCNN 2004.
+    """
+
+    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None, beta=0.1):
+        super().__init__(n_components, max_iter, tol, init, random_state)
+        self.beta = beta
+
+    def check_params(self):
+        super().check_params()
+        check_nonnegative_float("beta", self.beta)
+
+    def _rules(self, X, y):
+        return sparse_rules(X, float(self.beta))
+
+    def _basis(self, factors):
+        U = factors["U"]
+        norms = np.linalg.norm(U, axis=0)
+        return np.divide(U, norms, out=np.zeros_like(U), where=norms > 0)
