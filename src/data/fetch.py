@@ -181,7 +181,7 @@ def fetch(key: str, data_dir: str | Path, mirror: str | Path | None = None) -> P
             logger.debug("%s: cache hit at %s", key, target)
             return target
         logger.warning("%s: cached copy %s fails its hash check; deleting it and fetching it again", key, target)
-        target.unlink()
+        target.unlink(missing_ok=True)
     mirror = mirror or os.environ.get(MIRROR_ENV) or None
     if mirror is not None:
         src = Path(mirror).expanduser() / entry.path
