@@ -11,11 +11,14 @@ from .concept import CCF, CF
 from .copkmeans import COPKMeans
 from .gnmf import GNMF, SemiGNMF
 from .kmeans import KMeansBaseline
+from .lcf import LCF
+from .nlcf import NLCF
 from .nmf import NMF
 from .nmf_kl import NMFKL
 from .nmf_ncw import NMFNCW
 from .ntf import NTF
 from .sda import SDA
+from .sparse_nmf import SparseNMF
 
 REGISTRY = {
     "kmeans": KMeansBaseline,
@@ -31,6 +34,9 @@ REGISTRY = {
     "cnmf": CNMF,
     "cnmf_kl": CNMFKL,
     "ccf": CCF,
+    "sparse_nmf": SparseNMF,
+    "nlcf": NLCF,
+    "lcf": LCF,
 }
 NAMES = tuple(REGISTRY)
 

@@ -33,11 +33,13 @@ count). With M = V^T V + lambda diag(1^T V), P+- = K+- W M, Q+- = 2 V W^T K+- W:
 Eq. 36 as printed has P+ P- under the root; Theorem 2 (Hessian 2 K (x) M, gradient at 0 equal to
 -2 (1 + lambda) K V) gives 4 P+ P-, which we use (the printed eq. 40 already has the 4). Both splits are
 elementwise nonnegative and symmetric, which is all Sha et al.'s auxiliary function needs; the objective is
-tested to never increase. The paper says that with nonnegative data eq. 40 reduces to eq. 12; it does not:
-it reduces to its eq. 41, V <- V * max(0, 2 (1 + lambda) K W - lambda (A + B)) / (2 V W^T K W), a
-different (also monotone) rule that sets v_ik to zero as soon as lambda ||X w_k - x_i||^2 > 2 (K W)_ik. We
-therefore run eqs. 11-12 whenever X >= 0 and eqs. 36, 40 only when X has a negative entry (``kernel_``
-says which ran); eq. 36 does reduce to eq. 11 (tested), and with lambda = 0 both forms are CF's.
+tested to never increase. With nonnegative data eq. 36 reduces to eq. 11 (its eq. 37, tested), but eq. 40
+reduces to its eq. 41, V <- V * max(0, 2 (1 + lambda) K W - lambda (A + B)) / (2 V W^T K W), which the
+paper presents without remarking that it is not eq. 12: a different (also monotone) rule that sets v_ik to
+zero for good as soon as lambda ||X w_k - x_i||^2 > 2 (K W)_ik (tested). We therefore run eqs. 11-12
+whenever X >= 0 and eqs. 36, 40 only when X has a negative entry (``kernel_`` says which ran); with
+lambda = 0 both forms are CF's (tested). The paper's three-Gaussian example (its Fig. 3) also runs NMF on
+the same points, so its data are nonnegative and take eqs. 11-12.
 
 Representation and normalization: as CF in :mod:`src.methods.concept` (Deng Cai's LCCF NormalizeUV, applied
 once at the end): ``embedding_`` = V diag(W^T K W)^(1/2), ``components_`` = unit-norm concepts. Unlike CF,

@@ -15,9 +15,10 @@ normalizing at the end (U_bar = U diag(n)^-1, V_bar = V diag(n), n_k = ||u_k||, 
 NormalizeUV and therefore ``components_`` / ``embedding_``) gives that problem's solution with the same
 objective value (tested). The rules (V first, then U, as our NMF):
 
-    V <- V * X^T U / (V U^T U + beta 1 n^T)                     (Hoyer 2002 NNSC rule, n = 1 there)
+    V <- V * X^T U / (V U^T U + beta/2 1 n^T)                   (Hoyer 2002 NNSC rule, n = 1 there)
     U <- U * X V / (U V^T V + beta/2 U diag(s / n)),   s = V^T 1, n = ||u_k|| at the current U
 
+(beta/2, because our fit term has no factor 1/2; Hoyer writes 1/2 ||X - U V^T||^2 + lambda sum V.)
 The V rule is Lee and Seung's for a quadratic with a positive linear term (Hoyer's proof). The U rule is
 majorization-minimization: ||u|| <= (||u||^2 + n^2) / (2 n) with equality at the current U turns the
 penalty into the quadratic beta sum_k s_k ||u_k||^2 / (2 n_k), whose Lee-Seung step lowers the majorizer
@@ -26,7 +27,7 @@ column of U (n_k = 0) stays zero; its norm is floored at EPS in the U denominato
 
 Units: beta is in units of the data, not scale-free (scaling X by t scales the fit by t^2 and the penalty
 by t): it is compared with the projections X^T u_bar of the samples on the unit basis vectors, so with
-unit-norm samples a useful beta lies in (0, 1) and any beta >= max X^T U_bar zeros V. The default 0.1 is
+unit-norm samples a useful beta lies in (0, 2) and any beta >= 2 max X^T U_bar zeros V. The default 0.1 is
 our choice for unit-norm samples; the paper gives none (it tunes beta "via cross validation").
 
 References
@@ -55,7 +56,7 @@ def sparse_rules(X: np.ndarray, beta: float):
         U, V = factors["U"], factors["V"]
         norms = np.linalg.norm(U, axis=0)  # n_k = ||u_k||, (k,)
         numerator = X.T @ U  # V update, (n x k)
-        denominator = V @ (U.T @ U) + beta * norms[None, :]
+        denominator = V @ (U.T @ U) + (0.5 * beta) * norms[None, :]
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 

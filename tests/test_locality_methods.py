@@ -1,0 +1,411 @@
+"""Tests of LCF, NLCF and SparseNMF on tiny matrices.
+
+The hand-written steps use the papers' orientation (X is m x n, the LCF paper's V is k x n), an explicit
+kernel K = X^T X and the sums over samples written out as loops (sum_i X^T x_i 1^T D_i, sum_i K W D_i), so
+that they check the implicit-kernel, collapsed-sum code against the equations as printed.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from src.errors import ConfigError
+from src.methods.concept import CF
+from src.methods.lcf import LCF, lcf_rules
+from src.methods.loop import iterate
+from src.methods.nlcf import NLCF
+from src.methods.nmf import NMF
+from src.methods.sparse_nmf import SparseNMF
+
+ALL = {"lcf": LCF, "nlcf": NLCF, "sparse_nmf": SparseNMF}
+PARAM = {"lcf": "lam", "nlcf": "mu", "sparse_nmf": "beta"}
+
+
+def monotone(history):
+    return np.all(np.diff(history) <= 1e-9 * history[0])
+
+
+def random_init(cls, rng, m, n, k):
+    shapes = cls(n_components=k)._factor_shapes(m, n, np.full(n, -1))
+    return {name: rng.random(shape) for name, shape in shapes.items()}
+
+
+# -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
+def lcf_objective_eq3(Xp, W, Vp, lam):
+    """Eq. 3 term by term: ||X - X W V||^2 + lambda sum_i sum_k |v_ki| ||sum_j w_jk x_j - x_i||^2."""
+    fit = np.linalg.norm(Xp - Xp @ W @ Vp) ** 2
+    anchors = Xp @ W
+    locality = sum(
+        abs(Vp[k, i]) * np.linalg.norm(anchors[:, k] - Xp[:, i]) ** 2
+        for i in range(Xp.shape[1])
+        for k in range(W.shape[1])
+    )
+    return fit + lam * locality
+
+
+def locality_sums(K_left, K_right, W, Vp):
+    """sum_i K_left^T x_i 1^T D_i (via K_left[:, i]) and sum_i K_right W D_i, D_i = diag(|v_i|)."""
+    n, k = W.shape
+    first = sum(np.outer(K_left[:, i], np.ones(k)) @ np.diag(np.abs(Vp[:, i])) for i in range(n))
+    second = sum(K_right @ W @ np.diag(np.abs(Vp[:, i])) for i in range(n))
+    return first, second
+
+
+def lcf_step_eqs_11_12(Xp, W, Vp, lam):
+    """One LCF iteration, V by eq. 12 then W by eq. 11, with K built explicitly."""
+    K = Xp.T @ Xp
+    k, n = Vp.shape
+    A = np.tile(np.diag(K), (k, 1))  # K x N, rows a^T
+    B = np.tile(np.diag(W.T @ K @ W)[:, None], (1, n))  # K x N, columns b
+    Vp = Vp * (2 * (lam + 1) * (W.T @ K)) / (2 * W.T @ K @ W @ Vp + lam * A + lam * B)
+    S1, S2 = locality_sums(K, K, W, Vp)
+    W = W * (K @ Vp.T + lam * S1) / (K @ W @ Vp @ Vp.T + lam * S2)
+    return W, Vp
+
+
+def lcf_step_eqs_36_40(Xp, W, Vp, lam):
+    """One general (mixed-sign) LCF iteration, V by eq. 40 then W by eq. 36 (with 4 P+ P-)."""
+    K = Xp.T @ Xp
+    Kp, Km = np.where(K > 0, K, 0.0), np.where(K < 0, -K, 0.0)
+    k, n = Vp.shape
+    A = np.tile(np.diag(K), (k, 1))
+    B = np.tile(np.diag(W.T @ K @ W)[:, None], (1, n))
+    c = 2 * (lam + 1) * (W.T @ K) - lam * (A + B)
+    Qp, Qm = 2 * W.T @ Kp @ W @ Vp, 2 * W.T @ Km @ W @ Vp
+    Vp = Vp * (c + np.sqrt(c**2 + 4 * Qp * Qm)) / (2 * Qp)
+    S1, _ = locality_sums(K, K, W, Vp)
+    c = K @ Vp.T + lam * S1
+    _, Sp = locality_sums(K, Kp, W, Vp)
+    _, Sm = locality_sums(K, Km, W, Vp)
+    Pp = Kp @ W @ Vp @ Vp.T + lam * Sp
+    Pm = Km @ W @ Vp @ Vp.T + lam * Sm
+    W = W * (c + np.sqrt(c**2 + 4 * Pp * Pm)) / (2 * Pp)
+    return W, Vp
+
+
+@pytest.mark.parametrize("lam", [0.3, 8.0])
+def test_one_lcf_step_follows_eqs_11_and_12(lam, rng):
+    X = rng.random((9, 6))  # 9 samples, 6 features
+    init = random_init(LCF, rng, 6, 9, 3)
+    model = LCF(n_components=3, max_iter=1, init=init, lam=lam).fit(X)
+    assert model.kernel_ == "implicit"
+    W1, Vp1 = lcf_step_eqs_11_12(X.T, init["W"], init["V"].T, lam)
+    np.testing.assert_allclose(model.factors_["V"], Vp1.T, rtol=1e-12)
+    np.testing.assert_allclose(model.factors_["W"], W1, rtol=1e-12)
+    assert model.objective_history_[0] == pytest.approx(lcf_objective_eq3(X.T, W1, Vp1, lam), rel=1e-12)
+
+
+def test_one_general_lcf_step_follows_eqs_36_and_40(rng):
+    X = rng.normal(size=(9, 6))
+    init = random_init(LCF, rng, 6, 9, 3)
+    model = LCF(n_components=3, max_iter=1, init=init, lam=0.7).fit(X)
+    assert model.kernel_ == "explicit"
+    W1, Vp1 = lcf_step_eqs_36_40(X.T, init["W"], init["V"].T, 0.7)
+    np.testing.assert_allclose(model.factors_["V"], Vp1.T, rtol=1e-12)
+    np.testing.assert_allclose(model.factors_["W"], W1, rtol=1e-12)
+    assert model.objective_history_[0] == pytest.approx(lcf_objective_eq3(X.T, W1, Vp1, 0.7), rel=1e-12)
+
+
+def test_general_rules_on_nonnegative_data_give_eq_37_for_w_but_eq_41_not_12_for_v(rng):
+    """With K- = 0, eq. 36 is eq. 11 (the paper's eq. 37) but eq. 40 is eq. 41, which is not eq. 12."""
+    Xp = rng.random((6, 9))
+    lam = 0.3
+    W, Vp = rng.random((9, 3)), rng.random((3, 9))
+    factors = {"W": W.copy(), "V": Vp.T.copy()}
+    update, _ = lcf_rules(Xp, lam, "explicit")
+    update(factors)
+    K = Xp.T @ Xp
+    A = np.tile(np.diag(K), (3, 1))
+    B = np.tile(np.diag(W.T @ K @ W)[:, None], (1, 9))
+    V41 = Vp * np.maximum(2 * (lam + 1) * (W.T @ K) - lam * (A + B), 0) / (2 * W.T @ K @ W @ Vp)  # eq. 41
+    np.testing.assert_allclose(factors["V"], V41.T, rtol=1e-10, atol=1e-300)
+    W_eq11, V_eq12 = lcf_step_eqs_11_12(Xp, W, Vp, lam)
+    assert not np.allclose(V41, V_eq12, rtol=1e-3)  # eq. 41 is not eq. 12
+    S1, S2 = locality_sums(K, K, W, V41)
+    W37 = W * (K @ V41.T + lam * S1) / np.maximum(K @ W @ V41 @ V41.T + lam * S2, 1e-10)  # eq. 37 = eq. 11
+    np.testing.assert_allclose(factors["W"], W37, rtol=1e-10)
+
+
+def test_implicit_kernel_equals_explicit_kernel(rng):
+    """Thirty implicit-kernel iterations equal eqs. 11-12 iterated on an explicit K, and eq. 3 throughout."""
+    X = rng.random((10, 7))
+    init = random_init(LCF, rng, 7, 10, 4)
+    model = LCF(n_components=4, max_iter=30, init=init, lam=8.0).fit(X)
+    W, Vp = init["W"], init["V"].T
+    history = []
+    for _ in range(30):
+        W, Vp = lcf_step_eqs_11_12(X.T, W, Vp, 8.0)
+        history.append(lcf_objective_eq3(X.T, W, Vp, 8.0))
+    np.testing.assert_allclose(model.factors_["W"], W, rtol=1e-10)
+    np.testing.assert_allclose(model.factors_["V"], Vp.T, rtol=1e-10)
+    np.testing.assert_allclose(model.objective_history_, history, rtol=1e-10)
+
+
+@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+def test_lcf_with_lambda_zero_is_cf(sign, rng):
+    X = rng.random((14, 8)) if sign == "nonnegative" else rng.normal(size=(14, 8))
+    init = random_init(LCF, rng, 8, 14, 3)
+    lcf = LCF(n_components=3, max_iter=100, init=init, lam=0.0).fit(X)
+    cf = CF(n_components=3, max_iter=100, init=init).fit(X)
+    assert lcf.kernel_ == cf.kernel_ == ("implicit" if sign == "nonnegative" else "explicit")
+    for key in ("W", "V"):
+        np.testing.assert_allclose(lcf.factors_[key], cf.factors_[key], rtol=1e-10)
+    np.testing.assert_allclose(lcf.objective_history_, cf.objective_history_, rtol=1e-10)
+    np.testing.assert_allclose(lcf.embedding_, cf.embedding_, rtol=1e-10)
+    np.testing.assert_allclose(lcf.components_, cf.components_, rtol=1e-10)
+
+
+def test_locality_changes_the_factorization(rng):
+    """lambda > 0 is not CF: the same init gives different factors (the reduction test above can fail)."""
+    X = rng.random((14, 8))
+    init = random_init(LCF, rng, 8, 14, 3)
+    lcf = LCF(n_components=3, max_iter=20, init=init, lam=0.3).fit(X)
+    cf = CF(n_components=3, max_iter=20, init=init).fit(X)
+    assert not np.allclose(lcf.factors_["V"], cf.factors_["V"], rtol=1e-3)
+
+
+def test_no_n_by_n_array_with_feature_data(rng):
+    n, m = 3000, 20
+    X = rng.random((n, m))
+    tracemalloc.start()
+    try:
+        model = LCF(n_components=5, max_iter=3, random_state=0, lam=8.0).fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert model.kernel_ == "implicit"
+    assert peak < n * n * 8 / 20, f"LCF peak {peak} bytes"
+
+
+def test_mixed_sign_data_do_build_the_kernel(rng):
+    """The memory check above can fail: the general rules build K (n x n) and it shows."""
+    n = 1000
+    X = rng.normal(size=(n, 5))
+    tracemalloc.start()
+    try:
+        LCF(n_components=2, max_iter=1, random_state=0).fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak > n * n * 8
+
+
+def three_gaussians(rng, n_per=50):
+    """150 points from three 2-D Gaussians around the origin (mixed-sign), as in the LCF paper's Fig. 3."""
+    centers = np.array([[-2.0, 0.0], [2.0, 0.5], [0.0, -2.5]])
+    return np.vstack([c + 0.5 * rng.normal(size=(n_per, 2)) for c in centers]), np.repeat(np.arange(3), n_per)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 8.0, 32.0])
+def test_mixed_sign_three_gaussians_run_the_general_rules(lam, rng):
+    X, _ = three_gaussians(rng)
+    assert X.min() < 0
+    model = LCF(n_components=3, max_iter=200, random_state=0, lam=lam).fit(X)
+    history = model.objective_history_
+    assert model.kernel_ == "explicit"
+    assert np.all(np.isfinite(history)) and np.all(np.isfinite(model.embedding_))
+    assert monotone(history) and history[-1] < history[0]
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
+def test_locality_pulls_the_anchors_to_the_data(rng):
+    """On the three Gaussians, a large lambda puts the anchors X w_k nearer their closest samples than CF."""
+    X, _ = three_gaussians(rng)
+
+    def anchor_gap(lam):
+        model = LCF(n_components=3, max_iter=200, random_state=3, lam=lam).fit(X)
+        anchors = X.T @ model.factors_["W"]  # (2 x k), unnormalized concepts
+        distances = np.linalg.norm(X[:, :, None] - anchors[None, :, :], axis=1)  # (n x k)
+        return distances.min(axis=0).mean()
+
+    assert anchor_gap(32.0) < anchor_gap(0.0)
+
+
+def test_nonnegative_three_gaussians_put_the_anchors_at_the_centres(rng):
+    """The paper's Fig. 3 claim (its data must be nonnegative, since NMF runs on them too): with lambda = 0.3
+    the three unnormalized anchors X w_k sit at the three cluster centres, while CF's (lambda = 0) do not."""
+    X, _ = three_gaussians(rng)
+    centres = np.array([[-2.0, 0.0], [2.0, 0.5], [0.0, -2.5]]) + 5.0
+    X = X + 5.0
+    assert X.min() > 0
+
+    def worst_centre_miss(lam):
+        model = LCF(n_components=3, max_iter=500, random_state=0, lam=lam).fit(X)
+        anchors = (X.T @ model.factors_["W"]).T  # (k x 2)
+        return np.linalg.norm(centres[:, None, :] - anchors[None, :, :], axis=2).min(axis=1).max()
+
+    assert worst_centre_miss(0.3) < 0.3
+    assert worst_centre_miss(0.0) > 10.0
+
+
+# -- NLCF ---------------------------------------------------------------------------------------------------
+def nlcf_objective(Xp, U, V, mu):
+    fit = np.linalg.norm(Xp - U @ V.T) ** 2
+    locality = sum(
+        V[i, k] * np.linalg.norm(U[:, k] - Xp[:, i]) ** 2 for i in range(Xp.shape[1]) for k in range(U.shape[1])
+    )
+    return fit + mu * locality
+
+
+def test_one_nlcf_step_follows_the_rules(rng):
+    X = rng.random((9, 6))
+    init = random_init(NLCF, rng, 6, 9, 3)
+    mu = 0.7
+    model = NLCF(n_components=3, max_iter=1, init=init, mu=mu).fit(X)
+    Xp, U, V = X.T, init["U"], init["V"]
+    n, k = V.shape
+    A = np.tile(np.sum(Xp**2, axis=0)[:, None], (1, k))  # ||x_i||^2
+    C = np.tile(np.sum(U**2, axis=0)[None, :], (n, 1))  # ||u_k||^2
+    V1 = V * (2 * (1 + mu) * Xp.T @ U) / (2 * V @ U.T @ U + mu * (A + C))
+    S1 = sum(np.outer(Xp[:, i], V1[i]) for i in range(n))  # sum_i x_i v_i^T = X V
+    S2 = sum(U @ np.diag(V1[i]) for i in range(n))  # sum_i U diag(v_i)
+    U1 = U * (Xp @ V1 + mu * S1) / (U @ V1.T @ V1 + mu * S2)
+    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-12)
+    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-12)
+    assert model.objective_history_[0] == pytest.approx(nlcf_objective(Xp, U1, V1, mu), rel=1e-12)
+
+
+def test_nlcf_with_mu_zero_is_nmf(rng):
+    X = rng.random((14, 8))
+    init = random_init(NLCF, rng, 8, 14, 3)
+    a = NLCF(n_components=3, max_iter=100, init=init, mu=0.0).fit(X)
+    b = NMF(n_components=3, max_iter=100, init=init).fit(X)
+    for key in ("U", "V"):
+        np.testing.assert_allclose(a.factors_[key], b.factors_[key], rtol=1e-10)
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-10)
+    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10)
+    c = NLCF(n_components=3, max_iter=20, init=init, mu=0.3).fit(X)
+    assert not np.allclose(c.factors_["V"], NMF(n_components=3, max_iter=20, init=init).fit(X).factors_["V"])
+
+
+# -- SparseNMF ----------------------------------------------------------------------------------------------
+def test_one_sparse_nmf_step_follows_the_rules(rng):
+    X = rng.random((9, 6))
+    init = random_init(SparseNMF, rng, 6, 9, 3)
+    beta = 0.4
+    model = SparseNMF(n_components=3, max_iter=1, init=init, beta=beta).fit(X)
+    Xp, U, V = X.T, init["U"], init["V"]
+    norms = np.sqrt(np.sum(U**2, axis=0))
+    V1 = V * (Xp.T @ U) / (V @ U.T @ U + beta / 2 * np.ones((9, 1)) @ norms[None, :])
+    U1 = U * (Xp @ V1) / (U @ V1.T @ V1 + beta / 2 * U @ np.diag(V1.sum(axis=0) / norms))
+    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-12)
+    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-12)
+    expected = np.linalg.norm(Xp - U1 @ V1.T) ** 2 + beta * np.sum(V1 * np.sqrt(np.sum(U1**2, axis=0)))
+    assert model.objective_history_[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_sparse_nmf_with_beta_zero_is_nmf(rng):
+    X = rng.random((14, 8))
+    init = random_init(SparseNMF, rng, 8, 14, 3)
+    a = SparseNMF(n_components=3, max_iter=100, init=init, beta=0.0).fit(X)
+    b = NMF(n_components=3, max_iter=100, init=init).fit(X)
+    for key in ("U", "V"):
+        np.testing.assert_allclose(a.factors_[key], b.factors_[key], rtol=1e-10)
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-10)
+    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10)
+
+
+def test_sparse_nmf_is_scale_free_and_its_objective_is_the_unit_basis_one(rng):
+    """(U D, V D^-1) is the same point: same history and normalized factors; the objective is Hoyer's
+    ||X - U_bar V_bar^T||^2 + beta sum V_bar at the unit-norm basis U_bar and V_bar = embedding_."""
+    X = rng.random((14, 8))
+    init = random_init(SparseNMF, rng, 8, 14, 3)
+    D = np.array([0.05, 2.0, 30.0])
+    a = SparseNMF(n_components=3, max_iter=50, init=init, beta=0.5).fit(X)
+    b = SparseNMF(n_components=3, max_iter=50, init={"U": init["U"] * D, "V": init["V"] / D}, beta=0.5).fit(X)
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-8)
+    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-8)
+    np.testing.assert_allclose(a.components_, b.components_, rtol=1e-8)
+    U_bar, V_bar = a.components_.T, a.embedding_
+    np.testing.assert_allclose(np.linalg.norm(U_bar, axis=0), 1.0)
+    hoyer = np.linalg.norm(X.T - U_bar @ V_bar.T) ** 2 + 0.5 * V_bar.sum()
+    assert a.objective_history_[-1] == pytest.approx(hoyer, rel=1e-10)
+
+
+def test_sparse_nmf_penalty_sparsifies_the_coefficients(rng):
+    X = rng.random((30, 10))
+    init = random_init(SparseNMF, rng, 10, 30, 4)
+
+    def zero_fraction(beta):
+        V_bar = SparseNMF(n_components=4, max_iter=300, init=init, beta=beta).fit_transform(X)
+        return np.mean(V_bar < 1e-3 * V_bar.max())
+
+    assert zero_fraction(0.0) < zero_fraction(1.0)
+
+
+# -- shared properties --------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name, value", [("lcf", 0.3), ("lcf", 8.0), ("lcf", 32.0), ("nlcf", 0.3), ("nlcf", 10.0),
+                    ("sparse_nmf", 0.1), ("sparse_nmf", 1.0)]
+)
+def test_objective_never_increases_and_factors_stay_nonnegative(name, value, rng):
+    X = rng.random((25, 15))
+    model = ALL[name](n_components=4, max_iter=200, random_state=0, **{PARAM[name]: value}).fit(X)
+    history = model.objective_history_
+    assert len(history) == 200
+    assert monotone(history) and history[-1] < history[0]
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("value", [0.0, 0.3, 32.0])
+def test_degenerate_input_stays_finite(name, value, rng):
+    X = rng.random((10, 8))
+    X[3] = 0.0  # an all-zero sample
+    X[:, 5] = 0.0  # an all-zero feature
+    X[7] = X[2]  # duplicated samples
+    model = ALL[name](n_components=12, max_iter=300, random_state=1, **{PARAM[name]: value}).fit(X)  # rank > rank X
+    assert np.all(np.isfinite(model.embedding_)) and np.all(np.isfinite(model.components_))
+    assert np.all(np.isfinite(model.objective_history_)) and monotone(model.objective_history_)
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "big", True])
+def test_bad_parameters_name_themselves(name, bad, rng):
+    param = PARAM[name]
+    with pytest.raises(ConfigError, match=f"{param}="):
+        ALL[name](n_components=2, **{param: bad}).fit(rng.random((5, 4)))
+    with pytest.raises(ConfigError, match="n_components=0"):
+        ALL[name](n_components=0).fit(rng.random((5, 4)))
+
+
+def test_lcf_rules_reject_an_unknown_kernel(rng):
+    with pytest.raises(ConfigError, match="kernel='dense'"):
+        lcf_rules(rng.random((4, 5)), 0.3, "dense")
+
+
+@pytest.mark.parametrize("name", ["nlcf", "sparse_nmf"])
+def test_nmf_variants_reject_negative_data(name, rng):
+    with pytest.raises(ConfigError, match="negative"):
+        ALL[name](n_components=2).fit(-rng.random((5, 4)))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_params_defaults_clone_seed_and_init_untouched(name, rng):
+    cls = ALL[name]
+    assert cls().get_params()[PARAM[name]] == {"lcf": 0.3, "nlcf": 0.3, "sparse_nmf": 0.1}[name]
+    model = cls(n_components=3, max_iter=10, random_state=7, **{PARAM[name]: 2.5})
+    assert clone(model).get_params() == model.get_params()
+    X = rng.random((10, 6))
+    np.testing.assert_array_equal(clone(model).fit_transform(X), model.fit_transform(X))
+    init = random_init(cls, rng, 6, 10, 3)
+    kept = {key: value.copy() for key, value in init.items()}
+    model.set_params(init=init).fit(X)
+    for key in init:
+        np.testing.assert_array_equal(init[key], kept[key])
+    assert model.embedding_.shape == (10, 3) and model.components_.shape == (3, 6)
+
+
+def test_shared_loop_drives_lcf_rules_directly(rng):
+    """lcf_rules plugs into the shared loop like concept_rules (used by the estimator)."""
+    Xp = rng.random((6, 9))
+    factors = {"W": rng.random((9, 2)), "V": rng.random((9, 2))}
+    update, objective = lcf_rules(Xp, 0.3)
+    _, history = iterate(factors, update, objective, 50)
+    assert len(history) == 50 and monotone(history)
