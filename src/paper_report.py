@@ -115,6 +115,51 @@ def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
     return lines
 
 
+def published_tables_section(frame: pd.DataFrame, published_tables: pd.DataFrame, names: dict) -> list[str]:
+    """Our mean per (k, method) beside the paper's printed table, cell by cell, with the differences."""
+    lines = ["## Our numbers beside the paper's tables", "",
+             "Each cell: ours / paper (ours - paper), mean in percent. The Avg rows are checked against a "
+             "5-point tolerance.", ""]
+    published_tables = published_tables.assign(method=published_tables["method"].replace(names))
+    for dataset, paper in published_tables.groupby("dataset"):
+        rows = frame[frame["dataset"] == dataset]
+        if rows.empty:
+            continue
+        for metric, block in paper.groupby("metric"):
+            ours = rows.groupby(["k", "method"])[metric].mean().unstack("method") * 100
+            ours.loc["Avg"] = ours.mean()
+            ours.index = ours.index.map(str)
+            methods = [m for m in block["method"].unique()]
+            lines += [f"**{dataset}, {METRIC_NAMES[metric]}**", "", "| k | " + " | ".join(methods) + " |",
+                      "|---" * (len(methods) + 1) + "|"]
+            for k, cells in block.groupby("k", sort=False):
+                out = []
+                for _, cell in cells.iterrows():
+                    value = ours.get(cell["method"], pd.Series(dtype=float)).get(str(k).replace("Avg.", "Avg"))
+                    out.append("n/a" if value is None or pd.isna(value) else
+                               f"{value:.2f} / {cell['mean']:.2f} ({value - cell['mean']:+.2f})")
+                lines.append(f"| {k} | " + " | ".join(out) + " |")
+            avg = block[block["k"].astype(str).str.startswith("Avg")]
+            within = [f"{c['method']}: {'yes' if abs(ours[c['method']]['Avg'] - c['mean']) <= 5 else 'no'}"
+                      for _, c in avg.iterrows() if c["method"] in ours]
+            lines += ["", "Avg within 5 points: " + ", ".join(within), ""]
+    return lines
+
+
+def subrun_section(frame: pd.DataFrame) -> list[str]:
+    """Average AC and NMI when the sub-run is chosen by accuracy (oracle) and by objective (label-free)."""
+    if "acc_by_objective" not in frame or frame["acc_by_objective"].isna().all():
+        return []
+    lines = ["## Sub-run choice: oracle (best accuracy) against label-free (lowest objective)", "",
+             "| data set | method | AC oracle | AC by objective | NMI oracle | NMI by objective |", "|---" * 6 + "|"]
+    for (dataset, method), rows in frame.dropna(subset=["acc_by_objective"]).groupby(["dataset", "method"]):
+        avg = {c: 100 * rows.groupby("k")[c].mean().mean() for c in
+               ("acc_by_accuracy", "acc_by_objective", "nmi_by_accuracy", "nmi_by_objective")}
+        lines.append(f"| {dataset} | {method} | {avg['acc_by_accuracy']:.2f} | {avg['acc_by_objective']:.2f} | "
+                     f"{avg['nmi_by_accuracy']:.2f} | {avg['nmi_by_objective']:.2f} |")
+    return lines + [""]
+
+
 def cost_section(frame: pd.DataFrame, out: Path) -> list[str]:
     lines = ["## Cost", ""]
     timing = out / "wall_seconds.txt"
@@ -160,6 +205,10 @@ def build(paper: str, runs: Path, out: Path) -> Path:
                   "| data set | family | chosen | average AC (%) of every grid value |", "|---|---|---|---|"]
         lines += [f"| {c['dataset']} | {c['family']} | {c['chosen']} | {c['grid']} |" for c in chosen]
         lines.append("")
+    tables = CONF / f"{paper}_tables.csv"
+    if tables.exists():
+        lines += published_tables_section(table_rows, pd.read_csv(tables), published.get("method_names", {}))
+    lines += subrun_section(frame)
     lines += claims_section(table_rows, published) + [""]
     lines += ["## Notes and known causes of differences", ""] + [f"- {note}" for note in published.get("notes", [])]
     extra = out / "extra.md"

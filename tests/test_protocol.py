@@ -136,3 +136,17 @@ def test_cosine_kmeans_groups_by_direction():
 def test_bad_kmeans_options():
     with pytest.raises(ConfigError, match="protocol.kmeans_metric='manhattan'"):
         best_kmeans(np.ones((4, 2)), 2, 1, "manhattan", 0)
+
+
+def test_subruns_report_the_chosen_one_and_record_both_choices(y):
+    X = np.random.default_rng(3).random((60, 8))
+    trial = make_trial(y, "toy", 3, 0, 0, {"mode": "none"})
+    method = {"name": "nmf", "label": "NMF", "params": {"max_iter": 20}}
+    single = run_cell(X, "toy", method, trial, PROTOCOL, 0)
+    several = run_cell(X, "toy", method, trial, {**PROTOCOL, "subruns": 4}, 0)
+    oracle = run_cell(X, "toy", method, trial, {**PROTOCOL, "subruns": 4, "subrun_choice": "accuracy"}, 0)
+    assert several["objective"] <= single["objective"]  # sub-run 0 is the single run
+    assert oracle["acc"] == several["acc_by_accuracy"] >= max(single["acc"], several["acc"])
+    assert several["acc"] == several["acc_by_objective"]
+    with pytest.raises(ConfigError, match="protocol.subrun_choice='best'"):
+        check_protocol({**PROTOCOL, "subrun_choice": "best"}, 6, 10)

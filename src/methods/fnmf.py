@@ -1,0 +1,237 @@
+"""Farness preserving NMF (FNMF), Babaee et al., ICIP 2014, with its farness weight made explicit.
+
+The paper. W (n x n) is the 0-1 kNN graph of the samples, G = 1 1^T - I - W its complement (G_ij = 1:
+i and j are far apart), D_G = diag(G 1) and L_G = D_G - G (the text writes "L = D - W" under eq. 5; it
+means the Laplacian of G). X (m x n) >= 0, U (m x k), V (n x k). Eq. 6:
+
+    C = ||X - U V^T||_F^2 + lambda exp(-beta Tr(V^T L_G V))
+
+with updates (eqs. 13-14; L_G^+ = D_G and L_G^- = G are the positive and negative parts of L_G):
+
+    U <- U * (X V) / (U V^T V)                                                      (13)
+    V <- V * (X^T U + beta e^{-beta T} D_G V) / (V U^T U + beta e^{-beta T} G V),   T = Tr(V^T L_G V)   (14)
+
+lambda is dropped from (14) (the gradient in eq. 10 already lacks it), and the experiments use beta = 200.
+
+Why the paper's form cannot be used as printed.
+
+1. Underflow. T sums ||v_i - v_j||^2 over the ~n^2/2 far pairs. e^{-beta T} is exactly 0.0 in float64
+   once beta T > 745.1, i.e. T > 3.73 for beta = 200. With Deng Cai's random init (entries of U, V in
+   [0, 1)) T is about n^2 k / 12 (about 4,200 for n = 50, k = 5); on ORL subsets of 5 to 20 faces
+   (n = 50..200, unit-norm images) T stays far above 3.73 during 200 NMF iterations (see the report and
+   ``test_paper_factor_underflows_and_fnmf_is_then_nmf``). The factor in (14) is then exactly 0 and the
+   paper's FNMF is, bit for bit, NMF. :func:`paper_factor` computes it.
+2. Degeneracy. The objective is not invariant under U -> U / s, V -> s V (which leaves U V^T alone):
+   T grows as s^2, so exp(-beta T) -> 0 and inf C = inf ||X - U V^T||^2. The farness term can always be
+   switched off by rescaling; any normalization of T by a scale chosen by us only moves the point where
+   this happens. With a constant weight instead of the exponential (the linearization
+   lambda e^{-beta T} ~ const - lambda beta e^{-beta T0} T) the objective ||X - U V^T||^2 - gamma T(V) is
+   unbounded below along the same rescaling, and the iterates diverge for large gamma.
+
+What is implemented. A constant farness weight on the scale-free representation. Let nu_k = ||u_k||^2
+and V~ = V diag(||u_1||, ..., ||u_k||), the representation Deng Cai's NormalizeUV gives (and the one
+KMeans clusters, :attr:`embedding_`). The updates decrease
+
+    F(U, V) = ||X - U V^T||_F^2 - gamma Tr(V~^T L_G V~),    gamma = farness / n,
+
+    V <- V * (X^T U + gamma D_G V N) / (V U^T U + gamma G V N),    N = diag(nu)         [eq. 14]
+    U <- U * (X V + gamma U diag(t)) / (U V^T V),   t_k = v_k^T L_G v_k >= 0            [eq. 13 + farness]
+
+(V first, then U, as in :mod:`.nmf`.) Relation to the paper: when U's columns have unit norm (N = I)
+the V update is eq. 14 with the factor beta e^{-beta T} replaced by the constant gamma; gamma is the
+weight that the paper's exponential puts on the gradient of T (lambda beta e^{-beta T}, eq. 10), frozen
+at a value that is not zero, since the paper's is always 0 in floating point. The U update gains the
+term gamma U diag(t) because the farness term now depends on U's column norms (that is what makes F
+invariant under the rescaling of point 2). The paper's beta = 200 has no counterpart: no scale of T is
+given under which it would mean something; ``farness`` replaces the pair (lambda, beta).
+
+Properties (all tested):
+
+* F is invariant under U -> U S^-1, V -> V S (S diagonal > 0), and the updates are equivariant: the
+  representation does not depend on how the initial factors split their scale (Cai's normalize_init is
+  therefore not needed here). Scaling X by c scales the factors by sqrt(c): ``farness`` is dimensionless.
+* Since Tr(V~^T L_G V~) <= lambda_max(L_G) ||V~||^2 <= n ||V~||^2 <= n ||U V^T||^2 (U, V >= 0), for
+  0 <= farness < 1, F >= -farness / (1 - farness) ||X||^2: F is bounded below (the parameter is
+  restricted to [0, 1)).
+* Both updates are majorization-minimization steps of F (the convex parts bounded as in Lee and Seung,
+  G >= 0 elementwise; the concave parts -gamma Tr(V^T D_G V N) and -gamma sum_k t_k ||u_k||^2 by their
+  tangents), so F never increases.
+* farness = 0 is Lee and Seung's NMF exactly, from the same init.
+
+Default farness = 0.01: on ORL subsets (unit-norm images, 5 to 20 classes) it changes the factorization
+visibly (the farness term is about 10% of F after 500 iterations) without dominating it; at 0.1 the
+farness term dominates and the representation spreads the samples apart at the expense of the
+reconstruction. This is our choice; the paper's own setting ("lambda varies and the best one is taken")
+cannot be transferred.
+
+Cost. G is dense but never formed: G B = 1 (1^T B) - B - W B (O(nk) plus the sparse product), and its
+degrees are D_G = (n - 1) - deg_W. One iteration is O(mnk) like NMF; memory O(nk + nnz(W)).
+
+References
+----------
+M. Babaee, R. Bahmanyar, G. Rigoll and M. Datcu, "Farness preserving non-negative matrix factorization",
+Proc. IEEE ICIP 2014.
+"""
+
+import logging
+
+import numpy as np
+
+from ..errors import ConfigError
+from .base import EPS, Factorization, check_nonnegative_float, check_positive_int
+from .knn_graph import degree, knn_graph
+from .nmf import frobenius_objective, squared_norm
+
+logger = logging.getLogger(__name__)
+
+PAPER_BETA = 200.0
+"""The FNMF paper's beta (Sec. 4.3)."""
+
+
+def complement_degree(W) -> np.ndarray:
+    """Degrees of the complement graph G = 1 1^T - I - W: (n - 1) - deg_W, shape (n,).
+
+    Parameters
+    ----------
+    W : scipy.sparse matrix of shape (n, n)
+        Symmetric 0-1 graph with a zero diagonal.
+    """
+    return (W.shape[0] - 1) - degree(W)
+
+
+def complement_product(W, B: np.ndarray) -> np.ndarray:
+    """G B for the complement G = 1 1^T - I - W of a 0-1 graph, without forming G.
+
+    Parameters
+    ----------
+    W : scipy.sparse matrix of shape (n, n)
+        Symmetric 0-1 graph with a zero diagonal.
+    B : ndarray of shape (n, k)
+
+    Returns
+    -------
+    ndarray of shape (n, k)
+        1 (1^T B) - B - W B.
+    """
+    GB = np.broadcast_to(B.sum(axis=0), B.shape) - B
+    GB -= W @ B
+    return GB
+
+
+def complement_traces(W, V: np.ndarray, D_G: np.ndarray | None = None) -> np.ndarray:
+    """Per-column farness t_k = v_k^T L_G v_k = (1/2) sum_ij G_ij (V_ik - V_jk)^2, shape (k,).
+
+    ``D_G`` (n,) may be passed when already computed. Clipped at 0 against rounding (L_G is PSD).
+    """
+    if D_G is None:
+        D_G = complement_degree(W)
+    LV = D_G[:, None] * V - complement_product(W, V)
+    return np.maximum(np.einsum("ik,ik->k", V, LV), 0.0)
+
+
+def paper_factor(V: np.ndarray, W, beta: float = PAPER_BETA) -> tuple[float, float]:
+    """The factor beta exp(-beta Tr(V^T L_G V)) of the paper's eq. 14, and T = Tr(V^T L_G V).
+
+    Evaluated exactly as printed (no rescaling of V). At any realistic scale of V the factor is exactly
+    0.0 in float64 (see the module docstring).
+
+    Returns
+    -------
+    factor, T : float
+    """
+    T = float(complement_traces(W, V).sum())
+    return float(beta * np.exp(-beta * T)), T
+
+
+def fnmf_rules(X: np.ndarray, W, gamma: float):
+    """Return ``(update, objective)`` of FNMF on X (m x n) with the 0-1 kNN graph W (n x n).
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+        Nonnegative data, one sample per column.
+    W : scipy.sparse matrix of shape (n, n)
+        Symmetric 0-1 neighbour graph; the far pairs are its complement.
+    gamma : float
+        Weight of the farness term, F = ||X - U V^T||^2 - gamma Tr(V~^T L_G V~) (module docstring).
+    """
+    W = W.tocsr()
+    D_G = complement_degree(W)[:, None]  # (n x 1): D_G V is a row scaling
+    reuse: dict[str, np.ndarray] = {}
+    X_norm2 = squared_norm(X)
+
+    def update(factors):
+        U, V = factors["U"], factors["V"]
+        nu = np.einsum("ik,ik->k", U, U)  # squared column norms of U, (k,)
+        numerator = X.T @ U + gamma * (D_G * V) * nu  # V update (eq. 14 with the constant weight), (n x k)
+        denominator = V @ (U.T @ U) + gamma * complement_product(W, V) * nu
+        np.maximum(denominator, EPS, out=denominator)
+        V *= numerator / denominator
+
+        t = complement_traces(W, V, D_G[:, 0])  # (k,)
+        numerator = X @ V  # U update (eq. 13 plus the farness term's U gradient), (m x k)
+        reuse["XV"] = numerator.copy()
+        numerator += gamma * U * t
+        denominator = U @ (V.T @ V)
+        np.maximum(denominator, EPS, out=denominator)
+        U *= numerator / denominator
+
+    def objective(factors):
+        U, V = factors["U"], factors["V"]
+        farness = np.dot(np.einsum("ik,ik->k", U, U), complement_traces(W, V, D_G[:, 0]))  # Tr(V~^T L_G V~)
+        return frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2) - gamma * float(farness)
+
+    return update, objective
+
+
+class FNMF(Factorization):
+    """Farness preserving NMF with an explicit farness weight (see the module docstring).
+
+    Minimizes F = ||X - U V^T||^2 - (farness / n) Tr(V~^T L_G V~), V~ = V diag(||u_k||), L_G the
+    Laplacian of the complement of the 0-1 kNN graph.
+
+    Parameters
+    ----------
+    n_components, max_iter, tol, init, random_state
+        As in :class:`~src.methods.base.Factorization`.
+    farness : float, default=0.01
+        Dimensionless weight of the farness term, 0 <= farness < 1; the term's weight is farness / n.
+        0 is NMF. Replaces the paper's (lambda, beta = 200), whose factor underflows to 0.
+    n_neighbors : int, default=5
+        Neighbours per sample in the 0-1 kNN graph (the paper does not give its k; Cai's default 5).
+
+    ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse kNN graph W.
+
+    References
+    ----------
+    M. Babaee, R. Bahmanyar, G. Rigoll and M. Datcu, "Farness preserving non-negative matrix
+    factorization", Proc. IEEE ICIP 2014.
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        max_iter=200,
+        tol=0.0,
+        init="random",
+        random_state=None,
+        farness=0.01,
+        n_neighbors=5,
+    ):
+        super().__init__(
+            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
+        )
+        self.farness = farness
+        self.n_neighbors = n_neighbors
+
+    def check_params(self) -> None:
+        super().check_params()
+        check_nonnegative_float("farness", self.farness)
+        if self.farness >= 1:
+            raise ConfigError(f"farness={self.farness!r} must be < 1 (the objective is unbounded below beyond)")
+        check_positive_int("n_neighbors", self.n_neighbors)
+
+    def _rules(self, X, y):
+        n = X.shape[1]
+        self.graph_ = knn_graph(X.T, n_neighbors=self.n_neighbors, weight="binary")
+        return fnmf_rules(X, self.graph_, float(self.farness) / n)
