@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow reproduce-cnmf reproduce-ccf clean
+.PHONY: help install test test-slow reproduce-cnmf reproduce-ccf reproduce-lcf clean
 RUN := $(PY) -m src.run -m
 GRID := method.params.alpha=1,10,100,1000
 # Records the wall time of a reproduce target in outputs/reproduce/<paper>/wall_seconds.txt
@@ -46,6 +46,17 @@ reproduce-ccf: $(STAMP) ## CCF paper: Yale, COIL20, MNIST-1000 -> outputs/reprod
 	$(RUN) +experiment=ccf method=semignmf $(GRID)
 	$(call STOP,ccf)
 	$(PY) -m src.paper_report ccf
+
+reproduce-lcf: $(STAMP) ## LCF paper: Yale, ORL, lambda study, toy figure -> outputs/reproduce/lcf/report.md
+	$(call START,lcf)
+	$(PY) -m src.data yale orl
+	$(RUN) +experiment=lcf
+	$(RUN) +experiment=lcf method=lcf method.params.lam=0.3,8,32
+	$(RUN) +experiment=lcf method=lcf protocol.ks=[3] method.params.lam=0.0625,0.25,1,2,4,8,16,32,64,256,1024 \
+		hydra.sweep.dir=outputs/reproduce/lcf/lambda
+	$(PY) -m src.lcf_figures --out outputs/reproduce/lcf
+	$(call STOP,lcf)
+	$(PY) -m src.paper_report lcf
 
 clean: ## Remove outputs/ (keeps data/ and .venv)
 	rm -rf outputs

@@ -11,6 +11,7 @@ Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``
 run before anything is computed, with one line naming the parameter.
 """
 
+import json
 import logging
 import resource
 import sys
@@ -76,6 +77,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
         if row is None:
             trial = make_trial(dataset.y, dataset.name, k, trial_number, plain["seed"], protocol["labels"])
             row = run_cell(dataset.X, dataset.name, method, trial, protocol, plain["seed"], dataset.image_shape)
+            row["params"] = json.dumps(method["params"], sort_keys=True)
             row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # job peak so far
             save_cell(path, row)
             status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"
