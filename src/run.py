@@ -11,6 +11,7 @@ Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``
 run before anything is computed, with one line naming the parameter.
 """
 
+import hashlib
 import json
 import logging
 import resource
@@ -58,6 +59,16 @@ def effective_labels(protocol: Mapping, dataset: str) -> dict:
     return {**protocol["labels"], **(overrides.get(dataset) or {})}
 
 
+def config_fingerprint(plain: Mapping) -> str:
+    """Hash of everything that determines a cell's numbers: data set, method, protocol and seed.
+
+    A cell file on disk is reused only when its fingerprint matches, so a re-run into the same directory
+    with other settings recomputes instead of mixing results.
+    """
+    relevant = {key: plain[key] for key in ("dataset", "method", "protocol", "seed")}
+    return hashlib.sha256(json.dumps(relevant, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
     """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``; returns results.csv."""
     plain = OmegaConf.to_container(cfg, resolve=True)
@@ -69,15 +80,20 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
     check_method(method, dataset.X, dataset.image_shape)
     write_atomic(out_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
 
+    fingerprint = config_fingerprint(plain)
     cells = [(k, t) for k in protocol["ks"] for t in range(protocol["n_trials"])]
     rows, start = [], time.perf_counter()
     for number, (k, trial_number) in enumerate(cells, 1):
         path = cell_path(out_dir, dataset.name, method["label"], k, trial_number)
         row = load_cell(path)
+        if row is not None and row.get("config_hash") != fingerprint:
+            logger.warning("%s was computed under another config; recomputing it", path.name)
+            row = None
         if row is None:
             trial = make_trial(dataset.y, dataset.name, k, trial_number, plain["seed"], protocol["labels"])
             row = run_cell(dataset.X, dataset.name, method, trial, protocol, plain["seed"], dataset.image_shape)
             row["params"] = json.dumps(method["params"], sort_keys=True)
+            row["config_hash"] = fingerprint
             row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # job peak so far
             save_cell(path, row)
             status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"

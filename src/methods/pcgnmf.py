@@ -1,0 +1,232 @@
+"""NMF with pairwise constraints and graph Laplacian (PCGNMF), He et al., NPL 2015. INFERRED objective.
+
+Only the abstract and the appendix (the convergence proof) of the paper survive in the project's text.
+The objective is inferred from the appendix: its gradient (eq. 21), second derivative (eq. 22), auxiliary
+function (eq. 23) and V update (eq. 29 = eq. 15). With X (m x n) >= 0, U (m x k), V (n x k):
+
+    J = ||X - U V^T||_F^2 + alpha Tr(V^T L V) + beta/2 (Tr(V^T M V A) + Tr(V^T C V))      (inferred)
+
+* L = D - W, W the symmetric kNN graph of all samples (:func:`.knn_graph.knn_graph`, Cai's
+  conventions as in :class:`~.gnmf.GNMF`), D its degrees;
+* M (n x n): M_ij = 1 for a must-link pair (i != j both labelled, same class), else 0;
+* C (n x n): C_ij = 1 for a cannot-link pair (i, j both labelled, different classes), else 0;
+* A = 1 1^T - I (k x k).
+
+Tr(V^T M V A) = sum over must-link pairs of sum_{b != c} v_ib v_jc: it penalizes two samples of the same
+class that load on different components. Tr(V^T C V) = sum over cannot-link pairs of v_i^T v_j: it
+penalizes overlap between samples of different classes. dJ/dV = -2 X^T U + 2 V U^T U + 2 alpha (D - W) V
++ beta (M V A + C V) is the appendix's eq. 21, which fixes the factor beta/2.
+
+Updates (V first, then U, as in :mod:`.gnmf`; the paper numbers V's rule (15) before U's (16)):
+
+    V <- V * (X^T U + alpha W V) / (V U^T U + alpha D V + beta/2 (M V A + C V))     (eq. 15 / 29)
+    U <- U * (X V) / (U V^T V)                                                      (eq. 16, NMF's)
+
+The appendix (Theorem 1) proves that J is nonincreasing with the per-entry auxiliary function of Cai et
+al.; the M V A and C V terms majorize exactly as V U^T U does (A, M, C >= 0 elementwise), and the graph
+term is GNMF's. The tests check that J never increases over 200 iterations. With beta = 0, or without
+any labelled pair, J and the rules are GNMF's exactly.
+
+Choices where the text is silent or inconsistent:
+
+* the definitions of M, C, A above are a consistent reading of the appendix (the definitions themselves
+  are in the lost body of the paper); self pairs are excluded from M (M_aa = 0, which eqs. 22 and 24
+  also imply: they carry no M_aa term);
+* eq. 22 has beta C_aa where eq. 24 has beta/2 C_aa; both are 0 here (C_aa = 0) so nothing depends on it;
+* parameter values: the appendix gives none. Defaults: ``alpha=100``, ``n_neighbors=5``, 0-1 weights
+  (GNMF's defaults, the paper cites GNMF for its graph term) and ``beta=100`` (our choice, same order as
+  alpha); grid-search them as the protocol says;
+* the graph is the plain kNN graph (the labels enter only through M and C, not through W);
+* ``normalize_init`` as in :class:`~.gnmf.GNMF`.
+
+Cost. M and C are never formed: with Y (n x c) the sparse one-hot matrix of the labelled samples and P
+the diagonal indicator of labelled samples, M V = Y (Y^T V) - P V and C V = l_1 (1_l^T V) - Y (Y^T V)
+(1_l: indicator vector of the labelled samples); M V A = (M V 1) 1^T - M V. All O(nk); no l x l array.
+
+References
+----------
+Y.-C. He, H.-T. Lu, L. Huang et al., "Non-negative matrix factorization with pairwise constraints and
+graph Laplacian", Neural Processing Letters 42:167-185, 2015 (appendix, eqs. 21-29).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .base import EPS, UNLABELLED, check_nonnegative_float
+from .gnmf import GNMF
+from .knn_graph import degree
+from .nmf import frobenius_objective, squared_norm
+
+
+class PairwiseConstraints:
+    """Must-link M and cannot-link C matrices of partial labels, applied without forming them.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Class labels, -1 for unlabelled samples.
+
+    Attributes
+    ----------
+    n_labelled : int
+        Number of labelled samples l.
+    n_must, n_cannot : int
+        Number of must-link and cannot-link unordered pairs.
+    """
+
+    def __init__(self, y):
+        y = np.asarray(y)
+        n = y.shape[0]
+        labelled = np.flatnonzero(y != UNLABELLED)
+        classes, codes = np.unique(y[labelled], return_inverse=True)
+        self.Y = sp.csr_matrix((np.ones(labelled.size), (labelled, codes)), shape=(n, classes.size))
+        self.Yt = self.Y.T.tocsr()
+        self.is_labelled = np.zeros((n, 1))
+        self.is_labelled[labelled] = 1.0
+        self.n_labelled = int(labelled.size)
+        sizes = np.bincount(codes, minlength=classes.size).astype(np.int64)
+        self.n_must = int((sizes * (sizes - 1)).sum() // 2)
+        self.n_cannot = int((self.n_labelled**2 - (sizes**2).sum()) // 2)
+
+    def same_class(self, V: np.ndarray) -> np.ndarray:
+        """Y Y^T V: sum of V over the labelled samples of each labelled sample's class, (n x k)."""
+        return self.Y @ (self.Yt @ V)
+
+    def must(self, V: np.ndarray, same: np.ndarray | None = None) -> np.ndarray:
+        """M V, (n x k). ``same`` = :meth:`same_class` (V) may be passed when already computed."""
+        if same is None:
+            same = self.same_class(V)
+        return same - self.is_labelled * V
+
+    def cannot(self, V: np.ndarray, same: np.ndarray | None = None) -> np.ndarray:
+        """C V, (n x k). ``same`` = :meth:`same_class` (V) may be passed when already computed."""
+        if same is None:
+            same = self.same_class(V)
+        return self.is_labelled * (self.is_labelled * V).sum(axis=0) - same
+
+    def dense(self) -> tuple[np.ndarray, np.ndarray]:
+        """M and C as dense (n x n) arrays, for inspection and tests on tiny n only."""
+        S = (self.Y @ self.Yt).toarray()
+        lab = self.is_labelled[:, 0]
+        M = S - np.diag(lab)
+        C = np.outer(lab, lab) - S
+        return M, C
+
+
+def times_offdiagonal_ones(B: np.ndarray) -> np.ndarray:
+    """B A with A = 1 1^T - I (k x k): each entry replaced by the sum of the other entries of its row."""
+    return B.sum(axis=1, keepdims=True) - B
+
+
+def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
+    """Return ``(update, objective)`` of PCGNMF on X (m x n), kNN graph W (n x n), labels y.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+        Nonnegative data, one sample per column.
+    W : scipy.sparse matrix of shape (n, n)
+        Symmetric nonnegative graph of the samples.
+    alpha : float
+        Weight of the graph term alpha Tr(V^T L V).
+    beta : float
+        Weight of the pairwise term beta/2 (Tr(V^T M V A) + Tr(V^T C V)).
+    y : array-like of shape (n,)
+        Class labels, -1 for unlabelled samples (defines M and C).
+    """
+    W = W.tocsr()
+    D = degree(W)[:, None]  # (n x 1): D V is a row scaling
+    pairs = PairwiseConstraints(y)
+    reuse: dict[str, np.ndarray] = {}
+    X_norm2 = squared_norm(X)
+
+    def pairwise_terms(V):
+        same = pairs.same_class(V)
+        return pairs.must(V, same), pairs.cannot(V, same)
+
+    def update(factors):
+        U, V = factors["U"], factors["V"]
+        MV, CV = pairwise_terms(V)
+        numerator = X.T @ U + alpha * (W @ V)  # V update (eq. 15 = appendix eq. 29), (n x k)
+        denominator = V @ (U.T @ U) + alpha * (D * V) + (0.5 * beta) * (times_offdiagonal_ones(MV) + CV)
+        np.maximum(denominator, EPS, out=denominator)
+        V *= numerator / denominator
+
+        numerator = X @ V  # U update (eq. 16, NMF's rule), (m x k)
+        reuse["XV"] = numerator.copy()
+        denominator = U @ (V.T @ V)
+        np.maximum(denominator, EPS, out=denominator)
+        U *= numerator / denominator
+
+    def objective(factors):
+        U, V = factors["U"], factors["V"]
+        smoothness = np.vdot(V, D * V) - np.vdot(V, W @ V)  # Tr(V^T L V)
+        MV, CV = pairwise_terms(V)
+        pairwise = np.vdot(MV, times_offdiagonal_ones(V)) + np.vdot(V, CV)  # Tr(V^T M V A) + Tr(V^T C V)
+        data = frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2)
+        return data + alpha * float(smoothness) + 0.5 * beta * float(pairwise)
+
+    return update, objective
+
+
+class PCGNMF(GNMF):
+    """Pairwise constrained graph regularized NMF (objective inferred from the paper's appendix).
+
+    J = ||X - U V^T||^2 + alpha Tr(V^T L V) + beta/2 (Tr(V^T M V A) + Tr(V^T C V)), M and C the
+    must-link and cannot-link pairs of the labelled samples (see the module docstring). ``fit(X, y)``
+    uses y (-1 = unlabelled); without labels, or with beta = 0, it is :class:`~.gnmf.GNMF`.
+
+    Parameters
+    ----------
+    n_components, max_iter, tol, init, random_state
+        As in :class:`~src.methods.base.Factorization`.
+    alpha : float, default=100.0
+        Graph regularization weight (GNMF's default; the paper's value is not known).
+    beta : float, default=100.0
+        Weight of the pairwise constraint term (our choice; the paper's value is not known).
+    n_neighbors, weight, t, normalize_init
+        The kNN graph and Cai's initial normalization, as in :class:`~.gnmf.GNMF`.
+
+    ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse kNN graph.
+
+    References
+    ----------
+    Y.-C. He, H.-T. Lu, L. Huang et al., "Non-negative matrix factorization with pairwise constraints
+    and graph Laplacian", Neural Processing Letters 42:167-185, 2015.
+    """
+
+    def __init__(
+        self,
+        n_components=2,
+        max_iter=200,
+        tol=0.0,
+        init="random",
+        random_state=None,
+        alpha=100.0,
+        beta=100.0,
+        n_neighbors=5,
+        weight="binary",
+        t=None,
+        normalize_init=False,
+    ):
+        super().__init__(
+            n_components=n_components,
+            max_iter=max_iter,
+            tol=tol,
+            init=init,
+            random_state=random_state,
+            alpha=alpha,
+            n_neighbors=n_neighbors,
+            weight=weight,
+            t=t,
+            normalize_init=normalize_init,
+        )
+        self.beta = beta
+
+    def check_params(self) -> None:
+        super().check_params()
+        check_nonnegative_float("beta", self.beta)
+
+    def _rules(self, X, y):
+        self.graph_ = self._graph(X, y)  # the plain kNN graph: labels act through M and C only
+        return pcgnmf_rules(X, self.graph_, float(self.alpha), float(self.beta), y)
