@@ -5,10 +5,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
 os.environ.setdefault("REPRO_DATA_MIRROR", str(DEFAULT_MIRROR))
+# The test matrices are tiny: one BLAS thread is much faster than two threads on two busy cores.
+threadpool_limits(1)
 
 
 @pytest.fixture

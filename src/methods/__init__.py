@@ -8,6 +8,7 @@ from ..errors import ConfigError
 from .cnmf import CNMF
 from .cnmf_kl import CNMFKL
 from .concept import CCF, CF
+from .fnmf import FNMF
 from .copkmeans import COPKMeans
 from .gnmf import GNMF, SemiGNMF
 from .kmeans import KMeansBaseline
@@ -16,7 +17,9 @@ from .nlcf import NLCF
 from .nmf import NMF
 from .nmf_kl import NMFKL
 from .nmf_ncw import NMFNCW
+from .npnmf import NPNMF
 from .ntf import NTF
+from .pcgnmf import PCGNMF
 from .sda import SDA
 from .sparse_nmf import SparseNMF
 
@@ -37,6 +40,9 @@ REGISTRY = {
     "sparse_nmf": SparseNMF,
     "nlcf": NLCF,
     "lcf": LCF,
+    "npnmf": NPNMF,
+    "fnmf": FNMF,
+    "pcgnmf": PCGNMF,
 }
 NAMES = tuple(REGISTRY)
 

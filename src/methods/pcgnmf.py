@@ -23,16 +23,19 @@ Updates (V first, then U, as in :mod:`.gnmf`; the paper numbers V's rule (15) be
     U <- U * (X V) / (U V^T V)                                                      (eq. 16, NMF's)
 
 The appendix (Theorem 1) proves that J is nonincreasing with the per-entry auxiliary function of Cai et
-al.; the M V A and C V terms majorize exactly as V U^T U does (A, M, C >= 0 elementwise), and the graph
-term is GNMF's. The tests check that J never increases over 200 iterations. With beta = 0, or without
+al.; the M V A and C V terms majorize exactly as V U^T U does (A, M, C >= 0 elementwise, a bound that
+holds for the simultaneous update too), and the graph term is GNMF's, whose per-entry argument does not
+by itself cover the simultaneous update of all entries (-W is not negative semidefinite). The tests
+check that J never increases over 200 iterations, also with a large beta. With beta = 0, or without
 any labelled pair, J and the rules are GNMF's exactly.
 
 Choices where the text is silent or inconsistent:
 
 * the definitions of M, C, A above are a consistent reading of the appendix (the definitions themselves
-  are in the lost body of the paper); self pairs are excluded from M (M_aa = 0, which eqs. 22 and 24
-  also imply: they carry no M_aa term);
-* eq. 22 has beta C_aa where eq. 24 has beta/2 C_aa; both are 0 here (C_aa = 0) so nothing depends on it;
+  are in the lost body of the paper). Self pairs are excluded from M (M_aa = 0: a sample is not a pair);
+  the appendix cannot decide this, because the M_aa term of the second derivative carries A_bb = 0;
+* eqs. 22 and 24 are consistent with J (F'' = 2 (U^T U)_bb + 2 alpha L_aa + beta C_aa, and the Taylor
+  expansion uses F''/2); C_aa = 0 anyway;
 * parameter values: the appendix gives none. Defaults: ``alpha=100``, ``n_neighbors=5``, 0-1 weights
   (GNMF's defaults, the paper cites GNMF for its graph term) and ``beta=100`` (our choice, same order as
   alpha); grid-search them as the protocol says;
@@ -40,7 +43,7 @@ Choices where the text is silent or inconsistent:
 * ``normalize_init`` as in :class:`~.gnmf.GNMF`.
 
 Cost. M and C are never formed: with Y (n x c) the sparse one-hot matrix of the labelled samples and P
-the diagonal indicator of labelled samples, M V = Y (Y^T V) - P V and C V = l_1 (1_l^T V) - Y (Y^T V)
+the diagonal indicator of labelled samples, M V = Y (Y^T V) - P V and C V = 1_l (1_l^T V) - Y (Y^T V)
 (1_l: indicator vector of the labelled samples); M V A = (M V 1) 1^T - M V. All O(nk); no l x l array.
 
 References
