@@ -146,6 +146,22 @@ def published_tables_section(frame: pd.DataFrame, published_tables: pd.DataFrame
     return lines
 
 
+def averages_section(frame: pd.DataFrame, averages: list, names: dict) -> list[str]:
+    """Our average over k beside the paper's printed averages (FNMF's Tables 2 and 3)."""
+    methods = [key for key in averages[0] if key not in ("dataset", "metric")]
+    lines = ["## Our averages beside the paper's", "", "Each cell: ours / paper (ours - paper), percent.", "",
+             "| data set | metric | " + " | ".join(methods) + " |", "|---" * (len(methods) + 2) + "|"]
+    renamed = frame.assign(method=frame["method"].replace(names))
+    for entry in averages:
+        rows = renamed[renamed["dataset"] == entry["dataset"]]
+        metric = entry["metric"]
+        ours = rows.groupby(["method", "k"])[metric].mean().groupby("method").mean() * 100
+        cells = [f"{ours[m]:.2f} / {entry[m]:.2f} ({ours[m] - entry[m]:+.2f})" if m in ours else f"n/a / {entry[m]:.2f}"
+                 for m in methods]
+        lines.append(f"| {entry['dataset']} | {METRIC_NAMES[metric]} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def subrun_section(frame: pd.DataFrame) -> list[str]:
     """Average AC and NMI when the sub-run is chosen by accuracy (oracle) and by objective (label-free)."""
     if "acc_by_objective" not in frame or frame["acc_by_objective"].isna().all():
@@ -176,10 +192,18 @@ def cost_section(frame: pd.DataFrame, out: Path) -> list[str]:
     return lines
 
 
-def build(paper: str, runs: Path, out: Path) -> Path:
-    """Write the paper's tables, figures and ``report.md`` into ``out``; returns the report's path."""
+def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = None) -> Path:
+    """Write the paper's tables, figures and ``report.md`` into ``out``; returns the report's path.
+
+    ``runs`` may name several sweep directories (e.g. another paper's runs under the same protocol,
+    whose paired trials are identical); ``datasets`` keeps only those data sets.
+    """
     published = yaml.safe_load((CONF / f"{paper}.yaml").read_text())
-    frame = read_results(find_results([runs]))
+    frame = read_results(find_results(runs))
+    if datasets:
+        frame = frame[frame["dataset"].isin(datasets)]
+    if published.get("estimators"):  # the paper's methods only, when runs are shared with another paper
+        frame = frame[frame["estimator"].isin(published["estimators"])]
     write_atomic(out / "results.csv", frame.to_csv(index=False))
     table_rows, chosen = choose_tuned(frame, published.get("families", {}))
     write_reports(table_rows, out)
@@ -208,6 +232,8 @@ def build(paper: str, runs: Path, out: Path) -> Path:
     tables = CONF / f"{paper}_tables.csv"
     if tables.exists():
         lines += published_tables_section(table_rows, pd.read_csv(tables), published.get("method_names", {}))
+    if published.get("published_averages"):
+        lines += averages_section(table_rows, published["published_averages"], published.get("method_names", {}))
     lines += subrun_section(frame)
     lines += claims_section(table_rows, published) + [""]
     lines += ["## Notes and known causes of differences", ""] + [f"- {note}" for note in published.get("notes", [])]
@@ -223,17 +249,18 @@ def build(paper: str, runs: Path, out: Path) -> Path:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m src.paper_report", description=__doc__.splitlines()[0])
     parser.add_argument("paper", help="paper key: a file conf/published/<paper>.yaml")
-    parser.add_argument("--runs", help="directory of the runs (default outputs/reproduce/<paper>/runs)")
+    parser.add_argument("--runs", nargs="+", help="directories of the runs (default outputs/reproduce/<paper>/runs)")
+    parser.add_argument("--datasets", nargs="+", help="keep only these data sets")
     parser.add_argument("--out", help="output directory (default outputs/reproduce/<paper>)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     out = Path(args.out or f"outputs/reproduce/{args.paper}")
-    runs = Path(args.runs) if args.runs else out / "runs"
+    runs = [Path(r) for r in args.runs] if args.runs else [out / "runs"]
     if not (CONF / f"{args.paper}.yaml").exists():
         logger.error("paper=%r has no conf/published/%s.yaml", args.paper, args.paper)
         return 2
     try:
-        logger.info("wrote %s", build(args.paper, runs, out))
+        logger.info("wrote %s", build(args.paper, runs, out, args.datasets))
     except FileNotFoundError as exc:
         logger.error("%s", exc)
         return 2
