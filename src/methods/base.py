@@ -47,6 +47,13 @@ def check_nonnegative_float(name: str, value) -> float:
     return float(value)
 
 
+def check_bool(name: str, value) -> bool:
+    """Return ``value`` if it is a boolean, else raise :class:`ConfigError` naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(f"{name}={value!r} must be True or False")
+    return bool(value)
+
+
 def check_data(X, nonnegative: bool) -> np.ndarray:
     """Validate a data matrix with one sample per row and return it as a float64 array.
 
@@ -178,3 +185,21 @@ class Factorization(BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the (n_samples, n_components) representation."""
         return self.fit(X, y).embedding_
+
+
+class NormalizedInitMixin:
+    """Adds Deng Cai's NormalizeUV on the initial factors when ``self.normalize_init`` is true.
+
+    U's columns are scaled to unit L2 norm and V's columns by the same norms, so U V^T is unchanged; a zero
+    column of U is left as it is. NMF's rules are equivariant under this rescaling, graph-regularized
+    rules are not, which is why the methods with a graph term expose it.
+    """
+
+    def _initial_factors(self, shapes):
+        factors = super()._initial_factors(shapes)  # fresh arrays: the caller's init is not touched
+        if self.normalize_init:
+            norms = np.linalg.norm(factors["U"], axis=0)
+            norms[norms == 0] = 1.0
+            factors["U"] /= norms
+            factors["V"] *= norms
+        return factors

@@ -45,8 +45,8 @@ pp. 63-72 (GNMF and the semi-supervised SemiGNMF).
 
 import numpy as np
 
-from ..errors import ConfigError
-from .base import EPS, Factorization, check_nonnegative_float, check_positive_int
+from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
+                   check_positive_int)
 from .knn_graph import check_t, check_weight, degree, knn_graph, label_graph
 from .nmf import frobenius_objective, squared_norm
 
@@ -89,7 +89,7 @@ def gnmf_rules(X: np.ndarray, W, alpha: float):
     return update, objective
 
 
-class GNMF(Factorization):
+class GNMF(NormalizedInitMixin, Factorization):
     """Graph regularized NMF: ||X - U V^T||^2 + alpha Tr(V^T L V), L from a kNN graph of the samples.
 
     Parameters
@@ -145,17 +145,8 @@ class GNMF(Factorization):
         check_positive_int("n_neighbors", self.n_neighbors)
         check_weight(self.weight)
         check_t(self.t)
-        if not isinstance(self.normalize_init, (bool, np.bool_)):
-            raise ConfigError(f"normalize_init={self.normalize_init!r} must be True or False")
+        check_bool("normalize_init", self.normalize_init)
 
-    def _initial_factors(self, shapes):
-        factors = super()._initial_factors(shapes)  # fresh arrays: the caller's init is not touched
-        if self.normalize_init:
-            norms = np.linalg.norm(factors["U"], axis=0)
-            norms[norms == 0] = 1.0
-            factors["U"] /= norms  # Cai's NormalizeUV after the initialization
-            factors["V"] *= norms
-        return factors
 
     def _graph(self, X: np.ndarray, y: np.ndarray):
         """(n x n) sparse graph of the samples, the columns of X (m x n)."""

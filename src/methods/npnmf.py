@@ -56,7 +56,8 @@ import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 
 from ..errors import ConfigError
-from .base import EPS, Factorization, check_nonnegative_float, check_positive_int
+from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
+                   check_positive_int)
 from .nmf import frobenius_objective, squared_norm
 
 logger = logging.getLogger(__name__)
@@ -184,7 +185,7 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
     return update, objective
 
 
-class NPNMF(Factorization):
+class NPNMF(NormalizedInitMixin, Factorization):
     """Neighbourhood preserving NMF: ||X - U V^T||^2 + mu ||(I - M) V||^2, M the LLE weights.
 
     Parameters
@@ -233,17 +234,8 @@ class NPNMF(Factorization):
         check_nonnegative_float("mu", self.mu)
         check_positive_int("n_neighbors", self.n_neighbors)
         check_reg(self.reg)
-        if not isinstance(self.normalize_init, (bool, np.bool_)):
-            raise ConfigError(f"normalize_init={self.normalize_init!r} must be True or False")
+        check_bool("normalize_init", self.normalize_init)
 
-    def _initial_factors(self, shapes):
-        factors = super()._initial_factors(shapes)  # fresh arrays: the caller's init is not touched
-        if self.normalize_init:
-            scale = np.linalg.norm(factors["U"], axis=0)
-            scale[scale == 0] = 1.0
-            factors["U"] /= scale
-            factors["V"] *= scale
-        return factors
 
     def _rules(self, X, y):
         self.weights_ = lle_weights(X.T, n_neighbors=self.n_neighbors, reg=self.reg)
