@@ -77,7 +77,7 @@ reproduce-pcgnmf: $(STAMP) ## PCGNMF paper (inferred objective): ORL, Yale, COIL
 	$(PY) -m src.data orl yale coil20
 	$(RUN) +experiment=pcgnmf dataset=coil20
 	$(RUN) +experiment=pcgnmf dataset=coil20 method=gnmf,semignmf $(GRID)
-	$(RUN) +experiment=pcgnmf method=pcgnmf method.params.alpha=10,100 method.params.beta=10,100,1000
+	$(RUN) +experiment=pcgnmf method=pcgnmf method.params.beta=10,100,1000
 	$(call STOP,pcgnmf)
 	$(PY) -m src.paper_report pcgnmf --datasets orl yale coil20 \
 		--runs outputs/reproduce/pcgnmf/runs outputs/reproduce/cnmf/runs
