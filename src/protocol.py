@@ -10,13 +10,13 @@ import logging
 import math
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import methods
-from .clustering import best_kmeans
+from .clustering import INITS, METRICS, best_kmeans
 from .errors import ConfigError
 from .metrics import accuracy, nmi
 from .methods.base import UNLABELLED, check_data, check_positive_int
@@ -81,7 +81,10 @@ def make_trial(y: np.ndarray, dataset: str, k: int, trial: int, seed: int, label
 
 def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> None:
     """Raise :class:`ConfigError` naming the first bad protocol value."""
-    ks = list(protocol["ks"])
+    ks = protocol["ks"]
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Sequence):
+        raise ConfigError(f"protocol.ks={ks!r} must be a list of numbers of classes, e.g. [2,3,4]")
+    ks = list(ks)
     if not ks:
         raise ConfigError("protocol.ks is empty; give at least one number of classes")
     for k in ks:
@@ -98,9 +101,14 @@ def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> No
                           f"{', '.join(SUBRUN_CHOICES)}")
     if protocol.get("score_on", "all") not in SCORE_ON:
         raise ConfigError(f"protocol.score_on={protocol['score_on']!r} is not one of {', '.join(SCORE_ON)}")
+    for key, choices in (("kmeans_metric", METRICS), ("kmeans_init", INITS)):
+        if protocol.get(key, choices[0]) not in choices:
+            raise ConfigError(f"protocol.{key}={protocol[key]!r} is not one of {', '.join(choices)}")
     labels = protocol["labels"]
-    if labels["mode"] not in LABEL_MODES:
-        raise ConfigError(f"protocol.labels.mode={labels['mode']!r} is not one of {', '.join(LABEL_MODES)}")
+    if not isinstance(labels, Mapping):
+        raise ConfigError(f"protocol.labels={labels!r} must be a mapping with keys mode, fraction, per_class")
+    if labels.get("mode") not in LABEL_MODES:
+        raise ConfigError(f"protocol.labels.mode={labels.get('mode')!r} is not one of {', '.join(LABEL_MODES)}")
     if labels["mode"] == "fraction":
         fraction = labels["fraction"]
         if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:

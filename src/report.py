@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -48,7 +49,8 @@ def write_reports(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
             write_atomic(path, text)
             written.append(path)
         figure = out_dir / f"figure_{dataset}.png"
-        tmp = figure.with_name(f".{figure.name}.tmp.png")
+        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{figure.stem}.", suffix=".png")  # unique per writer
+        os.close(fd)
         plot_metrics_vs_k(rows, f"{dataset}: accuracy and NMI against k", tmp, order)
         os.replace(tmp, figure)
         written.append(figure)

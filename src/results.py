@@ -6,12 +6,15 @@ the cells already on disk. ``results.csv`` is rebuilt from the cell files, also 
 """
 
 import json
+import logging
 import os
 import re
 import tempfile
 from pathlib import Path
 
 import pandas as pd
+
+logger = logging.getLogger(__name__)
 
 CELL_DIR = "cells"
 RESULTS = "results.csv"
@@ -44,16 +47,23 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def save_cell(path: Path, row: dict) -> None:
-    """Store one cell's row."""
-    write_atomic(path, json.dumps(row, sort_keys=True))
+    """Store one cell's row (keys in the row's own order, so a row read back has the columns of a fresh one)."""
+    write_atomic(path, json.dumps(row))
 
 
 def load_cell(path: Path) -> dict | None:
-    """The row stored at ``path``, or None if there is none."""
+    """The row stored at ``path``, or None if there is none or it cannot be read (then it is recomputed)."""
     try:
-        return json.loads(Path(path).read_text())
+        row = json.loads(Path(path).read_text())
     except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # e.g. a file truncated by a copy or a full disk
+        logger.warning("%s is unreadable (%s); recomputing it", Path(path).name, exc)
+        return None
+    if not isinstance(row, dict):
+        logger.warning("%s does not hold a result row; recomputing it", Path(path).name)
+        return None
+    return row
 
 
 def sort_rows(frame: pd.DataFrame) -> pd.DataFrame:

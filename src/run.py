@@ -11,6 +11,7 @@ Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``
 run before anything is computed, with one line naming the parameter.
 """
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -18,6 +19,7 @@ import resource
 import sys
 import time
 from collections.abc import Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 import hydra
@@ -35,6 +37,7 @@ logger = logging.getLogger(__name__)
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 GROUPS = ("dataset", "method", "protocol", "experiment")
+LOCK = ".lock"
 
 
 def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None:
@@ -56,7 +59,35 @@ def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None
 def effective_labels(protocol: Mapping, dataset: str) -> dict:
     """The label scheme for ``dataset``: ``protocol.labels`` updated by ``protocol.label_overrides``."""
     overrides = protocol.get("label_overrides") or {}
-    return {**protocol["labels"], **(overrides.get(dataset) or {})}
+    if not isinstance(overrides, Mapping):
+        raise ConfigError(f"protocol.label_overrides={overrides!r} must map data set names to label settings")
+    override = overrides.get(dataset) or {}
+    for name, value in (("labels", protocol["labels"]), (f"label_overrides.{dataset}", override)):
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"protocol.{name}={value!r} must be a mapping with keys mode, fraction, per_class")
+    return {**protocol["labels"], **override}
+
+
+def check_run(plain: Mapping) -> None:
+    """Reject a bad top-level ``seed`` or ``runtime.blas_threads`` with one line naming it."""
+    seed = plain.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ConfigError(f"seed={seed!r} must be an integer >= 0")
+    threads = (plain.get("runtime") or {}).get("blas_threads")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ConfigError(f"runtime.blas_threads={threads!r} must be a positive integer or null (library default)")
+
+
+@contextmanager
+def exclusive(path: Path):
+    """Hold an exclusive advisory lock (``flock``) on the file ``path`` for the duration of the block."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def config_fingerprint(plain: Mapping) -> str:
@@ -73,6 +104,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
     """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``; returns results.csv."""
     plain = OmegaConf.to_container(cfg, resolve=True)
     protocol, method = plain["protocol"], plain["method"]
+    check_run(plain)
     dataset = load_dataset(plain["dataset"], plain["paths"]["data_dir"], plain["paths"]["mirror"], plain["seed"])
     protocol = {**protocol, "labels": effective_labels(protocol, dataset.name)}
     sizes = [int((dataset.y == c).sum()) for c in set(dataset.y.tolist())]
@@ -102,7 +134,8 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
         rows.append(row)
         logger.info("[%s/%s] cell %d/%d k=%d trial=%d: %s (elapsed %.0fs)", dataset.name, method["label"],
                     number, len(cells), k, trial_number, status, time.perf_counter() - start)
-    write_reports(write_results(out_dir, rows), out_dir)
+    with exclusive(out_dir / LOCK):  # runs sharing out_dir take turns writing results.csv, tables and figure
+        write_reports(write_results(out_dir, rows), out_dir)
     logger.info("wrote %s and the table and figure beside it", out_dir / RESULTS)
     return out_dir / RESULTS
 
@@ -111,6 +144,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
 def main(cfg: DictConfig) -> None:
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
+        check_run(OmegaConf.to_container(cfg, resolve=True))
         with threadpool_limits(limits=cfg.runtime.blas_threads):
             run_experiment(cfg, out_dir)
     except UserError as exc:

@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from .base import EPS, Factorization
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import frobenius_objective, squared_norm
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 
 def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
@@ -41,13 +41,13 @@ def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
 
     def update(factors):
         U, Z = factors["U"], factors["Z"]
-        numerator = At @ (X.T @ U)  # eq. 3, A^T X^T U, (r x k)
+        numerator = At @ xt_dot(X, U)  # eq. 3, A^T X^T U, (r x k)
         denominator = At @ ((A @ Z) @ (U.T @ U))  # A^T A Z U^T U
         np.maximum(denominator, EPS, out=denominator)
         Z *= numerator / denominator
 
         V = A @ Z  # the representation V = A Z, (n x k)
-        numerator = X @ V  # eq. 2, X A Z, (m x k)
+        numerator = x_dot(X, V)  # eq. 2, X A Z, (m x k)
         reuse["XV"] = numerator.copy()
         denominator = U @ (V.T @ V)  # U Z^T A^T A Z
         np.maximum(denominator, EPS, out=denominator)

@@ -26,7 +26,9 @@ U <- U * (X / Y) V / (1_m 1_n^T V).
 
 Order: Z first, then U (as :class:`~src.methods.nmf_kl.NMFKL` updates V, then U); with no label A = I and
 the method is exactly NMF-KL from the same initial factors (tested). The KL objective is tested to never
-increase. Cost: one iteration is O(mnk) as NMF-KL (A is sparse; the paper's Table 1 counts a dense A).
+increase. Cost: one iteration is O(mnk) as NMF-KL (A is sparse; the paper's Table 1 counts a dense A); the
+ratio X / Y is formed block by block by :class:`~src.methods.nmf_kl.KLProducts` (no m x n array), and the
+objective's pass gives the next Z update its (X / Y)^T U, as in NMF-KL.
 
 References
 ----------
@@ -40,7 +42,7 @@ import scipy.sparse as sp
 
 from .base import EPS, Factorization
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf_kl import kl_divergence, ratio
+from .nmf_kl import KeptProduct, KLProducts
 
 
 def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
@@ -51,22 +53,30 @@ def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
     A = sp.csr_matrix(A)
     At = A.T.tocsr()
     class_sizes = np.asarray(A.sum(axis=0)).ravel()  # A^T 1_n, (r,)
+    products = KLProducts(X)
+    kept = KeptProduct()
 
     def update(factors):
         U, Z = factors["U"], factors["Z"]
-        numerator = At @ (ratio(X, U, A @ Z).T @ U)  # Z update (derived): A^T (X / Y)^T U, (r x k)
+        RtU = kept.take(U, Z)  # (X / Y)^T U, computed by the objective at these factors
+        if RtU is None:
+            RtU = products.v_numerator(U, A @ Z)[0]
+        numerator = At @ RtU  # Z update (derived): A^T (X / Y)^T U, (r x k)
         denominator = np.outer(class_sizes, U.sum(axis=0))  # (A^T 1_n)(1_m^T U)
         np.maximum(denominator, EPS, out=denominator)
         Z *= numerator / denominator
 
         V = A @ Z
-        numerator = ratio(X, U, V) @ V  # U update (Lee & Seung): (X / Y) A Z, (m x k)
+        numerator = products.u_numerator(U, V)  # U update (Lee & Seung): (X / Y) A Z, (m x k)
         denominator = np.broadcast_to(V.sum(axis=0), U.shape).copy()  # 1_m 1_n^T A Z
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator
 
     def objective(factors):
-        return kl_divergence(X, factors["U"] @ (A @ factors["Z"]).T)
+        U, Z = factors["U"], factors["Z"]
+        RtU, divergence = products.v_numerator(U, A @ Z, divergence=True)
+        kept.keep(RtU, U, Z)
+        return divergence
 
     return update, objective
 

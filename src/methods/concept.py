@@ -66,7 +66,7 @@ import scipy.sparse as sp
 from ..errors import ConfigError
 from .base import EPS, Factorization, check_data, check_labels
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import NMF
+from .nmf import NMF, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class _DataProducts:
         kept = self.kept.get(name)
         if kept is not None and kept[0].shape == B.shape and np.array_equal(kept[0], B):
             return kept[1]
-        XB = self.X @ B
+        XB = x_dot(self.X, B)
         self.kept[name] = (B.copy(), XB)
         return XB
 
@@ -137,7 +137,7 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         def update(factors):
             W, Z = factors["W"], factors[coefficient]
             XW = products.times("W", W)
-            KW = X.T @ XW  # K W, (n x k)
+            KW = xt_dot(X, XW)  # K W, (n x k)
             WKW = XW.T @ XW  # W^T K W, (k x k)
             numerator = contract(KW)  # eq. 11, A^T K W
             denominator = contract(expand(Z) @ WKW)  # A^T A Z W^T K W
@@ -145,7 +145,7 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
             Z *= numerator / denominator
 
             V = expand(Z)
-            numerator = X.T @ products.times("V", V)  # eq. 10, K A Z
+            numerator = xt_dot(X, products.times("V", V))  # eq. 10, K A Z
             denominator = KW @ (V.T @ V)  # K W Z^T A^T A Z
             np.maximum(denominator, EPS, out=denominator)
             W *= numerator / denominator

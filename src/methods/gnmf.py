@@ -48,7 +48,7 @@ import numpy as np
 from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
 from .knn_graph import check_t, check_weight, degree, knn_graph, label_graph
-from .nmf import frobenius_objective, squared_norm
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 
 def gnmf_rules(X: np.ndarray, W, alpha: float):
@@ -70,12 +70,12 @@ def gnmf_rules(X: np.ndarray, W, alpha: float):
 
     def update(factors):
         U, V = factors["U"], factors["V"]
-        numerator = X.T @ U + alpha * (W @ V)  # V update (Cai et al. 2011, GNMF rule for V), (n x k)
+        numerator = xt_dot(X, U) + alpha * (W @ V)  # V update (Cai et al. 2011, GNMF rule for V), (n x k)
         denominator = V @ (U.T @ U) + alpha * (D * V)
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
-        numerator = X @ V  # U update (Cai et al. 2011, GNMF rule for U), (m x k)
+        numerator = x_dot(X, V)  # U update (Cai et al. 2011, GNMF rule for U), (m x k)
         reuse["XV"] = numerator.copy()
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)

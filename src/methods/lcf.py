@@ -62,7 +62,7 @@ import numpy as np
 from ..errors import ConfigError
 from .base import EPS, check_nonnegative_float
 from .concept import KERNELS, _ConceptFactorization, _DataProducts
-from .nmf import squared_norm
+from .nmf import squared_norm, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -106,14 +106,14 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
         def update(factors):
             W, V = factors["W"], factors["V"]
             XW = products.times("W", W)
-            KW = X.T @ XW  # K W, (n x k)
+            KW = xt_dot(X, XW)  # K W, (n x k)
             WKW = XW.T @ XW  # W^T K W, (k x k)
             numerator = 2.0 * (1.0 + lam) * KW  # eq. 12
             denominator = 2.0 * (V @ WKW) + lam * (a[:, None] + np.diag(WKW)[None, :])
             np.maximum(denominator, EPS, out=denominator)
             V *= numerator / denominator
 
-            numerator = (1.0 + lam) * (X.T @ products.times("V", V))  # eq. 11, K V + lambda sum_i X^T x_i 1^T D_i
+            numerator = (1.0 + lam) * xt_dot(X, products.times("V", V))  # eq. 11, K V + lambda sum_i X^T x_i 1^T D_i
             denominator = KW @ (V.T @ V + lam * np.diag(V.sum(axis=0)))  # K W V^T V + lambda sum_i K W D_i
             np.maximum(denominator, EPS, out=denominator)
             W *= numerator / denominator

@@ -32,7 +32,7 @@ IEEE TNNLS 2014).
 import numpy as np
 
 from .base import EPS, Factorization, check_nonnegative_float
-from .nmf import frobenius_objective, squared_norm
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 
 def nlcf_rules(X: np.ndarray, mu: float):
@@ -47,12 +47,12 @@ def nlcf_rules(X: np.ndarray, mu: float):
     def update(factors):
         U, V = factors["U"], factors["V"]
         UtU = U.T @ U
-        numerator = 2.0 * (1.0 + mu) * (X.T @ U)  # V update, (n x k)
+        numerator = 2.0 * (1.0 + mu) * xt_dot(X, U)  # V update, (n x k)
         denominator = 2.0 * (V @ UtU) + mu * (a[:, None] + np.diag(UtU)[None, :])
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
-        XV = X @ V  # U update, (m x k)
+        XV = x_dot(X, V)  # U update, (m x k)
         reuse["XV"] = XV
         numerator = (1.0 + mu) * XV
         denominator = U @ (V.T @ V + mu * np.diag(V.sum(axis=0)))
@@ -63,7 +63,7 @@ def nlcf_rules(X: np.ndarray, mu: float):
         U, V = factors["U"], factors["V"]
         XV = reuse.pop("XV", None)
         if XV is None:
-            XV = X @ V
+            XV = x_dot(X, V)
         fit = frobenius_objective(X, U, V, XV, X_norm2)
         # sum_ik v_ik (||x_i||^2 - 2 u_k^T x_i + ||u_k||^2)
         locality = a @ V.sum(axis=1) - 2.0 * np.vdot(U, XV) + np.einsum("ik,ik->k", U, U) @ V.sum(axis=0)

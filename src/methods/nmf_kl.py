@@ -6,15 +6,25 @@ Updates (V first, then U):
     V_jk <- V_jk * sum_i U_ik X_ij / Y_ij / sum_i U_ik       (Lee & Seung 2001, eq. 5, transposed)
     U_ik <- U_ik * sum_j X_ij / Y_ij V_jk / sum_j V_jk
 
+Cost. Both numerators are products with the ratio R = X / Y (m x n). :class:`KLProducts` forms R block by
+block (a few rows of X at a time, in X's contiguous orientation: one small GEMM for the block of Y, the floor,
+the division and the product, all in cache) and never as a whole: two passes over X per iteration and no
+m x n temporary, where forming R directly costs five m x n arrays per iteration. The objective after a sweep
+takes the pass that the next V update needs anyway (same U, V), keeps that numerator and adds the divergence
+to it; sum_ij Y_ij is (1^T U)(V^T 1). One iteration: two passes, four m x n x k products in small GEMMs.
+
 References
 ----------
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
 
 import numpy as np
-from scipy.special import rel_entr
+from scipy.special import rel_entr, xlogy
 
 from .base import EPS, Factorization
+
+BLOCK_ELEMENTS = 2**16
+"""Entries of X per block of :class:`KLProducts` (512 kB in float64, so a block of R stays in cache)."""
 
 
 def kl_divergence(X: np.ndarray, Y: np.ndarray) -> float:
@@ -23,29 +33,121 @@ def kl_divergence(X: np.ndarray, Y: np.ndarray) -> float:
 
 
 def ratio(X: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """X / (U V^T), (m x n), with the reconstruction floored at EPS."""
+    """X / (U V^T), (m x n), with the reconstruction floored at EPS (the whole matrix; see :class:`KLProducts`)."""
     Y = U @ V.T
     np.maximum(Y, EPS, out=Y)
     return np.divide(X, Y, out=Y)
 
 
+class KLProducts:
+    """The products of the KL updates on X (m x n), with R = X / max(U V^T, EPS) formed block by block.
+
+    ``v_numerator(U, V)`` = R^T U (n x k), optionally with D(X || U V^T); ``u_numerator(U, V)`` = R V (m x k).
+    X is read in blocks of :data:`BLOCK_ELEMENTS` entries along its contiguous orientation (samples when the
+    rows of the data, X^T, are C-ordered; features when X is); an X with neither layout is copied once.
+    """
+
+    def __init__(self, X: np.ndarray):
+        if X.T.flags.c_contiguous:
+            self.M, self.samples_major = X.T, True  # rows of M are samples: M ~ V U^T
+        elif X.flags.c_contiguous:
+            self.M, self.samples_major = X, False  # rows of M are features: M ~ U V^T
+        else:
+            self.M, self.samples_major = np.ascontiguousarray(X.T), True
+        p, q = self.M.shape
+        step = max(1, BLOCK_ELEMENTS // max(q, 1))
+        self.blocks = [slice(start, min(start + step, p)) for start in range(0, p, step)]
+        self.X_sum = float(X.sum())
+
+    def _ratio_block(self, P_b, Q, block):
+        Y = P_b @ Q.T
+        np.maximum(Y, EPS, out=Y)
+        return np.divide(self.M[block], Y, out=Y)
+
+    def _row_side(self, P, Q, divergence):
+        """R_M Q (p x k) for M ~ P Q^T, R_M = M / max(P Q^T, EPS); and sum xlogy(M, R_M) if asked."""
+        out = np.empty_like(P)
+        fit = 0.0
+        for block in self.blocks:
+            R = self._ratio_block(P[block], Q, block)
+            np.matmul(R, Q, out=out[block])
+            if divergence:
+                fit += float(xlogy(self.M[block], R, out=R).sum())
+        return out, fit
+
+    def _column_side(self, P, Q, divergence):
+        """R_M^T P (q x k); and sum xlogy(M, R_M) if asked."""
+        out = np.zeros_like(Q)
+        fit = 0.0
+        for block in self.blocks:
+            R = self._ratio_block(P[block], Q, block)
+            out += R.T @ P[block]
+            if divergence:
+                fit += float(xlogy(self.M[block], R, out=R).sum())
+        return out, fit
+
+    def v_numerator(self, U: np.ndarray, V: np.ndarray, divergence: bool = False):
+        """(R^T U (n x k), D(X || U V^T) or None): the V update's numerator and, if asked, the objective."""
+        if self.samples_major:
+            numerator, fit = self._row_side(V, U, divergence)
+        else:
+            numerator, fit = self._column_side(U, V, divergence)
+        if not divergence:
+            return numerator, None
+        return numerator, fit - self.X_sum + float(U.sum(axis=0) @ V.sum(axis=0))  # sum Y = (1^T U)(V^T 1)
+
+    def u_numerator(self, U: np.ndarray, V: np.ndarray) -> np.ndarray:
+        """R V (m x k), the U update's numerator."""
+        if self.samples_major:
+            return self._column_side(V, U, False)[0]
+        return self._row_side(U, V, False)[0]
+
+
+class KeptProduct:
+    """A product computed for given factors, reused only while those factors are unchanged (copies kept)."""
+
+    def __init__(self):
+        self.factors: tuple[np.ndarray, ...] | None = None
+        self.value = None
+
+    def keep(self, value, *factors):
+        self.factors, self.value = tuple(f.copy() for f in factors), value
+
+    def take(self, *factors):
+        """The kept value if it was computed for exactly these factors (then forgotten), else None."""
+        kept, value = self.factors, self.value
+        self.factors = self.value = None
+        if kept is None or len(kept) != len(factors):
+            return None
+        if all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(kept, factors)):
+            return value
+        return None
+
+
 def kl_rules(X: np.ndarray):
     """Return ``(update, objective)`` of KL-divergence NMF on X (m x n)."""
+    products = KLProducts(X)
+    kept = KeptProduct()
 
     def update(factors):
         U, V = factors["U"], factors["V"]
-        numerator = ratio(X, U, V).T @ U  # V update, (n x k)
+        numerator = kept.take(U, V)  # computed by the objective at these factors
+        if numerator is None:
+            numerator = products.v_numerator(U, V)[0]  # V update, (X / Y)^T U, (n x k)
         denominator = np.broadcast_to(U.sum(axis=0), V.shape).copy()
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
-        numerator = ratio(X, U, V) @ V  # U update, (m x k)
+        numerator = products.u_numerator(U, V)  # U update, (X / Y) V, (m x k)
         denominator = np.broadcast_to(V.sum(axis=0), U.shape).copy()
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator
 
     def objective(factors):
-        return kl_divergence(X, factors["U"] @ factors["V"].T)
+        U, V = factors["U"], factors["V"]
+        numerator, divergence = products.v_numerator(U, V, divergence=True)
+        kept.keep(numerator, U, V)
+        return divergence
 
     return update, objective
 

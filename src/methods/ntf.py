@@ -49,6 +49,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import EPS, Factorization
+from .nmf import x_dot, xt_dot
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -83,7 +84,7 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
 
     def update(factors):
         A, B, C = factors["A"], factors["B"], factors["C"]
-        XC = (X @ C).reshape(h, w, -1)  # G contracted with C over the sample mode, (h x w x k)
+        XC = x_dot(X, C).reshape(h, w, -1)  # G contracted with C over the sample mode, (h x w x k)
         CtC = C.T @ C
 
         numerator = np.einsum("isj,sj->ij", XC, B)  # A update, G_(1)(C ⊙ B) (Shashua-Hazan rule for u^j)
@@ -96,7 +97,7 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
         np.maximum(denominator, EPS, out=denominator)
         B *= numerator / denominator
 
-        numerator = X.T @ khatri_rao_rows(A, B)  # C update, G_(3)(B ⊙ A) (rule for w^j)
+        numerator = xt_dot(X, khatri_rao_rows(A, B))  # C update, G_(3)(B ⊙ A) (rule for w^j)
         reuse["M_C"] = numerator.copy()
         denominator = C @ ((A.T @ A) * (B.T @ B))
         np.maximum(denominator, EPS, out=denominator)
@@ -106,7 +107,7 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
         A, B, C = factors["A"], factors["B"], factors["C"]
         M_C = reuse.pop("M_C", None)
         if M_C is None:
-            M_C = X.T @ khatri_rao_rows(A, B)
+            M_C = xt_dot(X, khatri_rao_rows(A, B))
         return cp_objective(normX2, A, B, C, M_C)
 
     return update, objective

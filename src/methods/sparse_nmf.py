@@ -41,7 +41,7 @@ reference [18]).
 import numpy as np
 
 from .base import EPS, Factorization, check_nonnegative_float
-from .nmf import frobenius_objective, squared_norm
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 
 def sparse_rules(X: np.ndarray, beta: float):
@@ -55,12 +55,12 @@ def sparse_rules(X: np.ndarray, beta: float):
     def update(factors):
         U, V = factors["U"], factors["V"]
         norms = np.linalg.norm(U, axis=0)  # n_k = ||u_k||, (k,)
-        numerator = X.T @ U  # V update, (n x k)
+        numerator = xt_dot(X, U)  # V update, (n x k)
         denominator = V @ (U.T @ U) + (0.5 * beta) * norms[None, :]
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
-        numerator = X @ V  # U update, (m x k); U has not changed, so the norms still hold
+        numerator = x_dot(X, V)  # U update, (m x k); U has not changed, so the norms still hold
         reuse["XV"] = numerator.copy()
         weights = V.sum(axis=0) / np.maximum(norms, EPS)  # s_k / n_k
         denominator = U @ (V.T @ V) + (0.5 * beta) * (U * weights[None, :])
