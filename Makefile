@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all clean
+.PHONY: help install test test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick clean
 RUN := $(PY) -m src.run -m
 GRID := method.params.alpha=1,10,100,1000
 # Records the wall time of a reproduce target in outputs/reproduce/<paper>/wall_seconds.txt
@@ -83,6 +83,15 @@ reproduce-pcgnmf: $(STAMP) ## PCGNMF paper (inferred objective): ORL, Yale, COIL
 		--runs outputs/reproduce/pcgnmf/runs outputs/reproduce/cnmf/runs
 
 reproduce-all: reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf ## All five papers
+
+BENCH_ARGS ?=
+
+bench: $(STAMP) ## Speed and scale benchmark, every method -> outputs/bench/bench.md, bench.csv (~30 min; quiet machine)
+	$(PY) -m src.data yale coil20 mnist10k mnist
+	$(PY) benchmarks/bench.py --out outputs/bench $(BENCH_ARGS)
+
+bench-quick: $(STAMP) ## The benchmark on small sizes and few iterations, to check the script (~3 min)
+	$(PY) benchmarks/bench.py --quick --out outputs/bench/quick $(BENCH_ARGS)
 
 clean: ## Remove outputs/ (keeps data/ and .venv)
 	rm -rf outputs

@@ -66,7 +66,7 @@ import scipy.sparse as sp
 from ..errors import ConfigError
 from .base import EPS, Factorization, check_data, check_labels
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import NMF, x_dot, xt_dot
+from .nmf import NMF, squared_norm, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         def contract(B):  # A^T B, (r x k)
             return At @ B
 
-    trace_K = float(np.vdot(X, X))  # Tr(K) = ||X||_F^2
+    trace_K = squared_norm(X)  # Tr(K) = ||X||_F^2 (np.vdot would copy an F-ordered X twice)
     products = _DataProducts(X)
 
     def objective(factors):

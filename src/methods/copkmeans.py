@@ -48,11 +48,11 @@ knowledge", Proc. ICML 2001, pp. 577-584.
 import logging
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator
 
 from ..errors import ConfigError
 from .base import UNLABELLED, check_data, check_labels, check_positive_int
+from .nmf import x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -61,15 +61,20 @@ def squared_distances(P: np.ndarray, centres: np.ndarray, P_sq: np.ndarray | Non
     """(p x K) squared Euclidean distances between the rows of P and the centres, clipped at 0."""
     if P_sq is None:
         P_sq = np.einsum("ij,ij->i", P, P)
-    d = P_sq[:, None] - 2.0 * (P @ centres.T) + np.einsum("ij,ij->i", centres, centres)[None, :]
+    d = P_sq[:, None] - 2.0 * xt_dot(P.T, centres.T) + np.einsum("ij,ij->i", centres, centres)[None, :]
     return np.maximum(d, 0.0, out=d)
 
 
 def cluster_sums(X: np.ndarray, labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-cluster sums (K x m) and sizes (K,) of the rows of X."""
+    """Per-cluster sums (K x m) and sizes (K,) of the rows of X.
+
+    One dense product with the (K x n) 0/1 membership matrix (BLAS); the sparse product it replaces ran in
+    one thread at about half the speed on MNIST.
+    """
     n = X.shape[0]
-    members = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
-    return np.asarray(members @ X), np.bincount(labels, minlength=n_clusters)
+    members = np.zeros((n_clusters, n))
+    members[labels, np.arange(n)] = 1.0
+    return x_dot(X.T, members.T).T, np.bincount(labels, minlength=n_clusters)
 
 
 def partition_objective(X: np.ndarray, labels: np.ndarray, n_clusters: int) -> float:

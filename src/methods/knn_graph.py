@@ -126,17 +126,17 @@ def knn_graph(X_rows, n_neighbors=5, weight="binary", t=None) -> sp.csr_matrix:
     Y = normalize(X_rows) if weight == "cosine" else X_rows
     neighbours = NearestNeighbors(n_neighbors=k).fit(Y).kneighbors(return_distance=False)  # (n, k), no self
 
-    # weights recomputed exactly from the indices, one neighbour rank at a time (k steps of O(n m))
-    values = np.empty((n, k))
-    for j in range(k):
+    # weights recomputed exactly from the indices, one neighbour rank at a time (k steps of O(n m)); 0-1
+    # weights need no partner rows (gathering them cost an n x m copy per rank)
+    values = np.ones((n, k))
+    for j in range(k if weight != "binary" else 0):
         partner = Y[neighbours[:, j]]
-        if weight == "binary":
-            values[:, j] = 1.0
-        elif weight == "cosine":
+        if weight == "cosine":
             values[:, j] = np.einsum("ij,ij->i", Y, partner)
         else:
             diff = X_rows - partner
             values[:, j] = np.einsum("ij,ij->i", diff, diff)
+        del partner
     if weight == "heat":
         if t is None:
             t = default_t(X_rows)

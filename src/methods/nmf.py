@@ -12,23 +12,45 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 """
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .base import EPS, Factorization
 
 
-def xt_dot(X: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """X^T B (n x k) for data X (m x n) and a factor B (m x k), computed as (B^T X)^T.
+BLAS = ThreadpoolController().select(user_api="blas")
+"""numpy's BLAS (as loaded when this module is imported): its thread count is read by :func:`blas_threads`."""
+_BLAS = BLAS.lib_controllers
 
-    The same product, in the short-and-wide form (k x m)(m x n): OpenBLAS runs it about 1.5-2x faster than
-    the tall-and-skinny X^T B (n x m)(m x k) at this project's shapes (k <= 11, one BLAS thread, measured on
-    MNIST and COIL20 by benchmarks/bench.py). The result is a transposed (Fortran-ordered) view.
+
+def blas_threads() -> int:
+    """Threads numpy's BLAS runs with now (0 when it was not found): ``threadpool_limits`` or the default."""
+    return max((lib.get_num_threads() or 0 for lib in _BLAS), default=0)
+
+
+def _short_and_wide() -> bool:
+    """Whether :func:`xt_dot` and :func:`x_dot` take the short-and-wide form: single-threaded OpenBLAS only.
+
+    With one thread (the project's ``runtime.blas_threads``) OpenBLAS runs (k x m)(m x n) 1.5-2x faster than
+    (n x m)(m x k) at this project's shapes (k <= 11; measured on MNIST-10k, MNIST-70k and COIL20, bitwise the
+    same result). With two threads on a loaded machine the wide form was measured up to 7x slower than the
+    plain one (OpenBLAS splits it across threads in small synchronized panels), so with more than one thread,
+    or another BLAS, the plain form is kept.
     """
-    return (B.T @ X).T
+    return len(_BLAS) > 0 and all(lib.internal_api == "openblas" and lib.get_num_threads() == 1 for lib in _BLAS)
+
+
+def xt_dot(X: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """X^T B (n x k) for data X (m x n) and a factor B (m x k).
+
+    Single-threaded OpenBLAS: computed as (B^T X)^T, a transposed (Fortran-ordered) view; see
+    :func:`_short_and_wide`. Otherwise X^T B as written.
+    """
+    return (B.T @ X).T if _short_and_wide() else X.T @ B
 
 
 def x_dot(X: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """X B (m x k) for data X (m x n) and a factor B (n x k), computed as (B^T X^T)^T (see :func:`xt_dot`)."""
-    return (B.T @ X.T).T
+    """X B (m x k) for data X (m x n) and a factor B (n x k); (B^T X^T)^T with single-threaded OpenBLAS."""
+    return (B.T @ X.T).T if _short_and_wide() else X @ B
 
 
 def squared_norm(X: np.ndarray) -> float:

@@ -11,17 +11,22 @@ block (a few rows of X at a time, in X's contiguous orientation: one small GEMM 
 the division and the product, all in cache) and never as a whole: two passes over X per iteration and no
 m x n temporary, where forming R directly costs five m x n arrays per iteration. The objective after a sweep
 takes the pass that the next V update needs anyway (same U, V), keeps that numerator and adds the divergence
-to it; sum_ij Y_ij is (1^T U)(V^T 1). One iteration: two passes, four m x n x k products in small GEMMs.
+to it; sum_ij Y_ij is (1^T U)(V^T 1), and x log(x / y) is evaluated at the nonzero entries of X only (their
+positions are kept per block when X has zeros). One iteration: two passes, four m x n x k products in small
+GEMMs.
 
 References
 ----------
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
 
+from contextlib import nullcontext
+
 import numpy as np
-from scipy.special import rel_entr, xlogy
+from scipy.special import rel_entr
 
 from .base import EPS, Factorization
+from .nmf import BLAS, blas_threads
 
 BLOCK_ELEMENTS = 2**16
 """Entries of X per block of :class:`KLProducts` (512 kB in float64, so a block of R stays in cache)."""
@@ -45,6 +50,9 @@ class KLProducts:
     ``v_numerator(U, V)`` = R^T U (n x k), optionally with D(X || U V^T); ``u_numerator(U, V)`` = R V (m x k).
     X is read in blocks of :data:`BLOCK_ELEMENTS` entries along its contiguous orientation (samples when the
     rows of the data, X^T, are C-ordered; features when X is); an X with neither layout is copied once.
+    The block products are small (b x m x k): with several BLAS threads each one would be split and
+    synchronized, hundreds of times per pass, so a pass runs BLAS single-threaded (its elementwise work is
+    single-threaded in numpy in any case).
     """
 
     def __init__(self, X: np.ndarray):
@@ -58,49 +66,70 @@ class KLProducts:
         step = max(1, BLOCK_ELEMENTS // max(q, 1))
         self.blocks = [slice(start, min(start + step, p)) for start in range(0, p, step)]
         self.X_sum = float(X.sum())
+        # the divergence needs x log(x / y) at the nonzero x only: where a block has zeros, keep the flat
+        # positions of its nonzeros and their values (sparse data such as MNIST: 19% nonzero)
+        self.nonzeros = []
+        for block in self.blocks:
+            flat = self.M[block].ravel()
+            where = np.flatnonzero(flat)
+            self.nonzeros.append(None if where.size == flat.size else (where, flat[where]))
 
     def _ratio_block(self, P_b, Q, block):
         Y = P_b @ Q.T
         np.maximum(Y, EPS, out=Y)
         return np.divide(self.M[block], Y, out=Y)
 
+    def _fit(self, i, block, R):
+        """sum x log(x / y) over block i, R = M / max(Y, EPS) of that block (0 log 0 = 0)."""
+        nonzeros = self.nonzeros[i]
+        if nonzeros is None:  # no zero in the block
+            return float(np.dot(self.M[block].ravel(), np.log(R.ravel())))
+        where, values = nonzeros
+        return float(np.dot(values, np.log(R.ravel()[where])))
+
     def _row_side(self, P, Q, divergence):
-        """R_M Q (p x k) for M ~ P Q^T, R_M = M / max(P Q^T, EPS); and sum xlogy(M, R_M) if asked."""
+        """R_M Q (p x k) for M ~ P Q^T, R_M = M / max(P Q^T, EPS); and sum M log R_M if asked."""
         out = np.empty_like(P)
         fit = 0.0
-        for block in self.blocks:
+        for i, block in enumerate(self.blocks):
             R = self._ratio_block(P[block], Q, block)
             np.matmul(R, Q, out=out[block])
             if divergence:
-                fit += float(xlogy(self.M[block], R, out=R).sum())
+                fit += self._fit(i, block, R)
         return out, fit
 
     def _column_side(self, P, Q, divergence):
-        """R_M^T P (q x k); and sum xlogy(M, R_M) if asked."""
+        """R_M^T P (q x k); and sum M log R_M if asked."""
         out = np.zeros_like(Q)
         fit = 0.0
-        for block in self.blocks:
+        for i, block in enumerate(self.blocks):
             R = self._ratio_block(P[block], Q, block)
             out += R.T @ P[block]
             if divergence:
-                fit += float(xlogy(self.M[block], R, out=R).sum())
+                fit += self._fit(i, block, R)
         return out, fit
+
+    @staticmethod
+    def _one_thread():
+        return BLAS.limit(limits=1) if blas_threads() > 1 else nullcontext()
 
     def v_numerator(self, U: np.ndarray, V: np.ndarray, divergence: bool = False):
         """(R^T U (n x k), D(X || U V^T) or None): the V update's numerator and, if asked, the objective."""
-        if self.samples_major:
-            numerator, fit = self._row_side(V, U, divergence)
-        else:
-            numerator, fit = self._column_side(U, V, divergence)
+        with self._one_thread():
+            if self.samples_major:
+                numerator, fit = self._row_side(V, U, divergence)
+            else:
+                numerator, fit = self._column_side(U, V, divergence)
         if not divergence:
             return numerator, None
         return numerator, fit - self.X_sum + float(U.sum(axis=0) @ V.sum(axis=0))  # sum Y = (1^T U)(V^T 1)
 
     def u_numerator(self, U: np.ndarray, V: np.ndarray) -> np.ndarray:
         """R V (m x k), the U update's numerator."""
-        if self.samples_major:
-            return self._column_side(V, U, False)[0]
-        return self._row_side(U, V, False)[0]
+        with self._one_thread():
+            if self.samples_major:
+                return self._column_side(V, U, False)[0]
+            return self._row_side(U, V, False)[0]
 
 
 class KeptProduct:

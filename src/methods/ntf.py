@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import EPS, Factorization
-from .nmf import x_dot, xt_dot
+from .nmf import squared_norm, x_dot, xt_dot
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -79,7 +79,7 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
         (h, w).
     """
     h, w = image_shape
-    normX2 = float(np.vdot(X, X))
+    normX2 = squared_norm(X)  # ||X||^2 (np.vdot would copy an F-ordered X twice)
     reuse: dict[str, np.ndarray] = {}
 
     def update(factors):
