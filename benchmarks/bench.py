@@ -597,7 +597,8 @@ def main(argv=None) -> int:
         child_main(args.child)
         return 0
 
-    from src.methods import NAMES
+    from src.methods import NAMES, REGISTRY
+    from src.methods.base import Factorization
 
     quick = args.quick
     names = [m for m in args.methods.split(",") if m] or list(NAMES)
@@ -640,6 +641,7 @@ def main(argv=None) -> int:
                                     trace=d["n"] <= (1000 if quick else 10_000),
                                     fit_cap=(args.fit_cap or None) if ds == BIG else None)
                 result.update(method=name, dataset=ds)
+                result.setdefault("iterative", issubclass(REGISTRY[name], Factorization))  # also when stopped
                 rows.append(result)
                 log(f"{DATASETS[ds]} {name}: " + (
                     f"{fmt(result.get('per_iter_ms'), 2)} ms/it, fit {fmt(result.get('fit200_s'), 2)} s, "
