@@ -18,7 +18,10 @@ and prove Z first without fixing an order. With no label A = I and CCF is exactl
 Implicit kernel. With feature data every product with K is taken as K B = X^T (X B), O(mnk) time and
 O(mn + nk) memory: no n x n array is ever formed (tested with tracemalloc at n = 3000). W^T K W = (X W)^T
 (X W) and Tr(V^T K W) = <X V, X W>. The product X W of the objective is kept (with a copy of W to check it
-is still valid) and reused by the next update, so one iteration costs four m x n x k products.
+is still valid) and reused by the next update, so one iteration costs four m x n x k products. They take
+two passes over X for CF (:class:`~src.methods.nmf.SampleBlocks`: each block of samples gives its rows of
+K W, their new rows of V and its share of X V; then its rows of K V, of the new W and its share of X W) and
+three for CCF, whose class rows of Z pool all their samples and need K W whole first.
 
 General (mixed-sign) form. When X has negative entries, K has entries of both signs and the rules above
 can leave the nonnegative orthant. The CCF paper's section III-E then applies Sha et al.'s multiplicative
@@ -66,7 +69,7 @@ import scipy.sparse as sp
 from ..errors import ConfigError
 from .base import EPS, Factorization, check_data, check_labels
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import NMF, squared_norm, x_dot, xt_dot
+from .nmf import NMF, SampleBlocks, squared_norm, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +91,10 @@ class _DataProducts:
         XB = x_dot(self.X, B)
         self.kept[name] = (B.copy(), XB)
         return XB
+
+    def keep(self, name: str, B: np.ndarray, XB: np.ndarray) -> None:
+        """Store X @ B, computed elsewhere (by :class:`SampleBlocks`), for B as it is now."""
+        self.kept[name] = (B.copy(), XB)
 
 
 def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "implicit"):
@@ -133,22 +140,41 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         return float(trace_K - 2.0 * np.vdot(XV, XW) + np.vdot(V.T @ V, XW.T @ XW))
 
     if kernel == "implicit":
+        blocks = SampleBlocks(X)
 
         def update(factors):
             W, Z = factors["W"], factors[coefficient]
             XW = products.times("W", W)
-            KW = xt_dot(X, XW)  # K W, (n x k)
             WKW = XW.T @ XW  # W^T K W, (k x k)
-            numerator = contract(KW)  # eq. 11, A^T K W
-            denominator = contract(expand(Z) @ WKW)  # A^T A Z W^T K W
-            np.maximum(denominator, EPS, out=denominator)
-            Z *= numerator / denominator
+            if A is None:  # CF: the rows of V are updated independently, in the pass that also gives X V
+                KW = np.empty_like(W)
 
-            V = expand(Z)
-            numerator = xt_dot(X, products.times("V", V))  # eq. 10, K A Z
-            denominator = KW @ (V.T @ V)  # K W Z^T A^T A Z
-            np.maximum(denominator, EPS, out=denominator)
-            W *= numerator / denominator
+                def v_rule(block, KW_block):  # eq. 11 with A = I (CF's eq. 2), rows ``block``
+                    KW[block] = KW_block  # K W, (n x k), kept for the W update
+                    denominator = Z[block] @ WKW  # V W^T K W
+                    np.maximum(denominator, EPS, out=denominator)
+                    Z[block] *= KW_block / denominator
+
+                V = Z
+                XV = blocks.fused(XW, v_rule, V)
+                products.keep("V", V, XV)
+            else:  # CCF: a class's row of Z pools all its samples, so K W is needed whole first
+                KW = xt_dot(X, XW)  # K W, (n x k)
+                numerator = contract(KW)  # eq. 11, A^T K W
+                denominator = contract(expand(Z) @ WKW)  # A^T A Z W^T K W
+                np.maximum(denominator, EPS, out=denominator)
+                Z *= numerator / denominator
+                V = expand(Z)
+                XV = products.times("V", V)
+
+            VtV = V.T @ V  # Z^T A^T A Z
+
+            def w_rule(block, KV_block):  # eq. 10, rows ``block``: W * K A Z / (K W Z^T A^T A Z)
+                denominator = KW[block] @ VtV
+                np.maximum(denominator, EPS, out=denominator)
+                W[block] *= KV_block / denominator
+
+            products.keep("W", W, blocks.fused(XV, w_rule, W))  # X W for the objective and the next update
 
         return update, objective
 

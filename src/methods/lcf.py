@@ -21,7 +21,8 @@ order LCF with lambda = 0 is CF iterate for iterate (tested).
 
 Implicit kernel. With nonnegative feature data every product with K is taken as K B = X^T (X B): no n x n
 array is formed (tested with tracemalloc at n = 3000), one iteration costs four m x n x k products (X W is
-kept from the objective and reused, as in CF) instead of the paper's O(n^2 k) (its Table II).
+kept from the objective and reused, as in CF) instead of the paper's O(n^2 k) (its Table II), in two passes
+over X as CF's (the rows of both updates are independent: :class:`~src.methods.nmf.SampleBlocks`).
 
 General (mixed-sign) form, section V-C. When X has negative entries we apply Sha et al.'s rule (Theorem 2)
 with K = K+ - K-, which needs K itself: K, K+ and K- are then built (n x n, as in the paper's complexity
@@ -62,7 +63,7 @@ import numpy as np
 from ..errors import ConfigError
 from .base import EPS, check_nonnegative_float
 from .concept import KERNELS, _ConceptFactorization, _DataProducts
-from .nmf import squared_norm, xt_dot
+from .nmf import SampleBlocks, squared_norm
 
 logger = logging.getLogger(__name__)
 
@@ -102,21 +103,33 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
         return float(fit + lam * locality)
 
     if kernel == "implicit":
+        blocks = SampleBlocks(X)
 
         def update(factors):
             W, V = factors["W"], factors["V"]
             XW = products.times("W", W)
-            KW = xt_dot(X, XW)  # K W, (n x k)
             WKW = XW.T @ XW  # W^T K W, (k x k)
-            numerator = 2.0 * (1.0 + lam) * KW  # eq. 12
-            denominator = 2.0 * (V @ WKW) + lam * (a[:, None] + np.diag(WKW)[None, :])
-            np.maximum(denominator, EPS, out=denominator)
-            V *= numerator / denominator
+            locality_V = lam * (a[:, None] + np.diag(WKW)[None, :])  # lambda (a 1^T + 1 b^T), (n x k)
+            KW = np.empty_like(W)
 
-            numerator = (1.0 + lam) * xt_dot(X, products.times("V", V))  # eq. 11, K V + lambda sum_i X^T x_i 1^T D_i
-            denominator = KW @ (V.T @ V + lam * np.diag(V.sum(axis=0)))  # K W V^T V + lambda sum_i K W D_i
-            np.maximum(denominator, EPS, out=denominator)
-            W *= numerator / denominator
+            def v_rule(block, KW_block):  # eq. 12, rows ``block`` (they are independent)
+                KW[block] = KW_block  # K W, (n x k), kept for the W update
+                numerator = 2.0 * (1.0 + lam) * KW_block
+                denominator = 2.0 * (V[block] @ WKW) + locality_V[block]
+                np.maximum(denominator, EPS, out=denominator)
+                V[block] *= numerator / denominator
+
+            XV = blocks.fused(XW, v_rule, V)  # the V update and X V in one pass over X
+            products.keep("V", V, XV)
+            M = V.T @ V + lam * np.diag(V.sum(axis=0))
+
+            def w_rule(block, KV_block):  # eq. 11, rows ``block``
+                numerator = (1.0 + lam) * KV_block  # K V + lambda sum_i X^T x_i 1^T D_i
+                denominator = KW[block] @ M  # K W V^T V + lambda sum_i K W D_i
+                np.maximum(denominator, EPS, out=denominator)
+                W[block] *= numerator / denominator
+
+            products.keep("W", W, blocks.fused(XV, w_rule, W))  # X W for the objective and the next update
 
         return update, objective
 

@@ -11,6 +11,8 @@ References
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
 
+from contextlib import nullcontext
+
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
@@ -25,6 +27,16 @@ _BLAS = BLAS.lib_controllers
 def blas_threads() -> int:
     """Threads numpy's BLAS runs with now (0 when it was not found): ``threadpool_limits`` or the default."""
     return max((lib.get_num_threads() or 0 for lib in _BLAS), default=0)
+
+
+def one_blas_thread():
+    """Context in which numpy's BLAS runs single-threaded (a no-op when it already does).
+
+    For loops of many small products (blocks of X that fit in cache): split across threads, each of them
+    would be synchronized, hundreds of times per pass; the elementwise work around them is single-threaded in
+    numpy anyway.
+    """
+    return BLAS.limit(limits=1) if blas_threads() > 1 else nullcontext()
 
 
 def _short_and_wide() -> bool:
@@ -53,6 +65,37 @@ def x_dot(X: np.ndarray, B: np.ndarray) -> np.ndarray:
     return (B.T @ X.T).T if _short_and_wide() else X @ B
 
 
+BLOCK_ELEMENTS = 2**16
+"""Entries of X per block of :class:`SampleBlocks` (512 kB in float64, so that a block stays in cache)."""
+
+
+class SampleBlocks:
+    """Fused passes over X (m x n) by blocks of samples (columns), for updates whose rows are independent.
+
+    ``fused(P, rule, B)`` reads each block X_b once: G_b = X_b^T P (rows b of X^T P), then ``rule(b, G_b)``
+    updates the rows b of B in place, then X_b B_b is added to X B. One pass over X instead of two (X^T P,
+    then X B with the new B): 1.2-1.7x faster than the two whole products with one BLAS thread (measured on
+    COIL20, MNIST-10k and MNIST-70k; a block of about 64 samples is the fastest there, 16 or 1,000 are
+    slower). The block products run single-threaded (:func:`one_blas_thread`).
+    """
+
+    def __init__(self, X: np.ndarray):
+        self.X = X
+        m, n = X.shape
+        step = max(1, BLOCK_ELEMENTS // max(m, 1))
+        self.blocks = [slice(start, min(start + step, n)) for start in range(0, n, step)]
+
+    def fused(self, P: np.ndarray, rule, B: np.ndarray) -> np.ndarray:
+        """Apply ``rule(block, (X^T P)[block])`` to every block of samples; return X B with the updated B."""
+        XB = np.zeros((self.X.shape[0], B.shape[1]))
+        with one_blas_thread():
+            for block in self.blocks:
+                X_b = self.X[:, block]
+                rule(block, X_b.T @ P)
+                XB += X_b @ B[block]
+        return XB
+
+
 def squared_norm(X: np.ndarray) -> float:
     """||X||_F^2 of a dense array in any memory layout, without copying it."""
     return float(np.einsum("ij,ij->", X, X))
@@ -75,21 +118,25 @@ def frobenius_objective(X: np.ndarray, U: np.ndarray, V: np.ndarray, XV: np.ndar
 def frobenius_rules(X: np.ndarray):
     """Return ``(update, objective)`` of Frobenius NMF on X (m x n).
 
-    The U update computes X V with the new V; the objective after the sweep reuses it instead of
-    recomputing the m x n x k product.
+    The V update reads X once (:class:`SampleBlocks`): X^T U for a block of samples, their new rows of V,
+    and X V accumulated from the same block; the U update and the objective after the sweep use that X V.
+    One pass over X per iteration.
     """
     reuse: dict[str, np.ndarray] = {}
     X_norm2 = squared_norm(X)
+    blocks = SampleBlocks(X)
 
     def update(factors):
         U, V = factors["U"], factors["V"]
-        numerator = xt_dot(X, U)  # V update, X^T U (n x k)
-        denominator = V @ (U.T @ U)
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
+        UtU = U.T @ U
 
-        numerator = x_dot(X, V)  # U update, X V (m x k)
-        reuse["XV"] = numerator.copy()
+        def v_rule(block, XtU_block):  # V update, rows ``block``: V * X^T U / (V U^T U)
+            denominator = V[block] @ UtU
+            np.maximum(denominator, EPS, out=denominator)
+            V[block] *= XtU_block / denominator
+
+        numerator = blocks.fused(U, v_rule, V)  # the V update and X V (m x k) in one pass over X
+        reuse["XV"] = numerator  # U update, X V
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator

@@ -20,13 +20,11 @@ References
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
 
-from contextlib import nullcontext
-
 import numpy as np
 from scipy.special import rel_entr
 
 from .base import EPS, Factorization
-from .nmf import BLAS, blas_threads
+from .nmf import one_blas_thread
 
 BLOCK_ELEMENTS = 2**16
 """Entries of X per block of :class:`KLProducts` (512 kB in float64, so a block of R stays in cache)."""
@@ -50,9 +48,8 @@ class KLProducts:
     ``v_numerator(U, V)`` = R^T U (n x k), optionally with D(X || U V^T); ``u_numerator(U, V)`` = R V (m x k).
     X is read in blocks of :data:`BLOCK_ELEMENTS` entries along its contiguous orientation (samples when the
     rows of the data, X^T, are C-ordered; features when X is); an X with neither layout is copied once.
-    The block products are small (b x m x k): with several BLAS threads each one would be split and
-    synchronized, hundreds of times per pass, so a pass runs BLAS single-threaded (its elementwise work is
-    single-threaded in numpy in any case).
+    The block products are small (b x m x k): a pass runs BLAS single-threaded
+    (:func:`~src.methods.nmf.one_blas_thread`).
     """
 
     def __init__(self, X: np.ndarray):
@@ -109,13 +106,9 @@ class KLProducts:
                 fit += self._fit(i, block, R)
         return out, fit
 
-    @staticmethod
-    def _one_thread():
-        return BLAS.limit(limits=1) if blas_threads() > 1 else nullcontext()
-
     def v_numerator(self, U: np.ndarray, V: np.ndarray, divergence: bool = False):
         """(R^T U (n x k), D(X || U V^T) or None): the V update's numerator and, if asked, the objective."""
-        with self._one_thread():
+        with one_blas_thread():
             if self.samples_major:
                 numerator, fit = self._row_side(V, U, divergence)
             else:
@@ -126,7 +119,7 @@ class KLProducts:
 
     def u_numerator(self, U: np.ndarray, V: np.ndarray) -> np.ndarray:
         """R V (m x k), the U update's numerator."""
-        with self._one_thread():
+        with one_blas_thread():
             if self.samples_major:
                 return self._column_side(V, U, False)[0]
             return self._row_side(U, V, False)[0]
