@@ -82,7 +82,10 @@ reproduce-pcgnmf: $(STAMP) ## PCGNMF paper (inferred objective): ORL, Yale, COIL
 	$(PY) -m src.paper_report pcgnmf --datasets orl yale coil20 \
 		--runs outputs/reproduce/pcgnmf/runs outputs/reproduce/cnmf/runs
 
-reproduce-all: reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf ## All five papers
+reproduce-all: $(STAMP) ## All five papers, one after another (wall time in outputs/reproduce/all/)
+	$(call START,all)
+	$(MAKE) reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf
+	$(call STOP,all)
 
 BENCH_ARGS ?=
 

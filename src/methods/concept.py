@@ -19,9 +19,10 @@ Implicit kernel. With feature data every product with K is taken as K B = X^T (X
 O(mn + nk) memory: no n x n array is ever formed (tested with tracemalloc at n = 3000). W^T K W = (X W)^T
 (X W) and Tr(V^T K W) = <X V, X W>. The product X W of the objective is kept (with a copy of W to check it
 is still valid) and reused by the next update, so one iteration costs four m x n x k products. They take
-two passes over X for CF (:class:`~src.methods.nmf.SampleBlocks`: each block of samples gives its rows of
-K W, their new rows of V and its share of X V; then its rows of K V, of the new W and its share of X W) and
-three for CCF, whose class rows of Z pool all their samples and need K W whole first.
+two passes over X (:class:`~src.methods.nmf.SampleBlocks`): each block of samples gives its rows of K W,
+their new rows of V (Z) and its share of X V; then its rows of K V, of the new W and its share of X W. In
+CCF a labelled class's row of Z pools all its samples: it is updated after the first pass from the class
+sums of K W, and its share of X V is (X A_c) z_c with the class sums X A_c of X computed once.
 
 General (mixed-sign) form. When X has negative entries, K has entries of both signs and the rules above
 can leave the nonnegative orthant. The CCF paper's section III-E then applies Sha et al.'s multiplicative
@@ -121,6 +122,8 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         expand = contract = lambda B: B  # noqa: E731  (A = I)
     else:
         A = sp.csr_matrix(A)
+        if not (np.array_equal(A.indptr, np.arange(A.shape[0] + 1)) and np.all(A.data == 1)):
+            raise ValueError("A must hold exactly one 1 per row (each sample in one column: its class or its own)")
         At = A.T.tocsr()
 
         def expand(Z):  # A Z, (n x k)
@@ -141,31 +144,45 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
 
     if kernel == "implicit":
         blocks = SampleBlocks(X)
+        # each sample sits in one column of A (its class, or its own): samples alone in their column have
+        # independent rows of Z, updated within the pass over X; the classes' rows pool their samples
+        column_of = np.arange(X.shape[1]) if A is None else A.indices
+        sizes = np.bincount(column_of, minlength=column_of.size if A is None else A.shape[1])
+        single = sizes[column_of] == 1  # (n,)
+        pooled = np.flatnonzero(sizes > 1)  # columns of A with more than one sample
+        pooled_sizes = sizes[pooled].astype(np.float64)
+        if pooled.size:
+            A_pooled_T = At[pooled]  # (p x n)
+            XA_pooled = np.asarray(A_pooled_T @ X.T).T  # X A restricted to the pooled columns, (m x p)
 
         def update(factors):
             W, Z = factors["W"], factors[coefficient]
             XW = products.times("W", W)
             WKW = XW.T @ XW  # W^T K W, (k x k)
-            if A is None:  # CF: the rows of V are updated independently, in the pass that also gives X V
-                KW = np.empty_like(W)
+            KW = np.empty_like(W)  # K W, (n x k), filled block by block, kept for the W update
+            V = Z if A is None else Z[column_of]  # A Z: each sample's row of Z (a copy for CCF)
+            if pooled.size:
+                V[~single] = 0.0  # pooled rows are updated after the pass; meanwhile they add nothing to X V
 
-                def v_rule(block, KW_block):  # eq. 11 with A = I (CF's eq. 2), rows ``block``
-                    KW[block] = KW_block  # K W, (n x k), kept for the W update
-                    denominator = Z[block] @ WKW  # V W^T K W
-                    np.maximum(denominator, EPS, out=denominator)
-                    Z[block] *= KW_block / denominator
-
-                V = Z
-                XV = blocks.fused(XW, v_rule, V)
-                products.keep("V", V, XV)
-            else:  # CCF: a class's row of Z pools all its samples, so K W is needed whole first
-                KW = xt_dot(X, XW)  # K W, (n x k)
-                numerator = contract(KW)  # eq. 11, A^T K W
-                denominator = contract(expand(Z) @ WKW)  # A^T A Z W^T K W
+            def z_rule(block, KW_block):  # eq. 11 for the rows of samples alone in their column of A
+                KW[block] = KW_block
+                V_b, own = V[block], single[block]
+                numerator = KW_block[own]  # A^T K W, row of one sample
+                denominator = V_b[own] @ WKW  # A^T A Z W^T K W with (A^T A)_jj = 1
                 np.maximum(denominator, EPS, out=denominator)
-                Z *= numerator / denominator
-                V = expand(Z)
-                XV = products.times("V", V)
+                V_b[own] *= numerator / denominator
+
+            XV = blocks.fused(XW, z_rule, V)  # the independent rows and their share of X V, one pass over X
+            if A is not None:
+                Z[column_of[single]] = V[single]
+            if pooled.size:  # eq. 11 for the classes' rows: A^T K W sums K W over the class
+                numerator = A_pooled_T @ KW
+                denominator = pooled_sizes[:, None] * (Z[pooled] @ WKW)  # A^T A Z W^T K W
+                np.maximum(denominator, EPS, out=denominator)
+                Z[pooled] *= numerator / denominator
+                XV += XA_pooled @ Z[pooled]  # their share of X V = X A Z
+                V[~single] = Z[column_of[~single]]
+            products.keep("V", V, XV)
 
             VtV = V.T @ V  # Z^T A^T A Z
 

@@ -1,0 +1,83 @@
+"""The fused passes over X by blocks of samples (src.methods.nmf.SampleBlocks) change nothing but speed.
+
+The one-step tests elsewhere check the updates against the papers' equations on data that fit in one
+block. Here the same fits run with blocks of 3 samples (so that a block ends inside a class, the last block
+is short, and the labelled samples of one class fall in different blocks) and must give the same factors
+and objective as one block, iteration after iteration. A wrong row offset, a block updated twice or a
+class row updated from part of its samples would break the equality.
+"""
+
+import numpy as np
+import pytest
+
+from src.methods import nmf as nmf_module
+from src.methods.concept import CCF, CF
+from src.methods.label_matrix import label_matrix
+from src.methods.lcf import LCF
+from src.methods.nmf import NMF, SampleBlocks
+
+M, N, K = 7, 20, 3
+
+
+def fit(cls, X_rows, y, init, block_elements, monkeypatch, **params):
+    monkeypatch.setattr(nmf_module, "BLOCK_ELEMENTS", block_elements)
+    return cls(n_components=K, max_iter=4, init={f: v.copy() for f, v in init.items()}, **params).fit(X_rows, y)
+
+
+def labels_with_a_singleton_class():
+    """Classes 0 (5 samples, spread over blocks), 1 (2 samples), 2 (one sample: its own row of Z); rest -1."""
+    y = np.full(N, -1)
+    y[[0, 4, 7, 11, 19]] = 0
+    y[[2, 3]] = 1
+    y[9] = 2
+    return y
+
+
+@pytest.mark.parametrize("name", ["nmf", "cf", "ccf", "lcf"])
+def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
+    rng = np.random.default_rng(7)
+    X_rows = rng.random((N, M))
+    y = labels_with_a_singleton_class() if name == "ccf" else None
+    cls, params = {"nmf": (NMF, {}), "cf": (CF, {}), "ccf": (CCF, {}), "lcf": (LCF, {"lam": 0.5})}[name]
+    if name == "nmf":
+        init = {"U": rng.random((M, K)), "V": rng.random((N, K))}
+    elif name == "ccf":
+        init = {"W": rng.random((N, K)), "Z": rng.random((label_matrix(y).shape[1], K))}
+    else:
+        init = {"W": rng.random((N, K)), "V": rng.random((N, K))}
+
+    whole = fit(cls, X_rows, y, init, 10**9, monkeypatch, **params)
+    blocked = fit(cls, X_rows, y, init, 3 * M, monkeypatch, **params)
+    assert len(SampleBlocks(X_rows.T).blocks) == 7  # 3, 3, ..., 3, 2 samples
+    for factor, value in whole.factors_.items():
+        np.testing.assert_allclose(blocked.factors_[factor], value, rtol=1e-12, err_msg=factor)
+    np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_, rtol=1e-12)
+
+
+def test_ccf_keeps_one_row_per_labelled_class_across_blocks(monkeypatch):
+    rng = np.random.default_rng(3)
+    y = labels_with_a_singleton_class()
+    model = fit(CCF, rng.random((N, M)), y, {"W": rng.random((N, K)), "Z": rng.random((label_matrix(y).shape[1], K))},
+                3 * M, monkeypatch)
+    V = label_matrix(y) @ model.factors_["Z"]
+    for c in (0, 1):
+        members = np.flatnonzero(y == c)
+        np.testing.assert_array_equal(V[members], np.broadcast_to(V[members[0]], V[members].shape))
+
+
+def test_sample_blocks_fused_returns_x_times_the_updated_factor():
+    rng = np.random.default_rng(0)
+    X = rng.random((5, 11))
+    P, B = rng.random((5, 2)), rng.random((11, 2))
+    seen = []
+
+    def rule(block, G):
+        np.testing.assert_allclose(G, X[:, block].T @ P, rtol=1e-13)
+        seen.extend(range(11)[block])
+        B[block] *= 2.0
+
+    blocks = SampleBlocks(X)
+    blocks.blocks = [slice(0, 4), slice(4, 8), slice(8, 11)]
+    XB = blocks.fused(P, rule, B)
+    assert seen == list(range(11))  # every sample once, in order
+    np.testing.assert_allclose(XB, X @ B, rtol=1e-13)
