@@ -835,7 +835,10 @@ def write_outputs(out_dir, meta, info, yard, rows, explicit, dtype, walls, quick
     if BIG in info:
         for r in (r for r in rows if r["dataset"] == BIG):
             name = r["method"]
-            label = f"fit of {FIT_ITERS} iterations" if r.get("iterative", True) else "whole fit"
+            iterative = r.get("iterative", True)
+            # a method that is not a factorization (kmeans, sda) is timed with the KMeans best of 20 it runs on
+            # its representation: for the KMeans baseline that clustering of the raw samples is all its work
+            label = f"fit of {FIT_ITERS} iterations" if iterative else f"whole fit + KMeans best of {KMEANS_RESTARTS}"
             head = f"| {name}: {label} < {TIME_LIMIT_S:.0f} s, peak RSS < 4 GB | MNIST-70k (n = {info[BIG]['n']:,}) | "
             limit = f"{TIME_LIMIT_S:.0f} s, {MEMORY_LIMIT_MB:,.0f} MB"
             if r["status"] == "stopped":
@@ -847,9 +850,10 @@ def write_outputs(out_dir, meta, info, yard, rows, explicit, dtype, walls, quick
                 L.append(head + f"{r['error']} | {limit} | **FAIL** |")
             else:
                 measured = "" if r["fit200_measured"] else " (est.)"
-                ok = r["fit200_s"] < TIME_LIMIT_S and r["peak_rss_mb"] < MEMORY_LIMIT_MB
+                seconds = r["fit200_s"] if iterative else r["protocol_s"]
+                ok = seconds < TIME_LIMIT_S and r["peak_rss_mb"] < MEMORY_LIMIT_MB
                 reason = "" if ok else big_reason(r, info, yard)
-                L.append(head + f"{r['fit200_s']:.1f} s{measured}, {r['peak_rss_mb']:,.0f} MB{reason} | {limit} | "
+                L.append(head + f"{seconds:.1f} s{measured}, {r['peak_rss_mb']:,.0f} MB{reason} | {limit} | "
                          f"{verdict(ok)} |")
     pools = sorted({p for r in rows for p in r.get("thread_pools", [])})
     oversub = any(int(p.split("=")[1]) > (os.cpu_count() or 1) for p in pools)

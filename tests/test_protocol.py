@@ -150,3 +150,28 @@ def test_subruns_report_the_chosen_one_and_record_both_choices(y):
     assert several["acc"] == several["acc_by_objective"]
     with pytest.raises(ConfigError, match="protocol.subrun_choice='best'"):
         check_protocol({**PROTOCOL, "subrun_choice": "best"}, 6, 10)
+
+
+def test_high_dimensional_kmeans_uses_elkan_with_lloyds_result(monkeypatch):
+    """Above ELKAN_ABOVE_DIMS columns the Euclidean KMeans runs Elkan's exact variant: same partition."""
+    from sklearn.cluster import KMeans
+
+    import src.clustering as clustering
+
+    rng = np.random.default_rng(5)
+    centres = 3.0 * rng.random((4, 150))
+    Z = centres[rng.integers(0, 4, 200)] + rng.normal(size=(200, 150))
+    used = []
+    original_fit = KMeans.fit
+
+    def spy(self, *args, **kwargs):
+        used.append(self.algorithm)
+        return original_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(KMeans, "fit", spy)
+    labels_elkan, objective_elkan = best_kmeans(Z, 4, 5, "euclidean", seed=2)
+    monkeypatch.setattr(clustering, "ELKAN_ABOVE_DIMS", 10**6)
+    labels_lloyd, objective_lloyd = best_kmeans(Z, 4, 5, "euclidean", seed=2)
+    assert used == ["elkan", "lloyd"]
+    np.testing.assert_array_equal(labels_elkan, labels_lloyd)
+    assert objective_elkan == pytest.approx(objective_lloyd, rel=1e-10)
