@@ -16,9 +16,7 @@ each class labelled, for the methods that use labels):
   iteration);
 * time to a fit of 200 iterations: measured, except on MNIST-10k where it is (fit - loop time) + 200 x the
   loop time per iteration, marked "est."; on MNIST-70k a fit still running after ``--fit-cap`` seconds is
-  stopped (it has failed the 2-minute target) with its peak memory so far (VmHWM), and a method that builds
-  an exact kNN graph (2 n^2 m flops) is not run there when its MNIST-10k setup time x (70,000 / 10,000)^2
-  exceeds 1.5x the limit: it is reported as a predicted fail (``--run-all`` runs it anyway);
+  stopped (it has failed the 2-minute target) with its peak memory so far (VmHWM);
 * peak memory: ru_maxrss of the child (whole process); for n <= 10,000 also the tracemalloc peak (numpy's
   allocations) of a separate 2-iteration fit, which on MNIST-10k shows whether an n x n array was allocated;
 * (a) ms / iter over scikit-learn's ``NMF(solver="mu", tol=0)`` per iteration on the same data (Frobenius;
@@ -77,7 +75,6 @@ MEMORY_LIMIT_MB = 4096.0  # ... with peak memory under 4 GB
 EXPLICIT_SPEEDUP = 20.0  # cf, ccf, lcf at n = 10,000: at least this much faster than the explicit kernel
 REPRODUCE_ALL_LIMIT_MIN = 60.0  # make reproduce-all (all five papers) under an hour
 SKLEARN_RATIO = 1.0  # nmf and nmf_kl per iteration <= this x scikit-learn's MU
-SKIP_FACTOR = 1.5  # kNN-graph methods predicted above this x TIME_LIMIT_S on MNIST-70k are not run (--run-all)
 CONCEPT = ("cf", "ccf", "lcf")
 BIG = "mnist"  # the data set of the 2-minute / 4 GB target
 EXPLICIT_DATASET = "mnist10k"
@@ -92,7 +89,7 @@ PRODUCTS = {
     "ntf": 2,  # X C, X^T (A (.) B)
 }
 KL_METHODS = ("nmf_kl", "cnmf_kl")
-KNN_METHODS = ("gnmf", "semignmf", "sda", "npnmf", "fnmf", "pcgnmf")  # build an exact kNN graph of the samples
+KNN_METHODS = ("gnmf", "semignmf", "sda", "npnmf", "fnmf", "pcgnmf")  # build a kNN graph (NN-descent above 30,000)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -594,10 +591,6 @@ def main(argv=None) -> int:
     parser.add_argument("--fit-cap", type=float, default=TIME_LIMIT_S + 5,
                         help="on MNIST-70k, stop a fit running longer than this many seconds: it has failed the "
                              "2-minute target already (0 = never)")
-    parser.add_argument("--run-all", action="store_true",
-                        help="also run on MNIST-70k the kNN-graph methods whose MNIST-10k setup time, scaled by n^2, "
-                             f"predicts more than {SKIP_FACTOR:g}x the 2-minute limit (by default they are reported "
-                             "as failing with that prediction)")
     parser.add_argument("--memory-cap-gb", type=float, default=16.0,
                         help="address-space limit of each child (0 = none), so a runaway fit fails alone")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -646,14 +639,6 @@ def main(argv=None) -> int:
             log(f"{DATASETS[ds]}: BLAS and scikit-learn yardstick")
             yard[ds] = runner.run("yardstick", cache=d["cache"], square=square, iters=min(iters, 20, timed_iters))
             for name in names:
-                predicted = predicted_knn_fit(name, ds, info, rows)
-                if predicted and not args.run_all:
-                    rows.append({"method": name, "dataset": ds, "status": "skipped", "iterative": True,
-                                 "predicted_s": predicted,
-                                 "error": f"not run: its kNN setup on {DATASETS[EXTRAPOLATED]} scales as n^2 to "
-                                          f"about {predicted:.0f} s here (--run-all runs it)"})
-                    log(f"{DATASETS[ds]} {name}: {rows[-1]['error']}")
-                    continue
                 result = runner.run("method", cache=d["cache"], method=name, iters=iters,
                                     trace=d["n"] <= (1000 if quick else 10_000),
                                     fit_cap=(args.fit_cap or None) if ds == BIG else None)
@@ -696,21 +681,6 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
-
-
-def predicted_knn_fit(name: str, ds: str, info: dict, rows: list) -> float | None:
-    """Predicted MNIST-70k setup time of a kNN-graph method when it exceeds SKIP_FACTOR x the limit, else None.
-
-    The exact kNN graph costs 2 n^2 m flops: the setup measured on MNIST-10k (fit - loop time; the whole fit
-    for sda) times (n_70k / n_10k)^2 is a lower bound of the MNIST-70k fit.
-    """
-    if ds != BIG or name not in KNN_METHODS or EXTRAPOLATED not in info:
-        return None
-    small = next((r for r in rows if r["dataset"] == EXTRAPOLATED and r["method"] == name), None)
-    if small is None or small.get("status") != "ok" or not small.get("setup_s"):
-        return None
-    predicted = small["setup_s"] * (info[BIG]["n"] / info[EXTRAPOLATED]["n"]) ** 2
-    return predicted if predicted > SKIP_FACTOR * TIME_LIMIT_S else None
 
 
 def configured_threads() -> int:
@@ -772,11 +742,8 @@ def verdict(ok: bool | None) -> str:
 
 def big_reason(r: dict, info: dict, yard: dict) -> str:
     """Why a method misses the MNIST-70k target, when the run tells."""
-    d, y = info[BIG], yard.get(BIG, {})
-    if r["method"] in KNN_METHODS and y.get("status") == "ok":
-        flops = 2.0 * d["n"] ** 2 * d["m"]
-        return (f"; the exact kNN graph alone is 2 n^2 m = {flops / 1e12:.2g} TFLOP, >= "
-                f"{flops / (y['square_gflops'] * 1e9):.0f} s at this run's {y['square_gflops']:.0f} GFLOPS DGEMM")
+    if r["method"] in KNN_METHODS and r.get("setup_s") is not None:
+        return f"; kNN graph (NN-descent, including its ~25 s numba compilation) and setup {r['setup_s']:.0f} s"
     if r.get("setup_s") and r.get("fit200_s") and r["setup_s"] > 0.5 * r["fit200_s"]:
         return f"; setup {r['setup_s']:.0f} s of it"
     return ""
@@ -844,8 +811,6 @@ def write_outputs(out_dir, meta, info, yard, rows, explicit, dtype, walls, quick
             if r["status"] == "stopped":
                 L.append(head + f"{r['error']}; peak so far {fmt(r.get('peak_rss_mb'), 0)} MB{big_reason(r, info, yard)} | "
                          f"{limit} | **FAIL** |")
-            elif r["status"] == "skipped":
-                L.append(head + f"{r['error']}{big_reason(r, info, yard)} | {limit} | **FAIL** (predicted) |")
             elif r["status"] != "ok":
                 L.append(head + f"{r['error']} | {limit} | **FAIL** |")
             else:
@@ -891,9 +856,6 @@ def write_outputs(out_dir, meta, info, yard, rows, explicit, dtype, walls, quick
             if r["status"] == "stopped":
                 L.append(f"| {r['method']} | | | | | > {fmt(r.get('fit_s'), 0)} (stopped) | | "
                          f"{fmt(r.get('peak_rss_mb'), 0)} so far | | | | | |")
-                continue
-            if r["status"] == "skipped":
-                L.append(f"| {r['method']} | | | | | not run (~{r['predicted_s']:.0f} predicted) | | | | | | | |")
                 continue
             if r["status"] != "ok":
                 L.append(f"| {r['method']} | {r['error']} |" + " |" * 11)

@@ -70,7 +70,7 @@ import scipy.sparse as sp
 from ..errors import ConfigError
 from .base import EPS, Factorization, check_data, check_labels
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import NMF, SampleBlocks, squared_norm, x_dot, xt_dot
+from .nmf import NMF, SampleBlocks, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
 

@@ -86,8 +86,8 @@ import numpy as np
 
 from ..errors import ConfigError
 from .base import EPS, Factorization, check_nonnegative_float, check_positive_int
-from .knn_graph import degree, knn_graph
-from .nmf import frobenius_objective, squared_norm
+from .knn_graph import check_algorithm, degree, knn_graph
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -170,13 +170,13 @@ def fnmf_rules(X: np.ndarray, W, gamma: float):
     def update(factors):
         U, V = factors["U"], factors["V"]
         nu = np.einsum("ik,ik->k", U, U)  # squared column norms of U, (k,)
-        numerator = X.T @ U + gamma * (D_G * V) * nu  # V update (eq. 14 with the constant weight), (n x k)
+        numerator = xt_dot(X, U) + gamma * (D_G * V) * nu  # V update (eq. 14 with the constant weight), (n x k)
         denominator = V @ (U.T @ U) + gamma * complement_product(W, V) * nu
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
         t = complement_traces(W, V, D_G[:, 0])  # (k,)
-        numerator = X @ V  # U update (eq. 13 plus the farness term's U gradient), (m x k)
+        numerator = x_dot(X, V)  # U update (eq. 13 plus the farness term's U gradient), (m x k)
         reuse["XV"] = numerator.copy()
         numerator += gamma * U * t
         denominator = U @ (V.T @ V)
@@ -206,6 +206,9 @@ class FNMF(Factorization):
         0 is NMF. Replaces the paper's (lambda, beta = 200), whose factor underflows to 0.
     n_neighbors : int, default=5
         Neighbours per sample in the 0-1 kNN graph (the paper does not give its k; Cai's default 5).
+    knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
+        Neighbour search of the graph (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto",
+        approximate (NN-descent, seeded from ``random_state``) above.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse kNN graph W.
 
@@ -224,12 +227,14 @@ class FNMF(Factorization):
         random_state=None,
         farness=0.01,
         n_neighbors=5,
+        knn_algorithm="auto",
     ):
         super().__init__(
             n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
         )
         self.farness = farness
         self.n_neighbors = n_neighbors
+        self.knn_algorithm = knn_algorithm
 
     def check_params(self) -> None:
         super().check_params()
@@ -237,8 +242,10 @@ class FNMF(Factorization):
         if self.farness >= 1:
             raise ConfigError(f"farness={self.farness!r} must be < 1 (below 1 the objective is bounded below)")
         check_positive_int("n_neighbors", self.n_neighbors)
+        check_algorithm(self.knn_algorithm, "knn_algorithm")
 
     def _rules(self, X, y):
         n = X.shape[1]
-        self.graph_ = knn_graph(X.T, n_neighbors=self.n_neighbors, weight="binary")
+        self.graph_ = knn_graph(X.T, n_neighbors=self.n_neighbors, weight="binary", algorithm=self.knn_algorithm,
+                                random_state=self.random_state)
         return fnmf_rules(X, self.graph_, float(self.farness) / n)

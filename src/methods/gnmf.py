@@ -47,7 +47,7 @@ import numpy as np
 
 from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
-from .knn_graph import check_t, check_weight, degree, knn_graph, label_graph
+from .knn_graph import check_algorithm, check_t, check_weight, degree, knn_graph, label_graph
 from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 
@@ -108,6 +108,9 @@ class GNMF(NormalizedInitMixin, Factorization):
     normalize_init : bool, default=False
         Scale the initial U's columns to unit L2 norm and V's columns by the same norms, as Cai's code
         does (see the module docstring); a zero column of U is left as it is.
+    knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
+        Neighbour search of the graph (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto",
+        approximate (NN-descent, seeded from ``random_state``) above.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse graph used.
 
@@ -129,6 +132,7 @@ class GNMF(NormalizedInitMixin, Factorization):
         weight="binary",
         t=None,
         normalize_init=False,
+        knn_algorithm="auto",
     ):
         super().__init__(
             n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
@@ -138,6 +142,7 @@ class GNMF(NormalizedInitMixin, Factorization):
         self.weight = weight
         self.t = t
         self.normalize_init = normalize_init
+        self.knn_algorithm = knn_algorithm
 
     def check_params(self) -> None:
         super().check_params()
@@ -146,11 +151,13 @@ class GNMF(NormalizedInitMixin, Factorization):
         check_weight(self.weight)
         check_t(self.t)
         check_bool("normalize_init", self.normalize_init)
+        check_algorithm(self.knn_algorithm, "knn_algorithm")
 
 
     def _graph(self, X: np.ndarray, y: np.ndarray):
         """(n x n) sparse graph of the samples, the columns of X (m x n)."""
-        return knn_graph(X.T, n_neighbors=self.n_neighbors, weight=self.weight, t=self.t)
+        return knn_graph(X.T, n_neighbors=self.n_neighbors, weight=self.weight, t=self.t,
+                         algorithm=self.knn_algorithm, random_state=self.random_state)
 
     def _rules(self, X, y):
         self.graph_ = self._graph(X, y)

@@ -38,7 +38,8 @@ L_aa; like GNMF's, that argument covers one entry at a time, not the simultaneou
 which is not guaranteed in general because L^- is not positive semidefinite. The tests check that O
 never increases over 200 iterations on random data, including large mu.
 
-Cost: building M takes O(n k (m + k^2)) after the neighbour search, in blocks of samples; L has at most
+Cost: building M takes O(n k (m + k^2)) after the neighbour search (that of :mod:`.knn_graph`: exact
+up to 30,000 samples, NN-descent above, ``knn_algorithm``), in blocks of samples; L has at most
 n (k + 1)^2 stored entries; one iteration is O(mnk + n k^2 k_c) with k_c the rank. No n x n dense array.
 
 References
@@ -53,12 +54,12 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.neighbors import NearestNeighbors
 
 from ..errors import ConfigError
 from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
-from .nmf import frobenius_objective, squared_norm
+from .knn_graph import check_algorithm, nearest_neighbours
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def check_reg(reg) -> float:
     return float(reg)
 
 
-def lle_weights(X_rows, n_neighbors=5, reg=1e-3) -> sp.csr_matrix:
+def lle_weights(X_rows, n_neighbors=5, reg=1e-3, algorithm="auto", random_state=None) -> sp.csr_matrix:
     """Locally linear reconstruction weights of each sample from its nearest neighbours.
 
     Row i solves min ||x_i - sum_j M_ij x_j||^2 over the ``n_neighbors`` nearest other samples j,
@@ -88,6 +89,10 @@ def lle_weights(X_rows, n_neighbors=5, reg=1e-3) -> sp.csr_matrix:
         Neighbours per sample, the sample itself excluded; clipped to n_samples - 1 (with a warning).
     reg : float, default=1e-3
         Relative regularization of the local Gram matrices.
+    algorithm : {"auto", "exact", "nndescent"}, default="auto"
+        Neighbour search, :func:`.knn_graph.nearest_neighbours` (exact up to 30,000 samples with "auto").
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the approximate search.
 
     Returns
     -------
@@ -97,6 +102,7 @@ def lle_weights(X_rows, n_neighbors=5, reg=1e-3) -> sp.csr_matrix:
     """
     k = check_positive_int("n_neighbors", n_neighbors)
     reg = check_reg(reg)
+    check_algorithm(algorithm)
     X_rows = np.asarray(X_rows, dtype=np.float64)
     n, m = X_rows.shape
     if k > n - 1:
@@ -104,7 +110,7 @@ def lle_weights(X_rows, n_neighbors=5, reg=1e-3) -> sp.csr_matrix:
         k = n - 1
     if k == 0:
         return sp.csr_matrix((n, n), dtype=np.float64)
-    neighbours = NearestNeighbors(n_neighbors=k).fit(X_rows).kneighbors(return_distance=False)  # (n, k)
+    neighbours = nearest_neighbours(X_rows, k, algorithm, random_state)  # (n, k), no self
 
     weights = np.empty((n, k))
     block = max(1, int(BLOCK_MB * 2**20 // (8 * k * max(m, k))))
@@ -166,12 +172,12 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
 
     def update(factors):
         U, V = factors["U"], factors["V"]
-        numerator = X.T @ U + mu * (L_minus @ V)  # V update (NPNMF rule for V, L = L^+ - L^-), (n x k)
+        numerator = xt_dot(X, U) + mu * (L_minus @ V)  # V update (NPNMF rule for V, L = L^+ - L^-), (n x k)
         denominator = V @ (U.T @ U) + mu * (L_plus @ V)
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
-        numerator = X @ V  # U update (NPNMF rule for U = Lee and Seung's), (m x k)
+        numerator = x_dot(X, V)  # U update (NPNMF rule for U = Lee and Seung's), (m x k)
         reuse["XV"] = numerator.copy()
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
@@ -201,6 +207,9 @@ class NPNMF(NormalizedInitMixin, Factorization):
     normalize_init : bool, default=False
         Scale the initial U's columns to unit L2 norm and V's columns by the same norms (Cai's
         NormalizeUV), as :class:`~.gnmf.GNMF` does with the same option; a zero column is left alone.
+    knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
+        Neighbour search (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto", approximate
+        (NN-descent, seeded from ``random_state``) above.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``weights_`` the (n x n) sparse LLE weights M.
 
@@ -220,6 +229,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
         n_neighbors=5,
         reg=1e-3,
         normalize_init=False,
+        knn_algorithm="auto",
     ):
         super().__init__(
             n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
@@ -228,6 +238,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
         self.n_neighbors = n_neighbors
         self.reg = reg
         self.normalize_init = normalize_init
+        self.knn_algorithm = knn_algorithm
 
     def check_params(self) -> None:
         super().check_params()
@@ -235,8 +246,10 @@ class NPNMF(NormalizedInitMixin, Factorization):
         check_positive_int("n_neighbors", self.n_neighbors)
         check_reg(self.reg)
         check_bool("normalize_init", self.normalize_init)
+        check_algorithm(self.knn_algorithm, "knn_algorithm")
 
 
     def _rules(self, X, y):
-        self.weights_ = lle_weights(X.T, n_neighbors=self.n_neighbors, reg=self.reg)
+        self.weights_ = lle_weights(X.T, n_neighbors=self.n_neighbors, reg=self.reg, algorithm=self.knn_algorithm,
+                                    random_state=self.random_state)
         return npnmf_rules(X, self.weights_, float(self.mu))

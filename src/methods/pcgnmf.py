@@ -58,7 +58,7 @@ import scipy.sparse as sp
 from .base import EPS, UNLABELLED, check_nonnegative_float
 from .gnmf import GNMF
 from .knn_graph import degree
-from .nmf import frobenius_objective, squared_norm
+from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
 
 
 class PairwiseConstraints:
@@ -150,12 +150,12 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     def update(factors):
         U, V = factors["U"], factors["V"]
         MV, CV = pairwise_terms(V)
-        numerator = X.T @ U + alpha * (W @ V)  # V update (eq. 15 = appendix eq. 29), (n x k)
+        numerator = xt_dot(X, U) + alpha * (W @ V)  # V update (eq. 15 = appendix eq. 29), (n x k)
         denominator = V @ (U.T @ U) + alpha * (D * V) + (0.5 * beta) * (times_offdiagonal_ones(MV) + CV)
         np.maximum(denominator, EPS, out=denominator)
         V *= numerator / denominator
 
-        numerator = X @ V  # U update (eq. 16, NMF's rule), (m x k)
+        numerator = x_dot(X, V)  # U update (eq. 16, NMF's rule), (m x k)
         reuse["XV"] = numerator.copy()
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
@@ -187,7 +187,7 @@ class PCGNMF(GNMF):
         Graph regularization weight (GNMF's default; the paper's value is not known).
     beta : float, default=100.0
         Weight of the pairwise constraint term (our choice; the paper's value is not known).
-    n_neighbors, weight, t, normalize_init
+    n_neighbors, weight, t, normalize_init, knn_algorithm
         The kNN graph and Cai's initial normalization, as in :class:`~.gnmf.GNMF`.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse kNN graph.
@@ -211,6 +211,7 @@ class PCGNMF(GNMF):
         weight="binary",
         t=None,
         normalize_init=False,
+        knn_algorithm="auto",
     ):
         super().__init__(
             n_components=n_components,
@@ -223,6 +224,7 @@ class PCGNMF(GNMF):
             weight=weight,
             t=t,
             normalize_init=normalize_init,
+            knn_algorithm=knn_algorithm,
         )
         self.beta = beta
 

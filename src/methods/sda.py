@@ -25,7 +25,8 @@ Choices where the paper is silent, following Deng Cai's ``SDA.m`` (his reference
   ``ReguAlpha``, the Tikhonov ridge, added as beta I). beta is absolute, so its effect depends on the
   scale of the data;
 * graph: ``n_neighbors`` = 5 nearest neighbours, 0/1 weights, symmetrized by max (Cai's ``constructW``
-  'KNN' graph with binary weights, :func:`.knn_graph.knn_graph`);
+  'KNN' graph with binary weights, :func:`.knn_graph.knn_graph`); found exactly up to 30,000 samples
+  and by the seeded NN-descent search above (``knn_algorithm``, ``random_state``);
 * number of directions: at most rank(S_b) <= c directions have a nonzero eigenvalue (c - 1 when every
   sample is labelled); Cai keeps c. Here the directions with eigenvalue > 1e-10 times the largest are
   kept, at most the numerical rank of S_b (0 when all samples coincide) and at most ``n_components``; the
@@ -58,7 +59,7 @@ from sklearn.base import BaseEstimator
 
 from ..errors import ConfigError
 from .base import UNLABELLED, check_data, check_labels, check_nonnegative_float, check_positive_int
-from .knn_graph import knn_graph, laplacian
+from .knn_graph import check_algorithm, knn_graph, laplacian
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +68,8 @@ RELATIVE_EIGENVALUE_FLOOR = 1e-10
 
 
 def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float, n_neighbors: int,
-                   n_directions: int, solve_in_sample_space: bool | None = None):
+                   n_directions: int, solve_in_sample_space: bool | None = None, knn_algorithm: str = "auto",
+                   random_state=None):
     """Top generalized eigenvectors of S_b a = lambda (S_t + alpha X L X^T + beta I) a.
 
     Parameters
@@ -84,6 +86,10 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
         Largest number of directions returned.
     solve_in_sample_space : bool or None
         Solve in the span of the centred samples (r x r) instead of m x m; None chooses it when m > n.
+    knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
+        Neighbour search of the graph (:func:`.knn_graph.knn_graph`).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the approximate neighbour search.
 
     Returns
     -------
@@ -121,7 +127,7 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     Yl = Y[labelled]
     denominator = Yl.T @ Yl
     if alpha > 0:
-        L = laplacian(knn_graph(X_rows, n_neighbors, "binary"))
+        L = laplacian(knn_graph(X_rows, n_neighbors, "binary", algorithm=knn_algorithm, random_state=random_state))
         denominator += alpha * (Y.T @ (L @ Y))
     denominator[np.diag_indices_from(denominator)] += beta
     denominator = 0.5 * (denominator + denominator.T)
@@ -158,6 +164,12 @@ class SDA(BaseEstimator):
         Tikhonov ridge beta I in the denominator (Cai's ``ReguAlpha``).
     n_neighbors : int, default=5
         Neighbours per sample in the 0/1 kNN graph.
+    knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
+        Neighbour search of the graph (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto",
+        approximate (NN-descent) above.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the approximate neighbour search (SDA itself draws nothing); None gives a different
+        approximate graph in each fit. The protocol passes the trial's seed.
 
     Attributes
     ----------
@@ -182,17 +194,20 @@ class SDA(BaseEstimator):
 
     nonnegative_data = False
 
-    def __init__(self, n_components=2, alpha=0.1, beta=0.1, n_neighbors=5):
+    def __init__(self, n_components=2, alpha=0.1, beta=0.1, n_neighbors=5, knn_algorithm="auto", random_state=None):
         self.n_components = n_components
         self.alpha = alpha
         self.beta = beta
         self.n_neighbors = n_neighbors
+        self.knn_algorithm = knn_algorithm
+        self.random_state = random_state
 
     def check_params(self) -> None:
         check_positive_int("n_components", self.n_components)
         check_nonnegative_float("alpha", self.alpha)
         check_nonnegative_float("beta", self.beta)
         check_positive_int("n_neighbors", self.n_neighbors)
+        check_algorithm(self.knn_algorithm, "knn_algorithm")
 
     def fit(self, X, y=None):
         """Learn the directions from X (n_samples, n_features) and partial labels y (-1 = unlabelled)."""
@@ -202,7 +217,8 @@ class SDA(BaseEstimator):
         if np.all(y == UNLABELLED):
             raise ConfigError("SDA needs labelled samples: y has no label >= 0 (protocol.labels.mode='none'?)")
         directions, eigenvalues = sda_directions(X, y, float(self.alpha), float(self.beta),
-                                                 int(self.n_neighbors), int(self.n_components))
+                                                 int(self.n_neighbors), int(self.n_components),
+                                                 knn_algorithm=self.knn_algorithm, random_state=self.random_state)
         k = self.n_components
         d = directions.shape[1]
         if d < k:

@@ -1,0 +1,258 @@
+"""Tests of the scalable neighbour search of :mod:`src.methods.knn_graph` (issue #5, speed and scale).
+
+* ``algorithm="auto"`` is the exact search, bit for bit, up to ``EXACT_MAX_SAMPLES`` samples (every
+  experiment of the papers), in the graph, in NPNMF's weights and in every graph method's fit;
+* the NN-descent path (pynndescent) finds nearly every exact edge of clustered data, gives a symmetric
+  graph with a zero diagonal and no self loops even with duplicated samples, and is reproducible from its
+  seed. Its mechanics (self removal wherever the sample appears, rows completed exactly when the search
+  leaves slots empty, the arguments handed to pynndescent) are checked with a stand-in for pynndescent;
+* the heat kernel's default t on a random subset above the threshold is close to the exact one;
+* a bad ``knn_algorithm`` raises ConfigError naming the parameter and the value.
+
+The real pynndescent runs share one module fixture: numba compiles pynndescent once per process, about
+25-40 s on this machine, which is most of this file's runtime.
+"""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+from sklearn.neighbors import NearestNeighbors, kneighbors_graph
+
+from src.errors import ConfigError
+from src.methods import knn_graph as kg
+from src.methods.fnmf import FNMF
+from src.methods.gnmf import GNMF, SemiGNMF
+from src.methods.npnmf import NPNMF, lle_weights
+from src.methods.pcgnmf import PCGNMF
+from src.methods.sda import SDA
+
+GRAPH_METHODS = [GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF, SDA]
+
+
+def clustered(rng, n, m=20, n_clusters=10, spread=0.3):
+    """n nonnegative points around n_clusters random centres in [0, 1]^m, shape (n, m)."""
+    centres = rng.random((n_clusters, m))
+    X = centres[rng.integers(0, n_clusters, n)] + spread * rng.random((n, m))
+    return X
+
+
+def partial_labels(n, n_labelled=20):
+    y = np.full(n, -1)
+    y[:n_labelled] = np.arange(n_labelled) % 2
+    return y
+
+
+def shared_edge_fraction(W_approx, W_exact):
+    """Fraction of the exact graph's edges that the approximate graph also holds."""
+    A, E = W_approx.tocsr().astype(bool), W_exact.tocsr().astype(bool)
+    return E.multiply(A).nnz / E.nnz
+
+
+def check_graph(W, n, k):
+    """Symmetric, zero diagonal, nonnegative, every sample joined to at least k others."""
+    assert W.shape == (n, n)
+    assert abs(W - W.T).max() == 0
+    assert np.all(W.diagonal() == 0)
+    assert W.min() >= 0
+    assert np.all(np.diff(W.indptr) >= k)
+
+
+# -- auto is the exact search up to the threshold -----------------------------------------------------
+def refuse_nndescent(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("nndescent must not run here")
+
+    monkeypatch.setattr(kg, "_nndescent_neighbours", refuse)
+
+
+@pytest.mark.parametrize("weight", kg.WEIGHTS)
+def test_auto_is_the_exact_graph_below_the_threshold(weight, rng, monkeypatch):
+    X = clustered(rng, 300)
+    exact = kg.knn_graph(X, 5, weight, algorithm="exact")
+    refuse_nndescent(monkeypatch)
+    auto = kg.knn_graph(X, 5, weight, random_state=0)
+    assert (auto != exact).nnz == 0
+    np.testing.assert_array_equal(auto.indices, exact.indices)
+    np.testing.assert_array_equal(auto.data, exact.data)
+    if weight == "binary":  # and the exact search is scikit-learn's kNN graph symmetrized by max
+        reference = kneighbors_graph(X, 5, mode="connectivity", include_self=False)
+        assert (auto != reference.maximum(reference.T)).nnz == 0
+
+
+def test_auto_switches_to_nndescent_above_the_threshold(rng, monkeypatch):
+    X = clustered(rng, 200)
+    calls = []
+
+    def fake(Y, k, generator):
+        calls.append((Y.shape, k))
+        return NearestNeighbors(n_neighbors=k).fit(Y).kneighbors(return_distance=False)
+
+    monkeypatch.setattr(kg, "_nndescent_neighbours", fake)
+    monkeypatch.setattr(kg, "EXACT_MAX_SAMPLES", 200)
+    kg.knn_graph(X, 5)
+    assert calls == []  # n = threshold: exact
+    monkeypatch.setattr(kg, "EXACT_MAX_SAMPLES", 199)
+    kg.knn_graph(X, 5)
+    assert calls == [((200, 20), 5)]
+    assert kg.resolve_algorithm("auto", 199) == "exact" and kg.resolve_algorithm("auto", 200) == "nndescent"
+    assert kg.resolve_algorithm("exact", 10**6) == "exact"
+
+
+def test_npnmf_weights_auto_are_the_exact_weights(rng, monkeypatch):
+    X = clustered(rng, 200)
+    exact = lle_weights(X, 5, algorithm="exact")
+    refuse_nndescent(monkeypatch)
+    auto = lle_weights(X, 5)
+    assert (auto != exact).nnz == 0
+
+
+@pytest.mark.parametrize("cls", GRAPH_METHODS, ids=lambda c: c.__name__)
+def test_every_graph_method_fits_bit_for_bit_the_same_with_auto(cls, rng, monkeypatch):
+    X, y = clustered(rng, 60, m=8), partial_labels(60)
+    params = dict(n_components=3, random_state=0)
+    if cls is not SDA:
+        params["max_iter"] = 5
+    exact = cls(**params, knn_algorithm="exact").fit(X, y)
+    refuse_nndescent(monkeypatch)
+    auto = cls(**params).fit(X, y)
+    assert auto.get_params()["knn_algorithm"] == "auto"
+    for name, value in exact.factors_.items():
+        np.testing.assert_array_equal(auto.factors_[name], value)
+    if cls is SDA:
+        np.testing.assert_array_equal(auto.embedding_, exact.embedding_)
+
+
+# -- the NN-descent mechanics, with a stand-in for pynndescent ---------------------------------------------
+def test_first_other_drops_the_sample_wherever_it_is_and_flags_short_rows():
+    candidates = np.array([[0, 4, 2, 3],    # self first (pynndescent's order)
+                           [3, 1, 4, 0],    # self second, as a duplicate at distance 0 may be
+                           [4, 3, 1, -1],   # self absent, an empty slot
+                           [3, 1, -1, -1]])  # self and two empty slots: fewer than k = 2 usable
+    neighbours, complete = kg._first_other(candidates, np.arange(4), 2)
+    np.testing.assert_array_equal(neighbours[:3], [[4, 2], [3, 4], [4, 3]])
+    assert neighbours[3, 0] == 1
+    np.testing.assert_array_equal(complete, [True, True, True, False])
+
+
+def fake_pynndescent(monkeypatch, X_rows, record, self_position=1, empty_rows=(), repeat_rows=()):
+    """Install a pynndescent whose NNDescent lists the exact neighbours, with self at ``self_position``
+    (instead of first) in every row, only -1 after the first slot in ``empty_rows`` and the neighbour in
+    slot 3 repeated in slot 4 in ``repeat_rows``."""
+
+    class NNDescent:
+        def __init__(self, data, n_neighbors, random_state, n_jobs):
+            record.update(dtype=data.dtype, n_neighbors=n_neighbors, random_state=random_state, n_jobs=n_jobs)
+            found = NearestNeighbors(n_neighbors=n_neighbors - 1).fit(X_rows).kneighbors(return_distance=False)
+            n = X_rows.shape[0]
+            indices = np.insert(found, self_position, np.arange(n), axis=1)
+            indices[list(empty_rows), 1:] = -1
+            indices[list(repeat_rows), 4] = indices[list(repeat_rows), 3]
+            self.neighbor_graph = (indices.astype(np.int32), np.zeros(indices.shape, np.float32))
+
+    module = types.ModuleType("pynndescent")
+    module.NNDescent = NNDescent
+    monkeypatch.setitem(sys.modules, "pynndescent", module)
+
+
+def test_nndescent_path_drops_self_completes_short_rows_and_is_single_threaded(rng, monkeypatch):
+    X = rng.random((100, 6))
+    record = {}
+    fake_pynndescent(monkeypatch, X, record, self_position=2, empty_rows=[0, 17, 99], repeat_rows=[5, 60])
+    found = kg.nearest_neighbours(X, 4, "nndescent", random_state=7)
+    exact = kg.nearest_neighbours(X, 4, "exact")
+    np.testing.assert_array_equal(found, exact)
+    assert record["dtype"] == np.float32 and record["n_jobs"] == 1
+    assert record["n_neighbors"] == max(3 * 4, 20) + 1
+    assert record["random_state"] == int(np.random.default_rng(7).integers(np.iinfo(np.int32).max))
+
+
+def test_nndescent_is_exact_when_the_search_would_cover_every_sample(rng, monkeypatch):
+    X = rng.random((21, 4))
+    refuse_nndescent(monkeypatch)  # 21 samples <= max(3k, 20) + 1: nothing to gain from the approximation
+    assert (kg.knn_graph(X, 3, algorithm="nndescent") != kg.knn_graph(X, 3, algorithm="exact")).nnz == 0
+
+
+# -- the real pynndescent -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def clustered_graphs():
+    """3000 clustered points: exact and NN-descent (seed 0) graphs. Pays pynndescent's JIT once."""
+    X = clustered(np.random.default_rng(3), 3000)
+    return X, kg.knn_graph(X, 5, algorithm="exact"), kg.knn_graph(X, 5, algorithm="nndescent", random_state=0)
+
+
+def test_nndescent_graph_holds_nearly_every_exact_edge(clustered_graphs):
+    X, exact, approx = clustered_graphs
+    check_graph(approx, 3000, 5)
+    assert shared_edge_fraction(approx, exact) >= 0.95
+    assert abs(approx.nnz - exact.nnz) <= 0.05 * exact.nnz
+
+
+def test_nndescent_is_reproducible_from_its_seed(clustered_graphs):
+    X, exact, approx = clustered_graphs
+    again = kg.knn_graph(X, 5, algorithm="nndescent", random_state=0)
+    assert (again != approx).nnz == 0
+    generator = kg.knn_graph(X, 5, algorithm="nndescent", random_state=np.random.default_rng(0))
+    assert (generator != approx).nnz == 0  # an int seed and the Generator it seeds draw the same seed
+
+
+def test_nndescent_with_duplicated_samples_has_no_self_loops(clustered_graphs):
+    X = clustered_graphs[0][:1000]
+    X_dup = np.concatenate([X, X, X])  # every sample three times: two neighbours at distance 0 each
+    n, k = X_dup.shape[0], 5
+    neighbours = kg.nearest_neighbours(X_dup, k, "nndescent", random_state=1)
+    assert not np.any(neighbours == np.arange(n)[:, None])
+    assert np.all(np.sort(neighbours, axis=1)[:, 1:] != np.sort(neighbours, axis=1)[:, :-1])  # distinct
+    twins = np.sort(np.stack([np.arange(n) - 1000, np.arange(n) + 1000, np.arange(n) - 2000,
+                              np.arange(n) + 2000], axis=1) % n, axis=1)
+    found_twins = np.array([np.isin(row[:2], t).all() for row, t in zip(neighbours, twins)])
+    assert found_twins.mean() >= 0.95  # the two copies come first (they are at distance 0)
+    W = kg.knn_graph(X_dup, k, algorithm="nndescent", random_state=1)
+    check_graph(W, n, k)
+    assert shared_edge_fraction(W, kg.knn_graph(X_dup, k, algorithm="exact")) >= 0.9  # ties are ambiguous
+
+
+def test_npnmf_and_gnmf_use_the_seeded_nndescent_search(clustered_graphs):
+    X, exact, approx = clustered_graphs
+    M_exact = lle_weights(X, 5, algorithm="exact")
+    M = lle_weights(X, 5, algorithm="nndescent", random_state=2)
+    assert shared_edge_fraction(M, M_exact) >= 0.95
+    np.testing.assert_allclose(np.asarray(M.sum(axis=1)).ravel(), 1.0)
+    assert np.all(M.diagonal() == 0)
+    first = GNMF(n_components=3, max_iter=2, random_state=4, knn_algorithm="nndescent").fit(X)
+    second = GNMF(n_components=3, max_iter=2, random_state=4, knn_algorithm="nndescent").fit(X)
+    assert (first.graph_ != second.graph_).nnz == 0
+    np.testing.assert_array_equal(first.factors_["V"], second.factors_["V"])
+
+
+# -- the heat kernel's default t ---------------------------------------------------------------------
+def test_heat_default_t_on_a_subset_is_close_to_the_exact_one(rng, monkeypatch):
+    X = clustered(rng, 6000, m=10)
+    exact = kg.default_t(X, random_state=0)
+    s = kg.mean_pairwise_distance(X)
+    assert exact == 2 * s * s and kg.default_t(X, random_state=1) == exact  # exact: no randomness
+    monkeypatch.setattr(kg, "EXACT_MAX_SAMPLES", 5000)
+    subset = kg.default_t(X, random_state=0)
+    assert subset != exact
+    np.testing.assert_allclose(subset, exact, rtol=0.02)
+    assert kg.default_t(X, random_state=0) == subset  # seeded
+    # the graph's default t is the one seeded by its random_state (the exact search draws nothing before)
+    W = kg.knn_graph(X, 5, "heat", algorithm="exact", random_state=0)
+    reference = kg.knn_graph(X, 5, "heat", t=subset, algorithm="exact")
+    assert (W != reference).nnz == 0
+
+
+# -- bad values ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", GRAPH_METHODS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("value", ["abc", 3, None, "Exact"])
+def test_bad_knn_algorithm_names_the_parameter(cls, value, rng):
+    X, y = rng.random((12, 4)), partial_labels(12, 4)
+    with pytest.raises(ConfigError, match=f"knn_algorithm={value!r} must be one of auto, exact, nndescent"):
+        cls(knn_algorithm=value).fit(X, y)
+
+
+@pytest.mark.parametrize("function", [kg.knn_graph, lle_weights, kg.nearest_neighbours])
+def test_bad_algorithm_of_the_functions(function, rng):
+    with pytest.raises(ConfigError, match="algorithm='kd_tree' must be one of"):
+        function(rng.random((12, 4)), 3, algorithm="kd_tree")
