@@ -89,7 +89,7 @@ reproduce-all: $(STAMP) ## All five papers, one after another (wall time in outp
 
 BENCH_ARGS ?=
 
-bench: $(STAMP) ## Speed and scale benchmark, every method -> outputs/bench/bench.md, bench.csv (~30 min; quiet machine)
+bench: $(STAMP) ## Speed and scale benchmark, every method -> outputs/bench/bench.md, bench.csv (~25 min; quiet machine)
 	$(PY) -m src.data yale coil20 mnist10k mnist
 	$(PY) benchmarks/bench.py --out outputs/bench $(BENCH_ARGS)
 
