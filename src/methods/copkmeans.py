@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator
 
 from ..errors import ConfigError
 from .base import UNLABELLED, check_data, check_labels, check_positive_int
-from .nmf import BLOCK_ELEMENTS, x_dot, xt_dot
+from .nmf import block_rows, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ class COPData:
         self.sums, self.sizes = sums[: self.n_chunks], sizes[: self.n_chunks]
         self.means = self.sums / self.sizes[:, None]
         self.rounding = (X.shape[1] + 2) * ROUND
-        self.block = max(1, BLOCK_ELEMENTS // max(X.shape[1], 1))
+        self.block = block_rows(X.shape[1])
 
     def place_chunks(self, centres: np.ndarray, order: np.ndarray) -> np.ndarray | None:
         """(c,) cluster of each chunk: the free centre nearest to its mean, in ``order``; None on failure."""

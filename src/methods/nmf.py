@@ -66,7 +66,19 @@ def x_dot(X: np.ndarray, B: np.ndarray) -> np.ndarray:
 
 
 BLOCK_ELEMENTS = 2**16
-"""Entries of X per block of :class:`SampleBlocks` (512 kB in float64, so that a block stays in cache)."""
+"""Entries of X per block of every blocked pass (:class:`SampleBlocks`, the KL products, COP-KMeans): 512 kB
+in float64, so that a block stays in cache."""
+
+
+def block_rows(width: int) -> int:
+    """Rows of ``width`` entries in one block of :data:`BLOCK_ELEMENTS` entries (at least 1)."""
+    return max(1, BLOCK_ELEMENTS // max(width, 1))
+
+
+def block_slices(length: int, width: int) -> list[slice]:
+    """Consecutive blocks of :func:`block_rows` rows covering ``range(length)``."""
+    step = block_rows(width)
+    return [slice(start, min(start + step, length)) for start in range(0, length, step)]
 
 
 class SampleBlocks:
@@ -82,8 +94,7 @@ class SampleBlocks:
     def __init__(self, X: np.ndarray):
         self.X = X
         m, n = X.shape
-        step = max(1, BLOCK_ELEMENTS // max(m, 1))
-        self.blocks = [slice(start, min(start + step, n)) for start in range(0, n, step)]
+        self.blocks = block_slices(n, m)  # blocks of samples, the columns of X
 
     def fused(self, P: np.ndarray, rule, B: np.ndarray) -> np.ndarray:
         """Apply ``rule(block, (X^T P)[block])`` to every block of samples; return X B with the updated B."""

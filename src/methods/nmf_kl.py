@@ -24,10 +24,7 @@ import numpy as np
 from scipy.special import rel_entr
 
 from .base import EPS, Factorization
-from .nmf import one_blas_thread
-
-BLOCK_ELEMENTS = 2**16
-"""Entries of X per block of :class:`KLProducts` (512 kB in float64, so a block of R stays in cache)."""
+from .nmf import block_slices, one_blas_thread
 
 
 def kl_divergence(X: np.ndarray, Y: np.ndarray) -> float:
@@ -46,8 +43,9 @@ class KLProducts:
     """The products of the KL updates on X (m x n), with R = X / max(U V^T, EPS) formed block by block.
 
     ``v_numerator(U, V)`` = R^T U (n x k), optionally with D(X || U V^T); ``u_numerator(U, V)`` = R V (m x k).
-    X is read in blocks of :data:`BLOCK_ELEMENTS` entries along its contiguous orientation (samples when the
-    rows of the data, X^T, are C-ordered; features when X is); an X with neither layout is copied once.
+    X is read in blocks of :data:`~src.methods.nmf.BLOCK_ELEMENTS` entries along its contiguous orientation
+    (samples when the rows of the data, X^T, are C-ordered; features when X is); an X with neither layout is
+    copied once.
     The block products are small (b x m x k): a pass runs BLAS single-threaded
     (:func:`~src.methods.nmf.one_blas_thread`).
     """
@@ -60,8 +58,7 @@ class KLProducts:
         else:
             self.M, self.samples_major = np.ascontiguousarray(X.T), True
         p, q = self.M.shape
-        step = max(1, BLOCK_ELEMENTS // max(q, 1))
-        self.blocks = [slice(start, min(start + step, p)) for start in range(0, p, step)]
+        self.blocks = block_slices(p, q)  # blocks of rows of M, so that a block of R stays in cache
         self.X_sum = float(X.sum())
         # the divergence needs x log(x / y) at the nonzero x only: where a block has zeros, keep the flat
         # positions of its nonzeros and their values (sparse data such as MNIST: 19% nonzero)
