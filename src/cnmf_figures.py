@@ -14,7 +14,6 @@ Usage::
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from . import methods  # noqa: E402
 from .data import as_images  # noqa: E402
 from .data.named import load_named  # noqa: E402
 from .protocol import make_trial  # noqa: E402
-from .results import write_atomic  # noqa: E402
+from .files import atomic_path, write_atomic  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -37,10 +36,9 @@ LABELS = {"orl": {"mode": "per_class", "per_class": 2}, "default": {"mode": "fra
 
 
 def save_png(fig, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=110)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def basis_figure(out: Path, seed: int, max_iter: int) -> None:

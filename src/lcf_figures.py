@@ -16,7 +16,6 @@ Usage::
 import argparse
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import numpy as np  # noqa: E402
 
 from . import methods  # noqa: E402
 from .data.named import load_named  # noqa: E402
+from .files import atomic_path  # noqa: E402
 from .protocol import make_trial  # noqa: E402
 from .results import find_results, read_results  # noqa: E402
 
@@ -35,10 +35,9 @@ logger = logging.getLogger(__name__)
 
 
 def save_png(fig, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp.png")
-    fig.savefig(tmp, dpi=110)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=110)
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def three_gaussians(out: Path, seed: int, lam: float) -> None:

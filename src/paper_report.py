@@ -7,7 +7,9 @@ Usage::
 Reads every ``results.csv`` under ``outputs/reproduce/PAPER/runs`` (never recomputes) and the published
 claims in ``conf/published/PAPER.yaml``, and writes into ``outputs/reproduce/PAPER/``: the merged
 ``results.csv``; per data set the paper's table (Markdown, LaTeX, CSV) and the AC/NMI-vs-k figure; the full
-grid of every tuned baseline (``table_<dataset>_grid.*``); and ``report.md``.
+grid of every tuned baseline (``table_<dataset>_grid.*``); ``report.md``, which ends with the provenance of
+the report and of the runs it read; and ``provenance.json``. Rows of one method label computed under
+different settings or code stop the report with one line naming two of the files.
 
 Tuned baselines (GNMF, SemiGNMF: "parameters set to give the best result"): every grid value is run and
 kept; in the paper's table a family is represented by the grid value with the best average accuracy on that
@@ -28,8 +30,10 @@ import pandas as pd
 import yaml
 from scipy.stats import wilcoxon
 
+from . import provenance
 from .report import method_order, write_reports
-from .results import find_results, read_results, write_atomic
+from .files import write_atomic
+from .results import MixedResultsError, find_results, read_results
 from .tables import paper_table, to_latex, to_markdown
 
 logger = logging.getLogger(__name__)
@@ -198,8 +202,10 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     ``runs`` may name several sweep directories (e.g. another paper's runs under the same protocol,
     whose paired trials are identical); ``datasets`` keeps only those data sets.
     """
+    started = provenance.now()
     published = yaml.safe_load((CONF / f"{paper}.yaml").read_text())
-    frame = read_results(find_results(runs))
+    files = find_results(runs)
+    frame = read_results(files)
     if datasets:
         frame = frame[frame["dataset"].isin(datasets)]
     if published.get("estimators"):  # the paper's methods only, when runs are shared with another paper
@@ -241,6 +247,13 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     if extra.exists():
         lines += ["", extra.read_text()]
     lines += [""] + cost_section(frame, out)
+    run_records = [provenance.read(f.parent / provenance.FILE) for f in files]
+    record = provenance.collect(started, provenance.now(), extra={"sources": [str(f) for f in files]})
+    provenance.write(out, {**record, "runs": [r for r in run_records if r is not None]})
+    lines += ["", *provenance.markdown(record, [r for r in run_records if r is not None])]
+    if None in run_records:
+        lines.append(f"{run_records.count(None)} of the {len(files)} results files have no {provenance.FILE} "
+                     "(computed before provenance was recorded).")
     path = out / "report.md"
     write_atomic(path, "\n".join(lines) + "\n")
     return path
@@ -261,7 +274,7 @@ def main(argv=None) -> int:
         return 2
     try:
         logger.info("wrote %s", build(args.paper, runs, out, args.datasets))
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, MixedResultsError) as exc:
         logger.error("%s", exc)
         return 2
     return 0

@@ -6,21 +6,22 @@ Usage::
 
 Every ``results.csv`` at or below the given paths is read (a whole multirun directory works); for each
 data set one table (Markdown, LaTeX, CSV) with one column per method and one AC/NMI-vs-k figure are
-written to ``OUT_DIR`` (default: the first path if it is a directory).
+written to ``OUT_DIR`` (default: the first path if it is a directory), with ``provenance.json`` (what
+built them and the provenance of every run read). Rows of one method label computed under different
+settings or code are refused with one line naming two of the files (:func:`src.results.read_results`).
 """
 
 import argparse
 import logging
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from . import methods
+from . import methods, provenance
 from .figures import plot_metrics_vs_k
-from .results import RESULTS, find_results, read_results, write_atomic
+from .files import atomic_path, write_atomic
+from .results import RESULTS, MixedResultsError, find_results, read_results
 from .tables import paper_table, to_latex, to_markdown
 
 logger = logging.getLogger(__name__)
@@ -49,10 +50,8 @@ def write_reports(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
             write_atomic(path, text)
             written.append(path)
         figure = out_dir / f"figure_{dataset}.png"
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{figure.stem}.", suffix=".png")  # unique per writer
-        os.close(fd)
-        plot_metrics_vs_k(rows, f"{dataset}: accuracy and NMI against k", tmp, order)
-        os.replace(tmp, figure)
+        with atomic_path(figure, suffix=".png") as tmp:  # unique per writer
+            plot_metrics_vs_k(rows, f"{dataset}: accuracy and NMI against k", tmp, order)
         written.append(figure)
     return written
 
@@ -66,18 +65,22 @@ def main(argv=None) -> int:
     out = Path(args.out) if args.out else Path(args.paths[0])
     if not out.is_dir() and not args.out:
         out = out.parent
+    started = provenance.now()
     try:
         files = find_results(args.paths)
-    except FileNotFoundError as exc:
+        frame = read_results(files)
+    except (FileNotFoundError, MixedResultsError) as exc:
         logger.error("%s", exc)
         return 2
-    frame = read_results(files)
     merged = out / RESULTS
     if [f.resolve() for f in files] != [merged.resolve()]:  # several sources: keep their union beside the tables
         write_atomic(merged, frame.to_csv(index=False))
         logger.info("wrote %s (%d rows from %d files)", merged, len(frame), len(files))
     for path in write_reports(frame, out):
         logger.info("wrote %s", path)
+    runs = [provenance.read(f.parent / provenance.FILE) for f in files]
+    provenance.write(out, provenance.collect(started, provenance.now(), extra={
+        "sources": [str(f) for f in files], "runs": [r for r in runs if r is not None]}))
     return 0
 
 

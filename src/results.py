@@ -3,22 +3,33 @@
 Every (dataset, method, k, trial) cell is written atomically (to a temporary file in the same directory,
 then renamed) as soon as it finishes, so a killed run loses at most the cell it was on and a re-run skips
 the cells already on disk. ``results.csv`` is rebuilt from the cell files, also atomically.
+
+A row carries the settings it was computed under as columns (``dataset_*``, ``param_*``, ``protocol_*``,
+``seed``), their hash ``config_hash`` and the ``code_fingerprint`` of the code
+(:func:`src.provenance.code_fingerprint`). :func:`read_results` merges files only where these agree for
+each (dataset, method label): the same label computed under two settings is refused, never mixed.
 """
 
 import json
 import logging
-import os
 import re
-import tempfile
 from pathlib import Path
 
 import pandas as pd
+
+from .files import write_atomic
 
 logger = logging.getLogger(__name__)
 
 CELL_DIR = "cells"
 RESULTS = "results.csv"
 COLUMNS = ("dataset", "method", "k", "trial")
+#: Columns that identify how a row was computed; rows of one label must agree on them to be merged.
+IDENTITY = ("config_hash", "code_fingerprint")
+
+
+class MixedResultsError(ValueError):
+    """Rows of one (dataset, method label) computed under different settings or code."""
 
 
 def _slug(text: str) -> str:
@@ -28,22 +39,6 @@ def _slug(text: str) -> str:
 def cell_path(out_dir: Path, dataset: str, method: str, k: int, trial: int) -> Path:
     """Where the row of one cell is stored under ``out_dir``."""
     return Path(out_dir) / CELL_DIR / f"{_slug(dataset)}__{_slug(method)}__k{k:02d}__t{trial:02d}.json"
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see either the old file or the complete new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def save_cell(path: Path, row: dict) -> None:
@@ -89,6 +84,48 @@ def find_results(paths) -> list[Path]:
 
 
 def read_results(files) -> pd.DataFrame:
-    """Concatenate the given ``results.csv`` files, one row per (dataset, method, k, trial)."""
-    frame = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    """Concatenate the given ``results.csv`` files, one row per (dataset, method, k, trial).
+
+    The same cell found in several files (e.g. a run directory and a merged copy) is kept once. Raises
+    :class:`MixedResultsError` naming two conflicting files when rows of one (dataset, method label)
+    differ in ``config_hash`` or ``code_fingerprint``: give the runs different labels, or report them
+    separately.
+    """
+    frames = [pd.read_csv(f).assign(_source=str(f)) for f in files]
+    frame = pd.concat(frames, ignore_index=True)
+    for column in IDENTITY:
+        if column not in frame:
+            frame[column] = "unrecorded"
+    identity = frame[list(IDENTITY)].astype(str).agg(" ".join, axis=1)
+    for (dataset, method), ids in identity.groupby([frame["dataset"], frame["method"]]):
+        distinct = ids.drop_duplicates()
+        if len(distinct) > 1:
+            first, second = (frame.loc[distinct.index[i], "_source"] for i in (0, 1))
+            where = f"{first} and {second}" if first != second else f"{first} (two settings in one file)"
+            raise MixedResultsError(
+                f"{dataset}/{method} was computed under different settings or code (config_hash/code_fingerprint "
+                f"{distinct.iloc[0]} vs {distinct.iloc[1]}) in {where}: give the runs different method labels "
+                f"or report them separately")
+    frame = frame.drop(columns="_source")
     return sort_rows(frame.drop_duplicates(subset=list(COLUMNS), keep="last"))
+
+
+def setting_columns(settings: dict) -> dict:
+    """The settings of a cell (see :func:`src.run.cell_settings`) as flat scalar columns.
+
+    ``dataset_<key>`` for the data set config (its name is the ``dataset`` column), ``param_<key>`` for
+    the method's parameters, ``protocol_<key>`` (``protocol_labels_<key>``) for the protocol's.
+    """
+    columns = {}
+
+    def put(prefix, mapping):
+        for key, value in mapping.items():
+            if isinstance(value, dict):
+                put(f"{prefix}{key}_", value)
+            else:
+                columns[f"{prefix}{key}"] = json.dumps(value) if isinstance(value, (list, tuple)) else value
+
+    put("dataset_", {key: value for key, value in settings["dataset"].items() if key != "name"})
+    put("param_", settings["method"]["params"])
+    put("protocol_", settings["protocol"])
+    return columns

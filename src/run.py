@@ -7,31 +7,38 @@ Usage::
     python -m src.run -m +experiment=cnmf                               # a paper's settings
 
 Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``results.csv``,
-``config.yaml`` (the composed config), and the table and figure of :mod:`src.report`. A bad value stops the
-run before anything is computed, with one line naming the parameter.
+``config.yaml`` (the composed config), ``provenance.json`` (:mod:`src.provenance`: code, environment, data,
+command) and the table and figure of :mod:`src.report`. A bad value stops the run before anything is
+computed, with one line naming the parameter; a multirun checks every job first (:mod:`src.sweep`).
 """
 
 import fcntl
 import hashlib
 import json
 import logging
+import os
 import resource
+import shlex
 import sys
 import time
 from collections.abc import Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
-from .data import load_dataset
+from . import methods, provenance, sweep
+from .data import Dataset, load_dataset
 from .errors import ConfigError, UserError
 from .protocol import check_method, check_protocol, make_trial, run_cell
 from .report import write_reports
-from .results import RESULTS, cell_path, load_cell, save_cell, write_atomic, write_results
+from .files import write_atomic
+from .results import CELL_DIR, RESULTS, cell_path, load_cell, save_cell, setting_columns, write_results
 
 logger = logging.getLogger(__name__)
 
@@ -90,44 +97,121 @@ def exclusive(path: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def config_fingerprint(plain: Mapping) -> str:
-    """Hash of everything that determines a cell's numbers: data set, method, protocol and seed.
+def needs_labels_check(method: Mapping, labels: Mapping, dataset: str) -> None:
+    """Refuse a label-constrained method under a protocol that labels no sample (one line, what to do)."""
+    cls = methods.REGISTRY.get(method["name"])
+    if getattr(cls, "needs_labels", False) and labels.get("mode") == "none":
+        raise ConfigError(
+            f"method={method['name']} needs labelled samples but the protocol labels none on {dataset} "
+            f"(protocol.labels.mode='none'): use protocol=cnmf or protocol=ccf, or set "
+            f"protocol.labels.mode=fraction (or per_class)")
 
-    A cell file on disk is reused only when its fingerprint matches, so a re-run into the same directory
-    with other settings recomputes instead of mixing results.
+
+def cell_settings(plain: Mapping, protocol: Mapping) -> dict:
+    """Everything besides (k, trial) and the code that determines a cell's numbers.
+
+    The data set, the method (name, label, parameters), the seed and the protocol with the data set's
+    effective labels; the lists of k and the number of trials are left out (a cell's trial depends only
+    on its own (seed, dataset, k, trial)), as are label settings that the label mode does not read.
     """
-    relevant = {key: plain[key] for key in ("dataset", "method", "protocol", "seed")}
-    return hashlib.sha256(json.dumps(relevant, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    labels = dict(protocol["labels"])
+    for key, mode in (("fraction", "fraction"), ("per_class", "per_class")):
+        if labels.get("mode") != mode:
+            labels.pop(key, None)
+    kept = {key: value for key, value in protocol.items() if key not in ("ks", "n_trials", "label_overrides")}
+    return {"dataset": dict(plain["dataset"]), "method": dict(plain["method"]),
+            "protocol": {**kept, "labels": labels}, "seed": plain["seed"]}
 
 
-def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
-    """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``; returns results.csv."""
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    protocol, method = plain["protocol"], plain["method"]
+def config_fingerprint(settings: Mapping) -> str:
+    """Hash of a cell's settings (:func:`cell_settings`); a cell on disk is reused only if it matches."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+@dataclass
+class Prepared:
+    """A validated run: the loaded data set and the effective protocol and method settings."""
+
+    dataset: Dataset
+    protocol: dict
+    method: dict
+    settings: dict
+
+
+def prepare(plain: Mapping, load=load_dataset) -> Prepared:
+    """Check every setting of a resolved config and load its data set; nothing is computed or written.
+
+    Raises :class:`~src.errors.UserError` with one line naming the first bad setting. Used by a run
+    before its first cell and by a multirun for every job before any job starts (:mod:`src.sweep`);
+    ``load`` is the data set loader (a sweep passes one that loads each data set once).
+    """
     check_run(plain)
-    dataset = load_dataset(plain["dataset"], plain["paths"]["data_dir"], plain["paths"]["mirror"], plain["seed"])
+    for group in ("dataset", "method", "protocol"):
+        if not isinstance(plain.get(group), Mapping):
+            raise ConfigError(f"{group}={plain.get(group)!r} must be a config group (e.g. {group}=<name>)")
+    protocol, method = plain["protocol"], plain["method"]
+    if method.get("name") not in methods.REGISTRY:
+        raise ConfigError(f"method.name={method.get('name')!r} is not one of {', '.join(methods.NAMES)}")
+    dataset = load(plain["dataset"], plain["paths"]["data_dir"], plain["paths"]["mirror"], plain["seed"])
     protocol = {**protocol, "labels": effective_labels(protocol, dataset.name)}
     sizes = [int((dataset.y == c).sum()) for c in set(dataset.y.tolist())]
     check_protocol(protocol, len(sizes), min(sizes))
     check_method(method, dataset.X, dataset.image_shape)
-    write_atomic(out_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
+    needs_labels_check(method, protocol["labels"], dataset.name)
+    return Prepared(dataset, protocol, method, cell_settings(plain, protocol))
 
-    fingerprint = config_fingerprint(plain)
+
+def stale_reason(row: dict, fingerprint: str, code: str) -> str | None:
+    """Why a cell read from disk cannot be reused, or None if it can."""
+    if row.get("config_hash") != fingerprint:
+        return "computed under other settings"
+    if row.get("code_fingerprint") != code:
+        return "computed by other code (a source file or a numerical package changed)"
+    return None
+
+
+def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
+    """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``; returns results.csv.
+
+    Cells already on disk with the same settings and code are reused; others are recomputed, with one
+    line per reason. ``provenance.json`` records what produced the directory (written at the start and
+    completed at the end).
+    """
+    started = provenance.now()
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    run = prepare(plain)
+    dataset, protocol, method = run.dataset, run.protocol, run.method
+    write_atomic(out_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
+    provenance.write(out_dir, provenance.collect(started, overrides=overrides))
+
+    fingerprint, code = config_fingerprint(run.settings), provenance.code_fingerprint()
+    columns = setting_columns(run.settings)
     cells = [(k, t) for k in protocol["ks"] for t in range(protocol["n_trials"])]
-    rows, start = [], time.perf_counter()
-    for number, (k, trial_number) in enumerate(cells, 1):
+    stored, stale = {}, {}
+    for k, trial_number in cells:
         path = cell_path(out_dir, dataset.name, method["label"], k, trial_number)
         row = load_cell(path)
-        if row is not None and row.get("config_hash") != fingerprint:
-            logger.warning("%s was computed under another config; recomputing it", path.name)
+        reason = stale_reason(row, fingerprint, code) if row is not None else None
+        if reason:
+            stale.setdefault(reason, []).append(path.name)
             row = None
+        stored[k, trial_number] = row
+    for reason, names in stale.items():
+        logger.warning("%d finished cell(s) in %s were %s; recomputing them (first: %s)",
+                       len(names), out_dir / CELL_DIR, reason, names[0])
+    rows, start, computed = [], time.perf_counter(), 0
+    for number, (k, trial_number) in enumerate(cells, 1):
+        row = stored[k, trial_number]
         if row is None:
             trial = make_trial(dataset.y, dataset.name, k, trial_number, plain["seed"], protocol["labels"])
             row = run_cell(dataset.X, dataset.name, method, trial, protocol, plain["seed"], dataset.image_shape)
+            row.update(columns)
             row["params"] = json.dumps(method["params"], sort_keys=True)
             row["config_hash"] = fingerprint
+            row["code_fingerprint"] = code
             row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # job peak so far
-            save_cell(path, row)
+            save_cell(cell_path(out_dir, dataset.name, method["label"], k, trial_number), row)
+            computed += 1
             status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"
         else:
             status = "already done, skipped"
@@ -136,17 +220,27 @@ def run_experiment(cfg: DictConfig, out_dir: Path) -> Path:
                     number, len(cells), k, trial_number, status, time.perf_counter() - start)
     with exclusive(out_dir / LOCK):  # runs sharing out_dir take turns writing results.csv, tables and figure
         write_reports(write_results(out_dir, rows), out_dir)
+    provenance.write(out_dir, provenance.collect(
+        started, provenance.now(), overrides,
+        {"cells": len(cells), "cells_computed": computed, "cells_reused": len(cells) - computed}))
     logger.info("wrote %s and the table and figure beside it", out_dir / RESULTS)
     return out_dir / RESULTS
 
 
 @hydra.main(config_path="../conf", config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
-    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    hydra_cfg = HydraConfig.get()
+    out_dir = Path(hydra_cfg.runtime.output_dir)
+    overrides = list(hydra_cfg.overrides.task)
+    if hydra_cfg.mode == RunMode.MULTIRUN:  # a failed job is recorded; the others go on (src.sweep)
+        with sweep.job_failures(Path(hydra_cfg.sweep.dir), hydra_cfg.job.num, overrides):
+            with threadpool_limits(limits=cfg.runtime.blas_threads):
+                run_experiment(cfg, out_dir, overrides)
+        return
     try:
         check_run(OmegaConf.to_container(cfg, resolve=True))
         with threadpool_limits(limits=cfg.runtime.blas_threads):
-            run_experiment(cfg, out_dir)
+            run_experiment(cfg, out_dir, overrides)
     except UserError as exc:
         logger.error("%s", exc)
         sys.exit(2)
@@ -159,4 +253,5 @@ if __name__ == "__main__":
         logging.basicConfig(format="[%(levelname)s] %(message)s")
         logger.error("%s", exc)
         sys.exit(2)
+    os.environ.setdefault(provenance.COMMAND_ENV, shlex.join(["python", "-m", "src.run", *sys.argv[1:]]))
     main()

@@ -41,9 +41,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import tarfile
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -55,6 +53,7 @@ from sklearn.cluster import MiniBatchKMeans
 
 from src.data.fetch import CALTECH_TOP10_CLASSES, REGISTRY, fetch
 from src.errors import ConfigError, DataError
+from src.files import atomic_path
 
 logger = logging.getLogger(__name__)
 
@@ -183,15 +182,9 @@ def cached_features(tar_path: str | Path, settings: Mapping,
     info = {"n_descriptors": n_descriptors, "seconds": round(seconds, 1), "opencv": cv2.__version__,
             "sklearn": sklearn.__version__, "numpy": np.__version__, "feature_version": FEATURE_VERSION}
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, counts=counts, y=y, paths=np.array(paths), settings=np.array(settings_json),
-                     info=np.array(json.dumps(info)))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez(f, counts=counts, y=y, paths=np.array(paths), settings=np.array(settings_json),
+                 info=np.array(json.dumps(info)))
     logger.info("caltech101: built %s features %s in %.1f s (%d descriptors), cached at %s",
                 settings["features"], counts.shape, seconds, n_descriptors, path)
     return counts, y

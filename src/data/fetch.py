@@ -59,6 +59,7 @@ import pooch
 import requests
 
 from src.errors import DataError
+from src.files import make_readable
 
 logger = logging.getLogger(__name__)
 
@@ -177,9 +178,10 @@ def fetch(key: str, data_dir: str | Path, mirror: str | Path | None = None) -> P
     raw_dir = Path(data_dir).expanduser().resolve() / "raw"
     target = raw_dir / entry.path
     if target.is_file():
-        if _matching_hash(target, entry.hashes) is not None:
+        matched = _matching_hash(target, entry.hashes)
+        if matched is not None:
             logger.debug("%s: cache hit at %s", key, target)
-            return target
+            return _record(key, target, matched)
         logger.warning("%s: cached copy %s fails its hash check; deleting it and fetching it again", key, target)
         target.unlink(missing_ok=True)
     mirror = mirror or os.environ.get(MIRROR_ENV) or None
@@ -200,7 +202,9 @@ def fetch(key: str, data_dir: str | Path, mirror: str | Path | None = None) -> P
     raw_dir.mkdir(parents=True, exist_ok=True)
     stage_dir = Path(tempfile.mkdtemp(prefix=".stage-", dir=raw_dir))
     try:
-        return _retrieve_checked(entry, raw_dir, url, _FetchOnce(downloader, stage_dir / "data"), source)
+        path, matched = _retrieve_checked(entry, raw_dir, url, _FetchOnce(downloader, stage_dir / "data"), source)
+        make_readable(path)  # pooch moves its 0600 temporary file into place
+        return _record(key, path, matched)
     except (requests.exceptions.RequestException, OSError) as exc:
         if mirror is not None:
             raise DataError(f"{entry.path}: could not copy it from the mirror ({_one_line(exc)}): "
@@ -214,8 +218,10 @@ def fetch(key: str, data_dir: str | Path, mirror: str | Path | None = None) -> P
         shutil.rmtree(stage_dir, ignore_errors=True)
 
 
-def _retrieve_checked(entry: RawFile, raw_dir: Path, url: str, once: _FetchOnce, source: str) -> Path:
-    """Run :func:`pooch.retrieve` once per accepted hash (same bytes each time) until one matches."""
+def _retrieve_checked(entry: RawFile, raw_dir: Path, url: str, once: _FetchOnce, source: str) -> tuple[Path, str]:
+    """Run :func:`pooch.retrieve` once per accepted hash (same bytes each time) until one matches.
+
+    Returns the cached file and the accepted hash it matched."""
     for known_hash in entry.hashes:
         try:
             path = pooch.retrieve(url, known_hash=known_hash, fname=entry.path, path=raw_dir,
@@ -225,7 +231,7 @@ def _retrieve_checked(entry: RawFile, raw_dir: Path, url: str, once: _FetchOnce,
                 raise
             continue
         logger.info("%s: verified (%s) and cached at %s", entry.path, known_hash.split(":")[0], path)
-        return Path(path)
+        return Path(path), known_hash
     got = ", ".join(f"{alg}:{pooch.file_hash(str(once.stage), alg=alg)}"
                     for alg in dict.fromkeys(h.split(":")[0] for h in entry.hashes))
     raise DataError(
@@ -335,6 +341,22 @@ def write_top10_tar(source_tar: str | Path, output_file: str | Path) -> int:
             info.uname = info.gname = ""
             out.addfile(info, io.BytesIO(data))
     return len(images)
+
+
+_USED: dict[str, dict] = {}
+
+
+def _record(key: str, path: Path, matched: str) -> Path:
+    """Remember that this process used the raw file ``key`` (for provenance) and return ``path``."""
+    alg, _, digest = matched.partition(":")
+    sha256 = digest.lower() if alg == "sha256" else pooch.file_hash(str(path), alg="sha256")
+    _USED[key] = {"file": key, "sha256": sha256, "path": str(path)}
+    return Path(path)
+
+
+def used_files() -> list[dict]:
+    """The raw files fetched or found in the cache by this process so far, each with its sha256."""
+    return [dict(_USED[key]) for key in sorted(_USED)]
 
 
 def _matching_hash(path: Path, hashes: tuple[str, ...]) -> str | None:

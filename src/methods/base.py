@@ -113,6 +113,7 @@ class Factorization(BaseEstimator):
 
     factor_names: tuple[str, ...] = ("U", "V")
     nonnegative_data: bool = True
+    needs_labels: bool = False  # label-constrained methods: a protocol must give some labelled samples
 
     def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None):
         self.n_components = n_components

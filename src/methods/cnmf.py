@@ -78,6 +78,8 @@ class CNMF(Factorization):
     representation", IEEE TPAMI 34(7), 2012, eqs. 1-3.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     factor_names = ("U", "Z")
 
     def _factor_shapes(self, m, n, y):

@@ -95,6 +95,8 @@ class CNMFKL(Factorization):
     representation", IEEE TPAMI 34(7), 2012; update rules derived in this module's docstring.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     factor_names = ("U", "Z")
 
     def _factor_shapes(self, m, n, y):

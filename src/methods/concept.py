@@ -349,6 +349,8 @@ class CCF(_ConceptFactorization):
     IEEE Trans. Cybernetics 44(7), 2014, eqs. 4, 10-13, 23, 27.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     factor_names = ("W", "Z")
     coefficient = "Z"
 

@@ -400,6 +400,8 @@ class COPKMeans(BaseEstimator):
     knowledge", Proc. ICML 2001.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     clusters_directly = True
     nonnegative_data = False
 

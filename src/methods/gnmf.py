@@ -177,5 +177,7 @@ class SemiGNMF(GNMF):
     2008; D. Cai, X. He, J. Han and T. S. Huang, IEEE TPAMI 33(8), 2011.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     def _graph(self, X, y):
         return label_graph(super()._graph(X, y), y)

@@ -198,6 +198,8 @@ class PCGNMF(GNMF):
     and graph Laplacian", Neural Processing Letters 42:167-185, 2015.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     def __init__(
         self,
         n_components=2,

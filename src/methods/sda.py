@@ -192,6 +192,8 @@ class SDA(BaseEstimator):
     D. Cai, X. He and J. Han, "Semi-supervised discriminant analysis", Proc. IEEE ICCV 2007.
     """
 
+    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+
     nonnegative_data = False
 
     def __init__(self, n_components=2, alpha=0.1, beta=0.1, n_neighbors=5, knn_algorithm="auto", random_state=None):

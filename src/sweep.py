@@ -1,0 +1,128 @@
+"""Multiruns that fail well: every job is checked before any starts, and failed jobs are summed up.
+
+:class:`SweepGuard` is a Hydra callback (``hydra.callbacks.sweep_guard`` in ``conf/config.yaml``):
+
+* before the launcher starts anything, it expands the sweep as Hydra's basic sweeper does (the sweeper's
+  ``params`` and the command line's overrides), composes every job's config and runs the same checks as a
+  single run (:func:`src.run.prepare`: settings, data set, method, labels). If any job is invalid, each is
+  listed on one line and the multirun exits with status 2 before any job starts;
+* a job that fails while it runs is recorded by :func:`job_failures` (its error on one line in its log)
+  and the other jobs go on; at the end the sweep lists the failed jobs and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+from hydra.core.global_hydra import GlobalHydra
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import HydraException
+from hydra.experimental.callback import Callback
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+from omegaconf import DictConfig, OmegaConf, open_dict
+from omegaconf.errors import OmegaConfBaseException
+
+from .errors import UserError
+from .files import write_atomic
+
+logger = logging.getLogger(__name__)
+
+FAILED_DIR = ".failed_jobs"
+INVALID_EXIT, FAILED_EXIT = 2, 1
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's message on one line (a user error's own text; otherwise prefixed with its type)."""
+    text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def sweep_jobs(config: DictConfig) -> list[list[str]]:
+    """The override lists of the jobs a basic sweep of ``config`` launches, in launch order."""
+    params = [f"{key}={value}" for key, value in (config.hydra.sweeper.get("params") or {}).items()]
+    arguments = params + list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
+    parsed = OverridesParser.create().parse_overrides(arguments)
+    return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+
+
+def job_config(config: DictConfig, overrides: list[str]) -> dict:
+    """The resolved config (without Hydra's own node) that one job of the sweep ``config`` runs with."""
+    loader = GlobalHydra.instance().config_loader()
+    composed = loader.load_sweep_config(config, list(overrides))
+    with open_dict(composed):
+        del composed["hydra"]
+    return OmegaConf.to_container(composed, resolve=True)
+
+
+def invalid_jobs(config: DictConfig) -> tuple[int, list[str]]:
+    """Check every job of the sweep; returns the number of jobs and one line per invalid job."""
+    from .data import load_dataset  # late: src.run imports this module
+    from .run import prepare
+
+    cache = {}
+
+    def load_once(dataset, data_dir, mirror, seed):  # each data set is loaded once for all its jobs
+        key = json.dumps([dataset, str(data_dir), str(mirror), seed], sort_keys=True, default=str)
+        if key not in cache:
+            cache[key] = load_dataset(dataset, data_dir, mirror, seed)
+        return cache[key]
+
+    jobs, problems = sweep_jobs(config), []
+    for number, overrides in enumerate(jobs):
+        try:
+            prepare(job_config(config, overrides), load=load_once)
+        except (UserError, HydraException, OmegaConfBaseException, KeyError, TypeError, ValueError) as exc:
+            problems.append(f"job {number} ({' '.join(overrides) or 'defaults'}): {one_line(exc)}")
+    return len(jobs), problems
+
+
+def failures_dir(sweep_dir) -> Path:
+    return Path(sweep_dir) / FAILED_DIR
+
+
+@contextmanager
+def job_failures(sweep_dir, job_number: int, overrides: list[str]):
+    """Record an exception of one sweep job (for the sweep's summary) instead of letting it escape.
+
+    A user error is logged on one line; any other error with its traceback, in the job's log.
+    """
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - every failure is recorded, the other jobs go on
+        if isinstance(exc, UserError):
+            logger.error("%s", exc)
+        else:
+            logger.exception("job %d failed", job_number)
+        record = {"job": job_number, "overrides": overrides, "error": one_line(exc)}
+        write_atomic(failures_dir(sweep_dir) / f"{job_number}.json", json.dumps(record))
+
+
+class SweepGuard(Callback):
+    """Hydra callback: validate every job before a multirun starts; summarize failed jobs at its end."""
+
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        n_jobs, problems = invalid_jobs(config)
+        if problems:
+            logger.error("%d of %d jobs of this sweep are invalid; no job was started:", len(problems), n_jobs)
+            for line in problems:
+                logger.error("  %s", line)
+            sys.exit(INVALID_EXIT)
+        logger.info("checked the %d jobs of this sweep: all valid", n_jobs)
+        records = failures_dir(config.hydra.sweep.dir)
+        for stale in records.glob("*.json"):  # from an earlier sweep into the same directory
+            stale.unlink()
+
+    def on_multirun_end(self, config: DictConfig, **kwargs) -> None:
+        records = sorted(failures_dir(config.hydra.sweep.dir).glob("*.json"), key=lambda p: int(p.stem))
+        if not records:
+            return
+        failed = [json.loads(path.read_text()) for path in records]
+        logger.error("%d job(s) of this sweep failed (the others finished):", len(failed))
+        for record in failed:
+            logger.error("  job %d (%s): %s", record["job"], " ".join(record["overrides"]), record["error"])
+        sys.exit(FAILED_EXIT)
