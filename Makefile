@@ -1,11 +1,27 @@
 # Every target sets itself up: the first use creates .venv and installs the project into it.
+# PYTHON picks the interpreter of .venv (3.11 to 3.13), e.g. `make test PYTHON=python3.12`; a different
+# Python version than the one .venv was made with rebuilds .venv.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+STAMP := $(VENV)/.installed-py$(PYVER)
+
+# Pinned environment. requirements.lock holds the exact version and sha256 hashes of every package the
+# project and its test extra install, for Python 3.11 to 3.13 in one file (environment markers choose the
+# numpy/scipy/contourpy builds per Python). It is written by uv (`uv pip compile --universal`: one
+# cross-version lock from pyproject.toml, fast, actively maintained; pip-tools can only lock for the Python
+# it runs on) and read by plain pip with --require-hashes --no-deps, so installing needs nothing but Python
+# and PyPI; uv (pinned below, in a throw-away venv) is needed only to refresh the lock with `make lock`.
+# pyproject.toml keeps compatible ranges; the lock is what gets installed. .venv is rebuilt from scratch
+# whenever the lock or pyproject.toml changes, so it never keeps a package the lock dropped.
+LOCK := requirements.lock
+PIP_VERSION := 26.3
+UV_VERSION := 0.13.9
+LOCK_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install test test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick clean
+.PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick clean
 RUN := $(PY) -m src.run -m
 GRID := method.params.alpha=1,10,100,1000
 # Records the wall time of a reproduce target in outputs/reproduce/<paper>/wall_seconds.txt
@@ -15,16 +31,30 @@ STOP = echo $$(( $$(date +%s) - $$(cat outputs/reproduce/$(1)/.start) )) > outpu
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-18s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+$(STAMP): $(LOCK) pyproject.toml
+	@test -n "$(PYVER)" || { echo "PYTHON=$(PYTHON) is not a working Python interpreter" >&2; exit 1; }
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet pip==$(PIP_VERSION)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip check
 	touch $(STAMP)
 
-install: $(STAMP) ## Create .venv and install the project with its test extra
+install: $(STAMP) ## Create .venv with exactly the versions in requirements.lock, then the project (editable)
 
-test: $(STAMP) ## Fast property tests (the default suite)
-	$(PY) -m pytest -q
+lock: ## Refresh requirements.lock from pyproject.toml (keeps pins still allowed; LOCK_ARGS=--upgrade moves all to the newest)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(PYTHON) -m venv "$$tmp" && "$$tmp/bin/pip" install --quiet uv==$(UV_VERSION) && \
+	"$$tmp/bin/uv" pip compile pyproject.toml --extra test --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command 'make lock' --quiet $(LOCK_ARGS) -o $(LOCK)
+	@echo "wrote $(LOCK); the next target run rebuilds .venv from it"
+
+test: $(STAMP) ## The CI suite: everything but the slow tests (unit + integration), a few minutes
+	$(PY) -m pytest -q -m 'not slow'
+
+test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integration), under a minute
+	$(PY) -m pytest -q -m 'not slow and not integration'
 
 test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
 	$(PY) -m pytest -q -m slow
