@@ -153,5 +153,24 @@ def test_fit_keeps_the_constraints_and_reports_the_partition_objective(rng):
     chunk_of[labelled] = y_partial[labelled]
     draws = np.random.default_rng(3)
     runs = [reference_run(X, chunk_of, 6, draws, 300)[0] for _ in range(4)]  # the same 4 restarts
-    objectives = [sum(((X[r == j] - X[r == j].mean(axis=0)) ** 2).sum() for j in np.unique(r)) for r in runs]
-    np.testing.assert_array_equal(model.labels_, runs[int(np.argmin(objectives))])
+    objectives = np.array([sum(((X[r == j] - X[r == j].mean(axis=0)) ** 2).sum() for j in np.unique(r))
+                           for r in runs])
+    # The kept run is one of the best: restarts that reach the same partition under other labels tie up to
+    # rounding (here restarts 0 and 3, ~1e-15 apart), and the floating-point path decides which one is kept.
+    assert model.objective_ == pytest.approx(objectives.min(), rel=1e-10)
+    best = [r for r, value in zip(runs, objectives) if value <= objectives.min() * (1 + 1e-10)]
+    assert any(same_partition(model.labels_, r) for r in best)
+
+
+def same_partition(a, b):
+    """Whether two labellings are the same partition, up to renaming the clusters (a bijection of the labels)."""
+    pairs = np.unique(np.stack([a, b]), axis=1)  # the distinct (label in a, label in b) pairs
+    return pairs.shape[1] == np.unique(a).size == np.unique(b).size
+
+
+def test_same_partition_is_equality_up_to_relabelling():
+    a = np.array([0, 0, 1, 1, 2])
+    assert same_partition(a, np.array([2, 2, 0, 0, 1]))
+    assert not same_partition(a, np.array([0, 0, 1, 1, 1]))  # merged
+    assert not same_partition(a, np.array([0, 1, 1, 1, 2]))  # one sample moved
+    assert not same_partition(np.array([0, 0, 1, 1, 1]), a)  # split

@@ -3,7 +3,8 @@
 The reference is an uninterrupted run of two jobs (NMF and CNMF on Yale, 12 cells), computed in-process by
 the function every CLI job runs (:func:`src.run.run_experiment`, one BLAS thread as the CLI). A joblib sweep of
 the same jobs is killed with SIGKILL (its whole process group, workers included) after a few cell files
-have appeared, then resumed by two concurrent sweeps pointed at the same ``hydra.sweep.dir``: they must skip
+have appeared (no timing window: a ``sitecustomize`` hook holds every worker that has just stored a cell once
+three are on disk, so the sweep cannot finish before the kill whatever the machine's load), then resumed by two concurrent sweeps pointed at the same ``hydra.sweep.dir``: they must skip
 the cells on disk (files untouched), recompute the rest without corrupting each other's files, and end with
 the reference's results.csv files and report table. Only the timing columns may differ.
 """
@@ -96,16 +97,52 @@ def reference(tmp_path_factory, data_dir):
     return results, root
 
 
+HOLD_AFTER_CELLS = 3
+HOLD_HOOK = """
+import os, time
+from pathlib import Path
+
+_replace = os.replace
+
+
+def replace(src, dst, *args, **kwargs):
+    _replace(src, dst, *args, **kwargs)
+    dst = Path(os.fsdecode(dst))
+    if dst.suffix == ".json" and dst.parent.name == "cells":
+        if len(list(dst.parent.parent.parent.glob("*/cells/*.json"))) >= int(os.environ["REPRO_TEST_HOLD"]):
+            while True:  # hold this worker, its cell stored, until the test kills the process group
+                time.sleep(60)
+
+
+os.replace = replace
+"""
+
+
+def hold_env(tmp_path: Path) -> dict:
+    """Environment whose Python processes (the launcher and its workers) stop after storing the Nth cell.
+
+    The hook wraps ``os.replace``, with which every cell file is renamed into place; it is loaded by a
+    ``sitecustomize`` module on ``PYTHONPATH``, so the joblib workers (fresh interpreters) load it too.
+    """
+    hook = tmp_path / "hold_hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HOLD_HOOK)
+    path = os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")]))
+    return dict(os.environ, HYDRA_FULL_ERROR="0", PYTHONPATH=path, REPRO_TEST_HOLD=str(HOLD_AFTER_CELLS))
+
+
 def test_sigkill_then_two_concurrent_resumes_give_the_uninterrupted_results(reference, tmp_path, data_dir):
     want, reference_sweep = reference
     sweep = tmp_path / "sweep"
     args = [*SWEEP, f"hydra.sweep.dir={sweep}", f"paths.data_dir={data_dir}"]
     with open(tmp_path / "killed.log", "w") as log:
         proc = subprocess.Popen(command(*args), cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                env=dict(os.environ, HYDRA_FULL_ERROR="0"), start_new_session=True)
+                                env=hold_env(tmp_path), start_new_session=True)
         deadline = time.monotonic() + 300
-        while len(list(sweep.glob("*/cells/*.json"))) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        while (len(list(sweep.glob("*/cells/*.json"))) < HOLD_AFTER_CELLS and proc.poll() is None
+               and time.monotonic() < deadline):
             time.sleep(0.02)
+        assert proc.poll() is None, (tmp_path / "killed.log").read_text()  # held, not finished or crashed
         os.killpg(proc.pid, signal.SIGKILL)  # the launcher and its workers, mid-cell
         proc.wait()
     assert proc.returncode == -signal.SIGKILL, (tmp_path / "killed.log").read_text()
@@ -115,7 +152,8 @@ def test_sigkill_then_two_concurrent_resumes_give_the_uninterrupted_results(refe
     assert not live_members(proc.pid), "workers of the killed sweep are still running"
 
     survivors = {path: (path.stat().st_mtime_ns, path.read_bytes()) for path in sweep.glob("*/cells/*.json")}
-    assert 3 <= len(survivors) < N_CELLS, f"{len(survivors)} cells finished before the kill"
+    # each of the two workers is held after its first cell past the threshold: at most one more cell each
+    assert HOLD_AFTER_CELLS <= len(survivors) <= HOLD_AFTER_CELLS + 1, f"{len(survivors)} cells before the kill"
     assert len(list(sweep.glob("*/results.csv"))) < 2  # the sweep really was interrupted
     for data in (data for _, data in survivors.values()):
         json.loads(data)  # every cell on disk is complete
