@@ -93,10 +93,8 @@ def read_results(files) -> pd.DataFrame:
     """
     frames = [pd.read_csv(f).assign(_source=str(f)) for f in files]
     frame = pd.concat(frames, ignore_index=True)
-    for column in IDENTITY:
-        if column not in frame:
-            frame[column] = "unrecorded"
-    identity = frame[list(IDENTITY)].astype(str).agg(" ".join, axis=1)
+    identity = frame.reindex(columns=list(IDENTITY)).astype(object).fillna("unrecorded").astype(str)
+    identity = identity.agg(" ".join, axis=1)
     for (dataset, method), ids in identity.groupby([frame["dataset"], frame["method"]]):
         distinct = ids.drop_duplicates()
         if len(distinct) > 1:
