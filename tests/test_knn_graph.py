@@ -1,5 +1,8 @@
-"""Tests of the scalable neighbour search of :mod:`src.methods.knn_graph` (issue #5, speed and scale).
+"""Tests of :mod:`src.methods.knn_graph`: the kNN graphs (Cai's constructW), the label graph, the Laplacian,
+and the scalable neighbour search.
 
+* the graph equals constructW written out densely (binary, heat, cosine weights), is symmetric with no self
+  loops, and never builds a dense n x n array; the label graph and the Laplacian follow their definitions;
 * ``algorithm="auto"`` is the exact search, bit for bit, up to ``EXACT_MAX_SAMPLES`` samples (every
   experiment of the papers), in the graph, in NPNMF's weights and in every graph method's fit;
 * the NN-descent path (pynndescent) finds nearly every exact edge of clustered data, gives a symmetric
@@ -10,21 +13,25 @@
 * a bad ``knn_algorithm`` raises ConfigError naming the parameter and the value.
 
 The real pynndescent runs share one module fixture: numba compiles pynndescent once per process, about
-25-40 s on this machine, which is most of this file's runtime.
+25-40 s on this machine, which is most of this file's runtime: those tests are marked ``integration``.
 """
 
+import logging
 import sys
+import tracemalloc
 import types
 
 import numpy as np
 import pytest
-from sklearn.neighbors import NearestNeighbors, kneighbors_graph
+import scipy.sparse as sp
+from sklearn.neighbors import kneighbors_graph, NearestNeighbors
 
 from src.errors import ConfigError
 from src.methods import knn_graph as kg
 from src.methods.fnmf import FNMF
 from src.methods.gnmf import GNMF, SemiGNMF
-from src.methods.npnmf import NPNMF, lle_weights
+from src.methods.knn_graph import degree, knn_graph, label_graph, laplacian
+from src.methods.npnmf import lle_weights, NPNMF
 from src.methods.pcgnmf import PCGNMF
 from src.methods.sda import SDA
 
@@ -182,6 +189,7 @@ def clustered_graphs():
     return X, kg.knn_graph(X, 5, algorithm="exact"), kg.knn_graph(X, 5, algorithm="nndescent", random_state=0)
 
 
+@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_nndescent_graph_holds_nearly_every_exact_edge(clustered_graphs):
     X, exact, approx = clustered_graphs
     check_graph(approx, 3000, 5)
@@ -189,6 +197,7 @@ def test_nndescent_graph_holds_nearly_every_exact_edge(clustered_graphs):
     assert abs(approx.nnz - exact.nnz) <= 0.05 * exact.nnz
 
 
+@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_nndescent_is_reproducible_from_its_seed(clustered_graphs):
     X, exact, approx = clustered_graphs
     again = kg.knn_graph(X, 5, algorithm="nndescent", random_state=0)
@@ -197,6 +206,7 @@ def test_nndescent_is_reproducible_from_its_seed(clustered_graphs):
     assert (generator != approx).nnz == 0  # an int seed and the Generator it seeds draw the same seed
 
 
+@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_nndescent_with_duplicated_samples_has_no_self_loops(clustered_graphs):
     X = clustered_graphs[0][:1000]
     X_dup = np.concatenate([X, X, X])  # every sample three times: two neighbours at distance 0 each
@@ -213,6 +223,7 @@ def test_nndescent_with_duplicated_samples_has_no_self_loops(clustered_graphs):
     assert shared_edge_fraction(W, kg.knn_graph(X_dup, k, algorithm="exact")) >= 0.9  # ties are ambiguous
 
 
+@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_npnmf_and_gnmf_use_the_seeded_nndescent_search(clustered_graphs):
     X, exact, approx = clustered_graphs
     M_exact = lle_weights(X, 5, algorithm="exact")
@@ -256,3 +267,152 @@ def test_bad_knn_algorithm_names_the_parameter(cls, value, rng):
 def test_bad_algorithm_of_the_functions(function, rng):
     with pytest.raises(ConfigError, match="algorithm='kd_tree' must be one of"):
         function(rng.random((12, 4)), 3, algorithm="kd_tree")
+
+
+# -- the exact graph, the label graph and the Laplacian, against dense references ------------------------
+def random_partial_labels(rng, n, n_classes, n_labelled):
+    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
+    y = np.full(n, -1)
+    chosen = rng.choice(n, n_labelled, replace=False)
+    y[chosen] = rng.integers(0, n_classes, n_labelled)
+    return y
+
+
+# -- dense reference graphs written out by hand ---------------------------------------------------
+def dense_knn(X_rows, k, weight="binary"):
+    """The graph of constructW (KNN mode) with dense matrices: n x n, for tiny n only."""
+    n = X_rows.shape[0]
+    diff = X_rows[:, None, :] - X_rows[None, :, :]
+    d2 = (diff**2).sum(axis=-1)
+    if weight == "cosine":
+        Xn = X_rows / np.linalg.norm(X_rows, axis=1, keepdims=True)
+        C = Xn @ Xn.T
+        score = -C.copy()
+    else:
+        score = d2.copy()
+    np.fill_diagonal(score, np.inf)
+    neighbours = np.argsort(score, axis=1)[:, :k]
+    A = np.zeros((n, n))
+    A[np.arange(n)[:, None], neighbours] = 1.0
+    A = np.maximum(A, A.T)
+    if weight == "binary":
+        return A
+    if weight == "cosine":
+        return A * C
+    s = np.sqrt(d2).mean()  # Cai: t = mean(mean(EuDist2(fea))), kernel exp(-d^2 / (2 t^2))
+    return A * np.exp(-d2 / (2 * s**2))
+
+
+def dense_label_graph(W, y):
+    W = W.copy()
+    n = len(y)
+    for i in range(n):
+        for j in range(n):
+            if i != j and y[i] >= 0 and y[j] >= 0:
+                W[i, j] = 1.0 if y[i] == y[j] else 0.0
+    return W
+
+
+# -- properties shared by the three methods ------------------------------------------------------
+
+
+# -- the graph ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("weight", ["binary", "heat", "cosine"])
+def test_graph_is_symmetric_sparse_without_self_loops(weight, rng):
+    X = rng.random((40, 6))
+    W = knn_graph(X, n_neighbors=5, weight=weight)
+    assert sp.issparse(W) and W.format == "csr" and W.shape == (40, 40)
+    assert abs(W - W.T).max() == 0
+    assert np.all(W.diagonal() == 0)
+    assert np.all(np.diff(W.indptr) >= 5)  # every row keeps at least its own k neighbours
+    assert W.data.min() > 0
+    if weight == "binary":
+        assert np.all(W.data == 1.0)
+    else:
+        assert W.data.max() <= 1.0
+
+
+@pytest.mark.parametrize("weight", ["binary", "heat", "cosine"])
+def test_graph_equals_constructW_written_densely(weight, rng):
+    X = rng.random((30, 7))
+    np.testing.assert_allclose(knn_graph(X, 4, weight).toarray(), dense_knn(X, 4, weight), rtol=1e-12, atol=0)
+
+
+def test_heat_kernel_with_given_t_and_default_t(rng):
+    X = rng.random((20, 5))
+    A = dense_knn(X, 3, "binary")
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
+    np.testing.assert_allclose(knn_graph(X, 3, "heat", t=0.7).toarray(), A * np.exp(-d2 / 0.7), rtol=1e-12)
+    # identical samples: Cai's default t would be 0; the fallback t = 1 gives weights 1
+    W = knn_graph(np.ones((6, 3)), 2, "heat")
+    assert np.all(np.isfinite(W.data)) and np.all(W.data == 1.0)
+
+
+def test_n_neighbors_above_n_is_clipped_with_a_warning(rng, caplog):
+    X = rng.random((6, 3))
+    with caplog.at_level(logging.WARNING):
+        W = knn_graph(X, n_neighbors=20)
+    assert "n_neighbors=20" in caplog.text
+    np.testing.assert_array_equal(W.toarray(), 1.0 - np.eye(6))  # complete graph, no self loops
+
+
+def test_duplicated_and_zero_samples_give_a_valid_graph(rng):
+    X = rng.random((12, 4))
+    X[3] = X[5]
+    X[7] = 0.0
+    for weight in ("binary", "heat", "cosine"):
+        W = knn_graph(X, 3, weight)
+        assert np.all(np.isfinite(W.data)) and abs(W - W.T).max() == 0 and np.all(W.diagonal() == 0)
+    assert knn_graph(X, 3, "binary")[3, 5] == 1.0  # a duplicate is a neighbour (distance 0), not dropped
+
+
+def test_graph_construction_never_builds_a_dense_n_by_n_array():
+    n, m = 5000, 10
+    X = np.random.default_rng(0).random((n, m))
+    for weight in ("binary", "heat", "cosine"):
+        tracemalloc.start()
+        try:
+            W = knn_graph(X, 5, weight)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < n * n * 8 / 10, (weight, peak)
+        assert W.nnz <= 2 * 5 * n
+
+
+def test_label_graph_overwrites_only_the_labelled_block(rng):
+    X = rng.random((25, 5))
+    W = knn_graph(X, 4)
+    y = random_partial_labels(rng, 25, 3, 12)
+    W_before = W.copy()
+    G = label_graph(W, y)
+    assert sp.issparse(G)
+    expected = dense_label_graph(W.toarray(), y)
+    np.testing.assert_array_equal(G.toarray(), expected)
+    np.testing.assert_array_equal(W.toarray(), W_before.toarray())  # input not modified
+    labelled = np.flatnonzero(y >= 0)
+    unlabelled = np.flatnonzero(y < 0)
+    same = y[labelled][:, None] == y[labelled][None, :]
+    block = G.toarray()[np.ix_(labelled, labelled)]
+    assert np.all(block[same & ~np.eye(len(labelled), dtype=bool)] == 1)
+    assert np.all(block[~same] == 0)
+    assert np.all(np.diag(block) == 0)
+    np.testing.assert_array_equal(G.toarray()[unlabelled], W.toarray()[unlabelled])
+    np.testing.assert_array_equal(G.toarray()[:, unlabelled], W.toarray()[:, unlabelled])
+    assert abs(G - G.T).max() == 0
+
+
+def test_label_graph_without_labels_is_the_identity(rng):
+    W = knn_graph(rng.random((10, 3)), 3)
+    np.testing.assert_array_equal(label_graph(W, np.full(10, -1)).toarray(), W.toarray())
+    with pytest.raises(ConfigError, match=r"y must have shape \(10,\)"):
+        label_graph(W, np.zeros(9, dtype=int))
+
+
+def test_laplacian(rng):
+    W = knn_graph(rng.random((15, 4)), 3, "heat")
+    D, L = degree(W), laplacian(W)
+    assert sp.issparse(L)
+    np.testing.assert_allclose(D, W.toarray().sum(axis=1), rtol=1e-14)
+    np.testing.assert_allclose(L.toarray(), np.diag(D) - W.toarray(), rtol=1e-14)
+    np.testing.assert_allclose(L @ np.ones(15), 0, atol=1e-13)

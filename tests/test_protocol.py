@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.metrics import adjusted_rand_score
 
 from src.clustering import best_kmeans
 from src.errors import ConfigError
@@ -173,5 +174,7 @@ def test_high_dimensional_kmeans_uses_elkan_with_lloyds_result(monkeypatch):
     monkeypatch.setattr(clustering, "ELKAN_ABOVE_DIMS", 10**6)
     labels_lloyd, objective_lloyd = best_kmeans(Z, 4, 5, "euclidean", seed=2)
     assert used == ["elkan", "lloyd"]
-    np.testing.assert_array_equal(labels_elkan, labels_lloyd)
+    # The same partition, up to the names of the clusters: the two variants round differently, and restarts
+    # that reach one partition under permuted labels tie to ~1e-15, so either may be the one kept.
+    assert adjusted_rand_score(labels_elkan, labels_lloyd) == 1.0
     assert objective_elkan == pytest.approx(objective_lloyd, rel=1e-10)

@@ -1,26 +1,18 @@
-"""Tests of LCF, NLCF and SparseNMF on tiny matrices.
+"""Tests of LCF (Liu et al. 2014; src.methods.lcf) on tiny matrices.
 
-The hand-written steps use the papers' orientation (X is m x n, the LCF paper's V is k x n), an explicit
+The hand-written steps use the paper's orientation (X is m x n, the LCF paper's V is k x n), an explicit
 kernel K = X^T X and the sums over samples written out as loops (sum_i X^T x_i 1^T D_i, sum_i K W D_i), so
-that they check the implicit-kernel, collapsed-sum code against the equations as printed.
-"""
+that they check the implicit-kernel, collapsed-sum code against the equations as printed."""
 
 import tracemalloc
 
 import numpy as np
 import pytest
-from sklearn.base import clone
 
 from src.errors import ConfigError
 from src.methods.concept import CF
 from src.methods.lcf import LCF, lcf_rules
 from src.methods.loop import iterate
-from src.methods.nlcf import NLCF
-from src.methods.nmf import NMF
-from src.methods.sparse_nmf import SparseNMF
-
-ALL = {"lcf": LCF, "nlcf": NLCF, "sparse_nmf": SparseNMF}
-PARAM = {"lcf": "lam", "nlcf": "mu", "sparse_nmf": "beta"}
 
 
 def monotone(history):
@@ -83,6 +75,15 @@ def lcf_step_eqs_36_40(Xp, W, Vp, lam):
     Pm = Km @ W @ Vp @ Vp.T + lam * Sm
     W = W * (c + np.sqrt(c**2 + 4 * Pp * Pm)) / (2 * Pp)
     return W, Vp
+
+
+def three_gaussians(rng, n_per=50):
+    """150 points from three 2-D Gaussians around the origin (mixed-sign), as in the LCF paper's Fig. 3."""
+    centers = np.array([[-2.0, 0.0], [2.0, 0.5], [0.0, -2.5]])
+    return np.vstack([c + 0.5 * rng.normal(size=(n_per, 2)) for c in centers]), np.repeat(np.arange(3), n_per)
+
+
+# -- NLCF ---------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("lam", [0.3, 8.0])
@@ -192,12 +193,6 @@ def test_mixed_sign_data_do_build_the_kernel(rng):
     assert peak > n * n * 8
 
 
-def three_gaussians(rng, n_per=50):
-    """150 points from three 2-D Gaussians around the origin (mixed-sign), as in the LCF paper's Fig. 3."""
-    centers = np.array([[-2.0, 0.0], [2.0, 0.5], [0.0, -2.5]])
-    return np.vstack([c + 0.5 * rng.normal(size=(n_per, 2)) for c in centers]), np.repeat(np.arange(3), n_per)
-
-
 @pytest.mark.parametrize("lam", [0.0, 0.3, 8.0, 32.0])
 def test_mixed_sign_three_gaussians_run_the_general_rules(lam, rng):
     X, _ = three_gaussians(rng)
@@ -241,165 +236,9 @@ def test_nonnegative_three_gaussians_put_the_anchors_at_the_centres(rng):
     assert worst_centre_miss(0.0) > 10.0
 
 
-# -- NLCF ---------------------------------------------------------------------------------------------------
-def nlcf_objective(Xp, U, V, mu):
-    fit = np.linalg.norm(Xp - U @ V.T) ** 2
-    locality = sum(
-        V[i, k] * np.linalg.norm(U[:, k] - Xp[:, i]) ** 2 for i in range(Xp.shape[1]) for k in range(U.shape[1])
-    )
-    return fit + mu * locality
-
-
-def test_one_nlcf_step_follows_the_rules(rng):
-    X = rng.random((9, 6))
-    init = random_init(NLCF, rng, 6, 9, 3)
-    mu = 0.7
-    model = NLCF(n_components=3, max_iter=1, init=init, mu=mu).fit(X)
-    Xp, U, V = X.T, init["U"], init["V"]
-    n, k = V.shape
-    A = np.tile(np.sum(Xp**2, axis=0)[:, None], (1, k))  # ||x_i||^2
-    C = np.tile(np.sum(U**2, axis=0)[None, :], (n, 1))  # ||u_k||^2
-    V1 = V * (2 * (1 + mu) * Xp.T @ U) / (2 * V @ U.T @ U + mu * (A + C))
-    S1 = sum(np.outer(Xp[:, i], V1[i]) for i in range(n))  # sum_i x_i v_i^T = X V
-    S2 = sum(U @ np.diag(V1[i]) for i in range(n))  # sum_i U diag(v_i)
-    U1 = U * (Xp @ V1 + mu * S1) / (U @ V1.T @ V1 + mu * S2)
-    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-12)
-    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-12)
-    assert model.objective_history_[0] == pytest.approx(nlcf_objective(Xp, U1, V1, mu), rel=1e-12)
-
-
-def test_nlcf_with_mu_zero_is_nmf(rng):
-    X = rng.random((14, 8))
-    init = random_init(NLCF, rng, 8, 14, 3)
-    a = NLCF(n_components=3, max_iter=100, init=init, mu=0.0).fit(X)
-    b = NMF(n_components=3, max_iter=100, init=init).fit(X)
-    for key in ("U", "V"):
-        np.testing.assert_allclose(a.factors_[key], b.factors_[key], rtol=1e-10)
-    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10)
-    c = NLCF(n_components=3, max_iter=20, init=init, mu=0.3).fit(X)
-    assert not np.allclose(c.factors_["V"], NMF(n_components=3, max_iter=20, init=init).fit(X).factors_["V"])
-
-
-# -- SparseNMF ----------------------------------------------------------------------------------------------
-def test_one_sparse_nmf_step_follows_the_rules(rng):
-    X = rng.random((9, 6))
-    init = random_init(SparseNMF, rng, 6, 9, 3)
-    beta = 0.4
-    model = SparseNMF(n_components=3, max_iter=1, init=init, beta=beta).fit(X)
-    Xp, U, V = X.T, init["U"], init["V"]
-    norms = np.sqrt(np.sum(U**2, axis=0))
-    V1 = V * (Xp.T @ U) / (V @ U.T @ U + beta / 2 * np.ones((9, 1)) @ norms[None, :])
-    U1 = U * (Xp @ V1) / (U @ V1.T @ V1 + beta / 2 * U @ np.diag(V1.sum(axis=0) / norms))
-    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-12)
-    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-12)
-    expected = np.linalg.norm(Xp - U1 @ V1.T) ** 2 + beta * np.sum(V1 * np.sqrt(np.sum(U1**2, axis=0)))
-    assert model.objective_history_[0] == pytest.approx(expected, rel=1e-12)
-
-
-def test_sparse_nmf_with_beta_zero_is_nmf(rng):
-    X = rng.random((14, 8))
-    init = random_init(SparseNMF, rng, 8, 14, 3)
-    a = SparseNMF(n_components=3, max_iter=100, init=init, beta=0.0).fit(X)
-    b = NMF(n_components=3, max_iter=100, init=init).fit(X)
-    for key in ("U", "V"):
-        np.testing.assert_allclose(a.factors_[key], b.factors_[key], rtol=1e-10)
-    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10)
-
-
-def test_sparse_nmf_is_scale_free_and_its_objective_is_the_unit_basis_one(rng):
-    """(U D, V D^-1) is the same point: same history and normalized factors; the objective is Hoyer's
-    ||X - U_bar V_bar^T||^2 + beta sum V_bar at the unit-norm basis U_bar and V_bar = embedding_."""
-    X = rng.random((14, 8))
-    init = random_init(SparseNMF, rng, 8, 14, 3)
-    D = np.array([0.05, 2.0, 30.0])
-    a = SparseNMF(n_components=3, max_iter=50, init=init, beta=0.5).fit(X)
-    b = SparseNMF(n_components=3, max_iter=50, init={"U": init["U"] * D, "V": init["V"] / D}, beta=0.5).fit(X)
-    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-8)
-    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-8)
-    np.testing.assert_allclose(a.components_, b.components_, rtol=1e-8)
-    U_bar, V_bar = a.components_.T, a.embedding_
-    np.testing.assert_allclose(np.linalg.norm(U_bar, axis=0), 1.0)
-    hoyer = np.linalg.norm(X.T - U_bar @ V_bar.T) ** 2 + 0.5 * V_bar.sum()
-    assert a.objective_history_[-1] == pytest.approx(hoyer, rel=1e-10)
-
-
-def test_sparse_nmf_penalty_sparsifies_the_coefficients(rng):
-    X = rng.random((30, 10))
-    init = random_init(SparseNMF, rng, 10, 30, 4)
-
-    def zero_fraction(beta):
-        V_bar = SparseNMF(n_components=4, max_iter=300, init=init, beta=beta).fit_transform(X)
-        return np.mean(V_bar < 1e-3 * V_bar.max())
-
-    assert zero_fraction(0.0) < zero_fraction(1.0)
-
-
-# -- shared properties --------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "name, value", [("lcf", 0.3), ("lcf", 8.0), ("lcf", 32.0), ("nlcf", 0.3), ("nlcf", 10.0),
-                    ("sparse_nmf", 0.1), ("sparse_nmf", 1.0)]
-)
-def test_objective_never_increases_and_factors_stay_nonnegative(name, value, rng):
-    X = rng.random((25, 15))
-    model = ALL[name](n_components=4, max_iter=200, random_state=0, **{PARAM[name]: value}).fit(X)
-    history = model.objective_history_
-    assert len(history) == 200
-    assert monotone(history) and history[-1] < history[0]
-    for factor in model.factors_.values():
-        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
-
-
-@pytest.mark.parametrize("name", ALL)
-@pytest.mark.parametrize("value", [0.0, 0.3, 32.0])
-def test_degenerate_input_stays_finite(name, value, rng):
-    X = rng.random((10, 8))
-    X[3] = 0.0  # an all-zero sample
-    X[:, 5] = 0.0  # an all-zero feature
-    X[7] = X[2]  # duplicated samples
-    model = ALL[name](n_components=12, max_iter=300, random_state=1, **{PARAM[name]: value}).fit(X)  # rank > rank X
-    assert np.all(np.isfinite(model.embedding_)) and np.all(np.isfinite(model.components_))
-    assert np.all(np.isfinite(model.objective_history_)) and monotone(model.objective_history_)
-    for factor in model.factors_.values():
-        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
-
-
-@pytest.mark.parametrize("name", ALL)
-@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf"), "big", True])
-def test_bad_parameters_name_themselves(name, bad, rng):
-    param = PARAM[name]
-    with pytest.raises(ConfigError, match=f"{param}="):
-        ALL[name](n_components=2, **{param: bad}).fit(rng.random((5, 4)))
-    with pytest.raises(ConfigError, match="n_components=0"):
-        ALL[name](n_components=0).fit(rng.random((5, 4)))
-
-
 def test_lcf_rules_reject_an_unknown_kernel(rng):
     with pytest.raises(ConfigError, match="kernel='dense'"):
         lcf_rules(rng.random((4, 5)), 0.3, "dense")
-
-
-@pytest.mark.parametrize("name", ["nlcf", "sparse_nmf"])
-def test_nmf_variants_reject_negative_data(name, rng):
-    with pytest.raises(ConfigError, match="negative"):
-        ALL[name](n_components=2).fit(-rng.random((5, 4)))
-
-
-@pytest.mark.parametrize("name", ALL)
-def test_params_defaults_clone_seed_and_init_untouched(name, rng):
-    cls = ALL[name]
-    assert cls().get_params()[PARAM[name]] == {"lcf": 0.3, "nlcf": 0.3, "sparse_nmf": 0.1}[name]
-    model = cls(n_components=3, max_iter=10, random_state=7, **{PARAM[name]: 2.5})
-    assert clone(model).get_params() == model.get_params()
-    X = rng.random((10, 6))
-    np.testing.assert_array_equal(clone(model).fit_transform(X), model.fit_transform(X))
-    init = random_init(cls, rng, 6, 10, 3)
-    kept = {key: value.copy() for key, value in init.items()}
-    model.set_params(init=init).fit(X)
-    for key in init:
-        np.testing.assert_array_equal(init[key], kept[key])
-    assert model.embedding_.shape == (10, 3) and model.components_.shape == (3, 6)
 
 
 def test_shared_loop_drives_lcf_rules_directly(rng):

@@ -1,8 +1,20 @@
-"""COP-KMeans' fast assignment (bounded, incremental) against a plain reference run written out here."""
+"""Tests of COP-KMeans (Wagstaff et al. 2001; src.methods.copkmeans).
+
+* the fast assignment (bounded, incremental) against a plain reference run written out here, and its bounds;
+* the constraints (must-link and cannot-link of the labelled samples) hold, the best restart is kept, the
+  partition objective is reported; seeds, attributes and bad parameters.
+
+Restarts that reach the same partition under permuted labels tie up to rounding, so the kept run is
+compared with the reference up to relabelling and its objective with a relative tolerance.
+"""
+
+import logging
 
 import numpy as np
 import pytest
+from sklearn.metrics import adjusted_rand_score
 
+from src.errors import ConfigError
 from src.methods.copkmeans import COPData, COPKMeans, FreeState, cop_kmeans_run
 
 
@@ -174,3 +186,158 @@ def test_same_partition_is_equality_up_to_relabelling():
     assert not same_partition(a, np.array([0, 0, 1, 1, 1]))  # merged
     assert not same_partition(a, np.array([0, 1, 1, 1, 2]))  # one sample moved
     assert not same_partition(np.array([0, 0, 1, 1, 1]), a)  # split
+
+
+# -- the fit: constraints, restarts, attributes ------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------------
+# NTF
+
+
+# ---------------------------------------------------------------------------------------------------------
+# COP-KMeans
+
+
+def blobs_around(rng, centres, per_class, spread=0.3):
+    centres = np.asarray(centres, dtype=float)
+    X = np.concatenate([c + spread * rng.standard_normal((per_class, centres.shape[1])) for c in centres])
+    return X, np.repeat(np.arange(len(centres)), per_class)
+
+
+def partial(rng, y, fraction):
+    y_partial = np.full_like(y, -1)
+    for c in np.unique(y):
+        members = np.flatnonzero(y == c)
+        chosen = rng.choice(members, size=max(1, int(fraction * members.size)), replace=False)
+        y_partial[chosen] = c
+    return y_partial
+
+
+def assert_constraints_hold(labels, y_partial):
+    labelled = np.flatnonzero(y_partial >= 0)
+    same = y_partial[labelled][:, None] == y_partial[labelled][None, :]
+    together = labels[labelled][:, None] == labels[labelled][None, :]
+    np.testing.assert_array_equal(together, same)  # must-link and cannot-link, every pair
+
+
+# ---------------------------------------------------------------------------------------------------------
+# SDA
+
+
+def test_copkmeans_output_satisfies_every_constraint(rng):
+    X = rng.random((60, 5))  # no cluster structure: the constraints must be enforced against the geometry
+    y = rng.integers(0, 4, size=60)
+    y_partial = partial(rng, y, 0.3)
+    model = COPKMeans(n_components=4, n_restarts=5, random_state=0)
+    labels = model.fit_predict(X, y_partial)
+    assert_constraints_hold(labels, y_partial)
+    assert model.constraints_satisfied_ and model.n_failed_restarts_ == 0
+    assert set(np.unique(labels)) <= set(range(4))
+
+
+def test_copkmeans_constraints_override_the_geometry(rng):
+    # two tight blobs; the labels say the left blob holds two classes
+    X, _ = blobs_around(rng, [[0.0, 0.0], [10.0, 0.0]], 20, spread=0.1)
+    y_partial = np.full(40, -1)
+    y_partial[[0, 1]] = 0
+    y_partial[[2, 3]] = 1
+    labels = COPKMeans(n_components=2, random_state=0).fit_predict(X, y_partial)
+    assert labels[0] == labels[1] and labels[2] == labels[3] and labels[0] != labels[2]
+
+
+def test_copkmeans_recovers_separable_data(rng):
+    X, y = blobs_around(rng, [[0, 0, 0], [6, 0, 0], [0, 6, 0], [0, 0, 6]], 25)
+    y_partial = partial(rng, y, 0.1)
+    model = COPKMeans(n_components=4, random_state=2)
+    labels = model.fit_predict(X, y_partial)
+    assert adjusted_rand_score(y, labels) == 1.0
+    assert_constraints_hold(labels, y_partial)
+    for c in range(4):  # each labelled class sits in its own cluster
+        assert np.unique(labels[y_partial == c]).size == 1
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_copkmeans_one_assignment_step_follows_the_chunk_rule(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.random((14, 3))
+    chunk_of = np.array([0, 0, 0, 0, 1, 1, 1, 2, -1, -1, -1, -1, -1, -1])
+    K = 4
+    labels, n_iter = cop_kmeans_run(X, chunk_of, K, np.random.default_rng(seed), max_iter=1)
+    assert n_iter == 1
+    draws = np.random.default_rng(seed)  # the same draws as the run: starting samples, then the chunk order
+    centres = X[draws.choice(14, K, replace=False)]
+    order = draws.permutation(3)
+    expected = np.empty(14, dtype=int)
+    taken = set()
+    for g in order:  # each chunk: the free centre minimizing the sum of its members' squared distances
+        members = np.flatnonzero(chunk_of == g)
+        cost = [((X[members] - centres[j]) ** 2).sum() if j not in taken else np.inf for j in range(K)]
+        expected[members] = int(np.argmin(cost))
+        taken.add(int(np.argmin(cost)))
+    for i in np.flatnonzero(chunk_of < 0):
+        expected[i] = int(np.argmin(((X[i] - centres) ** 2).sum(axis=1)))
+    np.testing.assert_array_equal(labels, expected)
+
+
+def test_copkmeans_keeps_the_best_restart_and_reports_its_objective(rng):
+    X, y = blobs_around(rng, [[0, 0], [3, 0], [0, 3]], 15, spread=1.0)
+    y_partial = partial(rng, y, 0.2)
+    best = COPKMeans(n_components=3, n_restarts=20, random_state=4).fit(X, y_partial)
+    first = COPKMeans(n_components=3, n_restarts=1, random_state=4).fit(X, y_partial)  # the first restart
+    assert best.objective_ <= first.objective_ * (1 + 1e-10)  # the first restart may tie with the best
+    within = sum(((X[best.labels_ == j] - X[best.labels_ == j].mean(axis=0)) ** 2).sum()
+                 for j in np.unique(best.labels_))
+    assert best.objective_ == pytest.approx(within, rel=1e-10)
+    for j in np.unique(best.labels_):
+        np.testing.assert_allclose(best.cluster_centers_[j], X[best.labels_ == j].mean(axis=0))
+
+
+def test_copkmeans_without_labels_is_kmeans_at_a_fixed_point(rng):
+    X, y = blobs_around(rng, [[0, 0], [4, 0], [0, 4]], 20)
+    model = COPKMeans(n_components=3, random_state=0).fit(X)
+    assert model.n_iter_ < 300  # converged
+    d = ((X[:, None, :] - model.cluster_centers_[None]) ** 2).sum(axis=2)
+    np.testing.assert_array_equal(model.labels_, d.argmin(axis=1))  # every sample at its nearest centre
+    assert adjusted_rand_score(y, model.labels_) == 1.0
+
+
+def test_copkmeans_seeded_reproducibility(rng):
+    X = rng.random((40, 4))
+    y_partial = partial(rng, rng.integers(0, 3, size=40), 0.3)
+    a = COPKMeans(n_components=3, random_state=11).fit_predict(X, y_partial)
+    b = COPKMeans(n_components=3, random_state=11).fit_predict(X, y_partial)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_copkmeans_infeasible_constraints_fall_back_with_a_warning(rng, caplog):
+    X, y = blobs_around(rng, [[0, 0], [5, 0], [0, 5]], 10)
+    y_partial = partial(rng, y, 0.3)  # three labelled classes, two clusters: no feasible assignment
+    with caplog.at_level(logging.WARNING, logger="src.methods.copkmeans"):
+        model = COPKMeans(n_components=2, n_restarts=3, random_state=0).fit(X, y_partial)
+    assert "all 3 restarts failed" in caplog.text
+    assert not model.constraints_satisfied_ and model.n_failed_restarts_ == 3
+    assert model.labels_.shape == (30,) and set(np.unique(model.labels_)) <= {0, 1}
+
+
+def test_copkmeans_attributes(rng):
+    X = rng.normal(size=(10, 3))  # negative data are fine
+    model = COPKMeans(n_components=2, random_state=0)
+    assert COPKMeans.clusters_directly is True and model.get_params()["n_restarts"] == 20
+    model.fit(X, np.array([0, 1] + [-1] * 8))
+    assert model.factors_ == {} and model.embedding_ is not None and model.objective_history_.size == 0
+    np.testing.assert_array_equal(model.embedding_, X)
+    assert model.n_iter_ >= 1
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"n_components": 0}, "n_components=0"),
+        ({"n_restarts": 0}, "n_restarts=0"),
+        ({"max_iter": -1}, "max_iter=-1"),
+        ({"n_restarts": 2.5}, "n_restarts=2.5"),
+        ({"n_components": 20}, "n_components=20 exceeds"),
+    ],
+)
+def test_copkmeans_bad_parameters_name_themselves(params, match, rng):
+    with pytest.raises(ConfigError, match=match):
+        COPKMeans(**params).fit(rng.random((6, 3)))

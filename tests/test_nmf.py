@@ -1,4 +1,4 @@
-"""The fused passes over X by blocks of samples (src.methods.nmf.SampleBlocks) change nothing but speed.
+"""SampleBlocks (src.methods.nmf): the fused passes over X by blocks of samples change nothing but speed.
 
 The one-step tests elsewhere check the updates against the papers' equations on data that fit in one
 block. Here the same fits run with blocks of 3 samples (so that a block ends inside a class, the last block

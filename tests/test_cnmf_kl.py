@@ -1,0 +1,38 @@
+"""Tests of CNMF-KL (src.methods.cnmf_kl): one step by the derived KL rules with dense matrices."""
+
+import numpy as np
+import pytest
+
+from src.methods.cnmf_kl import CNMFKL
+from src.methods.label_matrix import label_matrix
+
+
+def partial_labels(n, rng, classes=3, fraction=0.4):
+    """Labels 0..classes-1 for about ``fraction`` of n samples (at least two per class), -1 elsewhere."""
+    y = np.full(n, -1)
+    chosen = rng.permutation(n)[: max(2 * classes, int(fraction * n))]
+    y[chosen] = np.arange(chosen.size) % classes
+    return y
+
+
+def random_init(cls, rng, m, n, k, y):
+    shapes = cls(n_components=k)._factor_shapes(m, n, y)
+    return {name: rng.random(shape) for name, shape in shapes.items()}
+
+
+def test_one_cnmf_kl_step_follows_the_derived_rules(rng):
+    X_rows = rng.random((10, 7))
+    y = partial_labels(10, rng, classes=2)
+    init = random_init(CNMFKL, rng, 7, 10, 3, y)
+    model = CNMFKL(n_components=3, max_iter=1, init=init).fit(X_rows, y)
+    X, A, U, Z = X_rows.T, label_matrix(y).toarray(), init["U"], init["Z"]
+    R = X / (U @ Z.T @ A.T)
+    # z_ak <- z_ak sum_ij u_ik r_ij a_ja / (sum_i u_ik)(sum_j a_ja), written with explicit sums
+    Z1 = Z * np.einsum("ik,ij,ja->ak", U, R, A) / np.einsum("ik,ja->ak", U, A)
+    V1 = A @ Z1
+    U1 = U * ((X / (U @ V1.T)) @ V1) / V1.sum(axis=0)
+    np.testing.assert_allclose(model.factors_["Z"], Z1, rtol=1e-12)
+    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-12)
+    Y = U1 @ V1.T
+    assert model.objective_history_[0] == pytest.approx((X * np.log(X / Y) - X + Y).sum(), rel=1e-12)
+    np.testing.assert_allclose(model.embedding_, V1 * U1.sum(axis=0), rtol=1e-12)

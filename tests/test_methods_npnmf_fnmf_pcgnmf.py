@@ -1,0 +1,119 @@
+"""Properties shared by NPNMF, FNMF and PCGNMF (src.methods.npnmf, .fnmf, .pcgnmf): monotone objective, finite factors, seeds, parameters."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from src.errors import ConfigError
+from src.methods.fnmf import FNMF
+from src.methods.npnmf import NPNMF
+from src.methods.pcgnmf import PCGNMF
+
+METHODS = {"npnmf": NPNMF, "fnmf": FNMF, "pcgnmf": PCGNMF}
+
+
+def initial_factors(rng, m, n, k):
+    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
+
+
+def partial_labels(rng, n, n_classes, n_labelled):
+    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
+    y = np.full(n, -1)
+    chosen = rng.choice(n, n_labelled, replace=False)
+    y[chosen] = rng.integers(0, n_classes, n_labelled)
+    return y
+
+
+# -- NPNMF ------------------------------------------------------------------------------------------
+
+
+# -- FNMF: the implemented objective ---------------------------------------------------------------
+
+
+# -- PCGNMF ----------------------------------------------------------------------------------------
+
+
+# -- properties shared by the three methods ---------------------------------------------------------
+CONFIGS = [
+    ("npnmf", {}),
+    ("npnmf", {"mu": 1e4, "n_neighbors": 8}),
+    ("npnmf", {"mu": 1.0, "normalize_init": True}),
+    ("fnmf", {}),
+    ("fnmf", {"farness": 0.5}),
+    ("pcgnmf", {}),
+    ("pcgnmf", {"beta": 1e4, "alpha": 1.0}),
+    ("pcgnmf", {"weight": "heat", "normalize_init": True}),
+]
+
+
+@pytest.mark.parametrize("name, params", CONFIGS)
+def test_objective_never_increases_and_factors_stay_nonnegative(name, params, rng):
+    X = rng.random((25, 15))
+    y = partial_labels(rng, 25, 3, 10)
+    model = METHODS[name](n_components=4, max_iter=200, random_state=0, **params).fit(X, y)
+    h = model.objective_history_
+    assert len(h) == 200
+    assert np.all(np.diff(h) <= 1e-9 * abs(h[0]))
+    assert h[-1] < h[0]
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
+@pytest.mark.parametrize("name, params", CONFIGS)
+def test_degenerate_input_stays_finite(name, params, rng):
+    X = rng.random((10, 8))
+    X[3] = 0.0  # an all-zero sample
+    X[:, 5] = 0.0  # an all-zero feature
+    X[7] = X[2]  # duplicated samples
+    y = np.array([0, -1, 1, -1, 0, -1, -1, 1, -1, 0])
+    model = METHODS[name](n_components=12, max_iter=300, random_state=1, **params).fit(X, y)  # rank > data rank
+    assert np.all(np.isfinite(model.embedding_)) and np.all(np.isfinite(model.objective_history_))
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_same_seed_same_result_init_untouched_and_clone(name, rng):
+    X = rng.random((12, 6))
+    a = METHODS[name](n_components=3, max_iter=20, random_state=7).fit_transform(X)
+    b = METHODS[name](n_components=3, max_iter=20, random_state=7).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+    init = initial_factors(rng, 6, 12, 3)
+    kept = {key: value.copy() for key, value in init.items()}
+    METHODS[name](n_components=3, max_iter=5, init=init).fit(X)
+    for key in init:
+        np.testing.assert_array_equal(init[key], kept[key])
+    params = clone(METHODS[name](n_components=3)).get_params()
+    assert params["n_components"] == 3
+
+
+def test_defaults():
+    assert NPNMF().get_params()["mu"] == 100 and NPNMF().get_params()["n_neighbors"] == 5
+    assert FNMF().get_params()["farness"] == 0.01 and FNMF().get_params()["n_neighbors"] == 5
+    params = PCGNMF().get_params()
+    assert params["alpha"] == 100 and params["beta"] == 100 and params["n_neighbors"] == 5
+    assert params["weight"] == "binary" and params["normalize_init"] is False
+
+
+@pytest.mark.parametrize(
+    "cls, params, match",
+    [
+        (NPNMF, {"mu": -1.0}, "mu=-1.0"),
+        (NPNMF, {"mu": "big"}, "mu='big'"),
+        (NPNMF, {"n_neighbors": 0}, "n_neighbors=0"),
+        (NPNMF, {"reg": 0.0}, "reg=0.0"),
+        (NPNMF, {"normalize_init": "yes"}, "normalize_init='yes'"),
+        (FNMF, {"farness": -0.1}, "farness=-0.1"),
+        (FNMF, {"farness": 1.0}, "farness=1.0"),
+        (FNMF, {"farness": float("nan")}, "farness=nan"),
+        (FNMF, {"n_neighbors": 2.5}, "n_neighbors=2.5"),
+        (FNMF, {"n_components": 0}, "n_components=0"),
+        (PCGNMF, {"beta": -2.0}, "beta=-2.0"),
+        (PCGNMF, {"beta": None}, "beta=None"),
+        (PCGNMF, {"alpha": -1.0}, "alpha=-1.0"),
+        (PCGNMF, {"weight": "gauss"}, "weight='gauss'"),
+    ],
+)
+def test_bad_parameters_name_themselves(cls, params, match, rng):
+    with pytest.raises(ConfigError, match=match):
+        cls(**params).fit(rng.random((8, 4)))

@@ -1,0 +1,153 @@
+"""Tests of PCGNMF (He et al. 2015, objective inferred; src.methods.pcgnmf): the pairwise constraints, the rules."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from src.methods.gnmf import GNMF
+from src.methods.knn_graph import knn_graph
+from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
+
+
+def initial_factors(rng, m, n, k):
+    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
+
+
+def partial_labels(rng, n, n_classes, n_labelled):
+    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
+    y = np.full(n, -1)
+    chosen = rng.choice(n, n_labelled, replace=False)
+    y[chosen] = rng.integers(0, n_classes, n_labelled)
+    return y
+
+
+# -- NPNMF ------------------------------------------------------------------------------------------
+
+
+# -- FNMF: the implemented objective ---------------------------------------------------------------
+
+
+# -- PCGNMF ----------------------------------------------------------------------------------------
+def dense_pairs(y):
+    n = len(y)
+    M, C = np.zeros((n, n)), np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if i != j and y[i] >= 0 and y[j] >= 0:
+                if y[i] == y[j]:
+                    M[i, j] = 1.0
+                else:
+                    C[i, j] = 1.0
+    return M, C
+
+
+# -- properties shared by the three methods ---------------------------------------------------------
+
+
+def test_pairwise_constraints_equal_the_dense_must_and_cannot_link_matrices(rng):
+    y = partial_labels(rng, 20, 3, 11)
+    pairs = PairwiseConstraints(y)
+    M, C = dense_pairs(y)
+    M_ours, C_ours = pairs.dense()
+    np.testing.assert_array_equal(M_ours, M)
+    np.testing.assert_array_equal(C_ours, C)
+    V = rng.random((20, 4))
+    np.testing.assert_allclose(pairs.must(V), M @ V, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(pairs.cannot(V), C @ V, rtol=1e-12, atol=1e-15)
+    assert pairs.n_labelled == 11 and pairs.n_must == M.sum() / 2 and pairs.n_cannot == C.sum() / 2
+    none = PairwiseConstraints(np.full(20, -1))
+    assert np.all(none.must(V) == 0) and np.all(none.cannot(V) == 0)
+
+
+def test_one_pcgnmf_step_is_the_appendix_formula(rng):
+    X = rng.random((18, 7))
+    y = partial_labels(rng, 18, 3, 9)
+    init = initial_factors(rng, 7, 18, 4)
+    alpha, beta = 3.0, 5.0
+    model = PCGNMF(n_components=4, max_iter=1, init=init, alpha=alpha, beta=beta, n_neighbors=3).fit(X, y)
+    Xp, U, V = X.T, init["U"], init["V"]
+    W = knn_graph(X, 3).toarray()
+    D = np.diag(W.sum(axis=1))
+    M, C = dense_pairs(y)
+    A = np.ones((4, 4)) - np.eye(4)
+    V1 = V * (Xp.T @ U + alpha * W @ V) / (V @ U.T @ U + alpha * D @ V + beta / 2 * (M @ V @ A + C @ V))
+    U1 = U * (Xp @ V1) / (U @ V1.T @ V1)
+    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-10)
+    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-10)
+    J = (
+        np.linalg.norm(Xp - U1 @ V1.T) ** 2
+        + alpha * np.trace(V1.T @ (D - W) @ V1)
+        + beta / 2 * (np.trace(V1.T @ M @ V1 @ A) + np.trace(V1.T @ C @ V1))
+    )
+    assert model.objective_history_[0] == pytest.approx(J, rel=1e-10)
+
+
+def test_pcgnmf_objective_gradient_is_the_appendix_eq_21(rng):
+    X = rng.random((6, 10))  # papers' orientation: 6 features x 10 samples
+    y = np.array([0, 0, 1, -1, 1, 2, -1, 0, 2, -1])
+    alpha, beta = 2.0, 3.0
+    W = knn_graph(X.T, 3)
+    _, objective = pcgnmf_rules(X, W, alpha, beta, y)
+    U, V = rng.random((6, 3)), rng.random((10, 3))
+    Wd = W.toarray()
+    D = np.diag(Wd.sum(axis=1))
+    M, C = dense_pairs(y)
+    A = np.ones((3, 3)) - np.eye(3)
+    grad = -2 * X.T @ U + 2 * V @ U.T @ U + 2 * alpha * D @ V - 2 * alpha * Wd @ V + beta * (M @ V @ A + C @ V)
+    h = 1e-6
+    numeric = np.zeros_like(V)
+    for a in range(10):
+        for b in range(3):
+            E = np.zeros_like(V)
+            E[a, b] = h
+            numeric[a, b] = (objective({"U": U, "V": V + E}) - objective({"U": U, "V": V - E})) / (2 * h)
+    np.testing.assert_allclose(numeric, grad, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("normalize_init", [False, True])
+def test_pcgnmf_with_beta_zero_or_without_labels_is_gnmf(normalize_init, rng):
+    X = rng.random((20, 9))
+    y = partial_labels(rng, 20, 3, 10)
+    init = initial_factors(rng, 9, 20, 4)
+    common = dict(n_components=4, max_iter=50, init=init, alpha=4.0, n_neighbors=4, normalize_init=normalize_init)
+    gnmf = GNMF(**common).fit(X)
+    for beta, labels in ((0.0, y), (50.0, None), (50.0, np.full(20, -1))):
+        ours = PCGNMF(beta=beta, **common).fit(X, labels)
+        for name in ("U", "V"):
+            np.testing.assert_allclose(ours.factors_[name], gnmf.factors_[name], rtol=1e-10)
+        np.testing.assert_allclose(ours.objective_history_, gnmf.objective_history_, rtol=1e-10)
+        np.testing.assert_allclose(ours.embedding_, gnmf.embedding_, rtol=1e-10)
+    acting = PCGNMF(beta=50.0, **common).fit(X, y)
+    assert np.abs(acting.factors_["V"] - gnmf.factors_["V"]).max() > 1e-3
+
+
+def test_pcgnmf_pulls_must_links_together(rng):
+    X = rng.random((30, 10))
+    y = partial_labels(rng, 30, 3, 15)
+    init = initial_factors(rng, 10, 30, 3)
+    M, C = dense_pairs(y)
+
+    def cross_loading(model):  # normalized Tr(V^T C V) + Tr(V^T M V A)
+        E = model.embedding_ / np.linalg.norm(model.embedding_, axis=1, keepdims=True)
+        A = np.ones((3, 3)) - np.eye(3)
+        return np.trace(E.T @ C @ E) + np.trace(E.T @ M @ E @ A)
+
+    off = PCGNMF(n_components=3, max_iter=150, init=init, alpha=1.0, beta=0.0).fit(X, y)
+    on = PCGNMF(n_components=3, max_iter=150, init=init, alpha=1.0, beta=100.0).fit(X, y)
+    assert cross_loading(on) < 0.5 * cross_loading(off)
+
+
+def test_pcgnmf_never_builds_an_l_by_l_array():
+    n, m = 5000, 10
+    rng = np.random.default_rng(0)
+    X = rng.random((n, m))
+    y = rng.integers(0, 5, n)  # every sample labelled: l = n
+    tracemalloc.start()
+    try:
+        model = PCGNMF(n_components=4, max_iter=3, random_state=0).fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < n * n * 8 / 10, peak
+    assert np.all(np.isfinite(model.embedding_))
