@@ -25,6 +25,7 @@ def run(*args, cwd=REPO):
                           text=True, timeout=600)
 
 
+@pytest.mark.integration  # python -m src.run in a subprocess
 def test_single_run_writes_results_table_and_figure_and_is_deterministic(tmp_path, data_dir):
     outputs = []
     for attempt in ("a", "b"):
@@ -42,6 +43,7 @@ def test_single_run_writes_results_table_and_figure_and_is_deterministic(tmp_pat
     assert len(list((out / "cells").glob("*.json"))) == 4
 
 
+@pytest.mark.integration  # python -m src.run in a subprocess
 @pytest.mark.parametrize(
     "override, message",
     [
@@ -68,6 +70,7 @@ def test_bad_input_is_one_line_nonzero_and_leaves_no_results(override, message, 
     assert not (out / "results.csv").exists() and not (out / "cells").exists()
 
 
+@pytest.mark.integration  # python -m src.run in a subprocess
 def test_multirun_in_parallel_then_one_table_per_dataset(tmp_path, data_dir):
     sweep = tmp_path / "sweep"
     done = run("-m", "method=kmeans,nmf", "dataset=orl,yale", *SMALL[:3], f"hydra.sweep.dir={sweep}",
@@ -78,3 +81,103 @@ def test_multirun_in_parallel_then_one_table_per_dataset(tmp_path, data_dir):
     for dataset in ("orl", "yale"):
         table = pd.read_csv(tmp_path / "report" / f"table_{dataset}.csv")
         assert {"KMeans", "NMF"} <= set(table.columns)
+
+
+# -- nothing stale, labels where needed, readable outputs, provenance -----------------------------------
+
+def compose(*overrides):
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
+        return hydra_compose("config", overrides=list(overrides))
+
+
+def test_a_cell_computed_by_other_code_is_recomputed_with_one_notice(tmp_path, monkeypatch, caplog):
+    import json
+
+    from src import provenance
+    from src.run import run_experiment
+
+    cfg = compose("method=nmf", "dataset=yale", *SMALL)
+    run_experiment(cfg, tmp_path)
+    first = pd.read_csv(tmp_path / "results.csv")
+    assert (first["code_fingerprint"] == provenance.code_fingerprint()).all()
+    run_experiment(cfg, tmp_path)  # same code: every cell reused
+    assert json.loads((tmp_path / "provenance.json").read_text())["cells_reused"] == 4
+
+    monkeypatch.setattr(provenance, "code_fingerprint", lambda: "0123456789abcdef")  # as after an edit of src/
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        run_experiment(cfg, tmp_path)
+    notices = [r.getMessage() for r in caplog.records if "recomputing" in r.getMessage()]
+    assert len(notices) == 1 and "4 finished cell(s)" in notices[0] and "other code" in notices[0]
+    record = json.loads((tmp_path / "provenance.json").read_text())
+    assert record["cells_computed"] == 4 and record["cells_reused"] == 0
+    again = pd.read_csv(tmp_path / "results.csv")
+    assert (again["code_fingerprint"] == "0123456789abcdef").all()
+    pd.testing.assert_series_equal(first["acc"], again["acc"])  # same code path, same seeds: same numbers
+
+
+def test_changed_parameters_recompute_and_become_columns(tmp_path, caplog):
+    from src.run import run_experiment
+
+    run_experiment(compose("method=gnmf", "dataset=yale", *SMALL, "method.label=GNMF", "method.params.alpha=1"),
+                   tmp_path)
+    with caplog.at_level("WARNING"):  # the same label with another alpha: the cells on disk are not reused
+        run_experiment(compose("method=gnmf", "dataset=yale", *SMALL, "method.label=GNMF",
+                               "method.params.alpha=10"), tmp_path)
+    assert any("other settings" in r.getMessage() for r in caplog.records)
+    frame = pd.read_csv(tmp_path / "results.csv")
+    assert {"param_alpha", "param_max_iter", "param_n_neighbors", "protocol_labels_mode", "dataset_preprocess",
+            "config_hash", "code_fingerprint"} <= set(frame.columns)
+    assert (frame["param_alpha"] == 10).all() and (frame["param_max_iter"] == 30).all()
+
+
+def test_every_label_constrained_method_is_refused_without_labels():
+    from src import methods
+    from src.errors import ConfigError
+    from src.run import needs_labels_check
+
+    constrained = {name for name, cls in methods.REGISTRY.items() if getattr(cls, "needs_labels", False)}
+    assert constrained == {"cnmf", "cnmf_kl", "ccf", "semignmf", "copkmeans", "pcgnmf", "sda"}
+    for name in constrained:
+        with pytest.raises(ConfigError, match=f"method={name} needs labelled samples.*protocol=cnmf"):
+            needs_labels_check({"name": name}, {"mode": "none"}, "yale")
+        needs_labels_check({"name": name}, {"mode": "fraction", "fraction": 0.1}, "yale")
+    needs_labels_check({"name": "nmf"}, {"mode": "none"}, "yale")
+
+
+@pytest.mark.integration
+def test_a_constrained_method_without_labels_stops_with_one_line(tmp_path, data_dir):
+    out = tmp_path / "run"
+    done = run("method=ccf", "dataset=yale", *SMALL, f"hydra.run.dir={out}", f"paths.data_dir={data_dir}")
+    errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line]
+    assert done.returncode == 2
+    assert len(errors) == 1 and "method=ccf needs labelled samples" in errors[0]
+    assert not (out / "results.csv").exists() and not (out / "cells").exists()
+
+
+@pytest.mark.integration
+def test_run_directory_is_readable_and_records_its_provenance(tmp_path):
+    import json
+    import stat
+
+    from src.data.fetch import REGISTRY
+
+    out, data = tmp_path / "run", tmp_path / "data"
+    done = subprocess.run([sys.executable, "-m", "src.run", "method=nmf", "dataset=yale", *SMALL,
+                           f"hydra.run.dir={out}", f"paths.data_dir={data}"], cwd=REPO, capture_output=True,
+                          text=True, timeout=600, preexec_fn=lambda: os.umask(0o022))
+    assert done.returncode == 0, done.stderr
+    written = [p for p in list(out.rglob("*")) + list(data.rglob("*")) if p.is_file()]
+    assert {"results.csv", "provenance.json", "figure_yale.png", "table_yale.md", "Yale_32x32.mat"} <= {
+        p.name for p in written}
+    modes = {p.name: oct(stat.S_IMODE(p.stat().st_mode)) for p in written}
+    assert set(modes.values()) == {"0o644"}, modes
+    record = json.loads((out / "provenance.json").read_text())
+    assert record["command"].startswith("python -m src.run method=nmf dataset=yale")
+    assert "dataset=yale" in record["overrides"] and record["ended"] >= record["started"]
+    assert record["data_files"] == [{"file": "Yale_32x32.mat", "path": str(data.resolve() / "raw" / "Yale_32x32.mat"),
+                                     "sha256": REGISTRY["Yale_32x32.mat"].hashes[0].split(":")[1]}]
+    assert record["blas"] and all(lib["num_threads"] == 1 for lib in record["blas"])  # runtime.blas_threads
+    assert len(record["git"]["commit"]) == 40 and record["cells_computed"] == 4
