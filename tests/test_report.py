@@ -55,3 +55,37 @@ def test_report_merges_runs_into_one_table_per_dataset(tmp_path):
 
 def test_report_without_results_fails_cleanly(tmp_path):
     assert report.main([str(tmp_path)]) == 2
+
+
+def test_report_refuses_one_label_under_two_settings_with_one_line(tmp_path, caplog):
+    for name, alpha in (("a", 1.0), ("b", 10.0)):
+        run = tmp_path / "runs" / name
+        run.mkdir(parents=True)
+        fake_results("yale", ["GNMF"]).assign(param_alpha=alpha, config_hash=f"hash{name}",
+                                              code_fingerprint="c0de").to_csv(run / "results.csv", index=False)
+    with caplog.at_level("ERROR"):
+        assert report.main([str(tmp_path / "runs"), "--out", str(tmp_path / "out")]) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "yale/GNMF" in errors[0] and "\n" not in errors[0]
+    assert not (tmp_path / "out" / "table_yale.md").exists()
+
+
+def test_paper_report_ends_with_the_provenance_of_report_and_runs(tmp_path):
+    from src import paper_report, provenance
+
+    runs = tmp_path / "runs"
+    for i, method in enumerate(["NMF", "CNMF"]):
+        run = runs / method
+        run.mkdir(parents=True)
+        fake_results("yale", [method], seed=i).assign(config_hash=f"h{i}", code_fingerprint="c0de",
+                                                      kmeans_seconds=0.1).to_csv(
+            run / "results.csv", index=False)
+        provenance.write(run, provenance.collect("2026-01-0%dT00:00:00+00:00" % (i + 1), overrides=[f"m={i}"]))
+    path = paper_report.build("cnmf", [runs], tmp_path)
+    text = path.read_text()
+    footer = text[text.index("## Provenance"):]
+    assert "\n## " not in footer  # the last section
+    assert provenance.git_state()["commit"] in footer and "2 run(s)" in footer
+    assert provenance.code_fingerprint() in footer
+    record = provenance.read(tmp_path / provenance.FILE)
+    assert len(record["runs"]) == 2 and len(record["sources"]) == 2
