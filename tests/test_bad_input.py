@@ -163,6 +163,7 @@ def test_bad_method_parameter(method, param, value, tmp_path, monkeypatch, yale)
 
 
 # ------------------------------------------------------------- real CLI runs (tests/test_run.py has more)
+@pytest.mark.integration  # python -m src.run in a subprocess
 @pytest.mark.parametrize("overrides, message", [
     (["method.params.max_iter=abc"], "max_iter='abc' must be a positive integer"),
     (["runtime.blas_threads=0"], "runtime.blas_threads=0 must be a positive integer"),  # checked before the run

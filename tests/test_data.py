@@ -112,6 +112,7 @@ def test_as_images_rejects_bow():
 
 
 # ------------------------------------------------------------------------------------------------ MNIST
+@pytest.mark.integration  # reads all of MNIST-70k: ~2 s
 def test_mnist_splits(mirror, shared_dir):
     test = load_dataset(_cfg(loader="mnist", split="test"), shared_dir, mirror, 0)
     assert test.X.shape == (10000, 784) and test.X.max() == 255 and test.X.min() == 0
@@ -285,6 +286,7 @@ def _fake_upstream_tgz(mirror: Path, path: Path) -> None:
             out.addfile(info, io.BytesIO(data))
 
 
+@pytest.mark.integration  # builds and re-reads a tar of the mirror: ~3 s
 def test_network_path_rebuilds_the_mirror_tar(mirror, tmp_path, monkeypatch):
     """The zip -> tar.gz (md5) -> top-10 tar path, offline: the result must pass the mirror's sha256."""
     tgz = tmp_path / "101_ObjectCategories.tar.gz"

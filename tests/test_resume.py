@@ -131,6 +131,7 @@ def hold_env(tmp_path: Path) -> dict:
     return dict(os.environ, HYDRA_FULL_ERROR="0", PYTHONPATH=path, REPRO_TEST_HOLD=str(HOLD_AFTER_CELLS))
 
 
+@pytest.mark.integration  # CLI sweeps in subprocesses
 def test_sigkill_then_two_concurrent_resumes_give_the_uninterrupted_results(reference, tmp_path, data_dir):
     want, reference_sweep = reference
     sweep = tmp_path / "sweep"
@@ -195,6 +196,7 @@ def test_damaged_cell_files_are_recomputed(tmp_path, data_dir, caplog):
     assert [json.loads(path.read_text())["trial"] for path in cells] == [0, 1]  # rewritten whole
 
 
+@pytest.mark.integration  # CLI sweeps in subprocesses
 def test_submitit_local_multirun_reports_like_joblib(reference, tmp_path, data_dir):
     want, reference_sweep = reference
     sweep = tmp_path / "submitit"

@@ -18,6 +18,9 @@ from src import methods
 from src.methods.base import Factorization
 
 ITERATIONS = 10_000
+# 10,000 iterations per method and scale: ~1 s each, ~40 s in all; `make test` runs them, `make test-fast` not.
+pytestmark = pytest.mark.integration
+
 FACTORIZATIONS = [name for name in methods.NAMES if issubclass(methods.REGISTRY[name], Factorization)]
 MIXED_SIGN = [name for name in FACTORIZATIONS if not methods.REGISTRY[name].nonnegative_data]
 
