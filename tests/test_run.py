@@ -26,7 +26,6 @@ def run(*args, cwd=REPO):
 
 
 @pytest.mark.integration  # python -m src.run in a subprocess
-@pytest.mark.integration  # python -m src.run in a subprocess
 def test_single_run_writes_results_table_and_figure_and_is_deterministic(tmp_path, data_dir):
     outputs = []
     for attempt in ("a", "b"):
@@ -44,7 +43,6 @@ def test_single_run_writes_results_table_and_figure_and_is_deterministic(tmp_pat
     assert len(list((out / "cells").glob("*.json"))) == 4
 
 
-@pytest.mark.integration  # python -m src.run in a subprocess
 @pytest.mark.integration  # python -m src.run in a subprocess
 @pytest.mark.parametrize(
     "override, message",
@@ -72,7 +70,6 @@ def test_bad_input_is_one_line_nonzero_and_leaves_no_results(override, message, 
     assert not (out / "results.csv").exists() and not (out / "cells").exists()
 
 
-@pytest.mark.integration  # python -m src.run in a subprocess
 @pytest.mark.integration  # python -m src.run in a subprocess
 def test_multirun_in_parallel_then_one_table_per_dataset(tmp_path, data_dir):
     sweep = tmp_path / "sweep"
