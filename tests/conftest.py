@@ -1,4 +1,5 @@
-"""Shared fixtures: the data mirror (../shared/datasets unless REPRO_DATA_MIRROR says otherwise)."""
+"""Shared fixtures: the data mirror (../shared/datasets unless REPRO_DATA_MIRROR says otherwise), a per-module data
+directory for the CLI runs, the random generator and a tiny matrix. Shared plain helpers are in helpers.py."""
 
 import os
 from pathlib import Path
@@ -38,3 +39,9 @@ def rng():
 def tiny(rng):
     """A random nonnegative 12 samples x 8 features matrix (rows are samples)."""
     return rng.random((12, 8))
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    """An empty data directory shared by the CLI runs of one test module (the datasets are prepared once)."""
+    return tmp_path_factory.mktemp("data")

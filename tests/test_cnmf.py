@@ -11,18 +11,7 @@ from src.methods.label_matrix import label_matrix
 from src.methods.nmf import NMF
 from src.methods.nmf_kl import NMFKL
 
-
-def partial_labels(n, rng, classes=3, fraction=0.4):
-    """Labels 0..classes-1 for about ``fraction`` of n samples (at least two per class), -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.permutation(n)[: max(2 * classes, int(fraction * n))]
-    y[chosen] = np.arange(chosen.size) % classes
-    return y
-
-
-def random_init(cls, rng, m, n, k, y):
-    shapes = cls(n_components=k)._factor_shapes(m, n, y)
-    return {name: rng.random(shape) for name, shape in shapes.items()}
+from helpers import assert_same_fit, partial_labels, random_init
 
 
 # -- reductions: no label means the unconstrained method ------------------------------------------------
@@ -34,10 +23,7 @@ def test_cnmf_without_labels_is_nmf(constrained, plain, no_labels, rng):
     U0, V0 = rng.random((9, 3)), rng.random((14, 3))
     ours = constrained(n_components=3, max_iter=50, init={"U": U0, "Z": V0}).fit(X, y)
     ref = plain(n_components=3, max_iter=50, init={"U": U0, "V": V0}).fit(X)
-    np.testing.assert_allclose(ours.factors_["U"], ref.factors_["U"], rtol=1e-10)
-    np.testing.assert_allclose(ours.factors_["Z"], ref.factors_["V"], rtol=1e-10)
-    np.testing.assert_allclose(ours.objective_history_, ref.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(ours.embedding_, ref.embedding_, rtol=1e-10)
+    assert_same_fit(ours, ref, factors=("U", ("Z", "V")))
 
 
 # -- one step by hand, dense matrices, the papers' equations ----------------------------------------------

@@ -6,18 +6,7 @@ import pytest
 from src.methods.cnmf_kl import CNMFKL
 from src.methods.label_matrix import label_matrix
 
-
-def partial_labels(n, rng, classes=3, fraction=0.4):
-    """Labels 0..classes-1 for about ``fraction`` of n samples (at least two per class), -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.permutation(n)[: max(2 * classes, int(fraction * n))]
-    y[chosen] = np.arange(chosen.size) % classes
-    return y
-
-
-def random_init(cls, rng, m, n, k, y):
-    shapes = cls(n_components=k)._factor_shapes(m, n, y)
-    return {name: rng.random(shape) for name, shape in shapes.items()}
+from helpers import partial_labels, random_init
 
 
 def test_one_cnmf_kl_step_follows_the_derived_rules(rng):

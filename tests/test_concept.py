@@ -3,8 +3,6 @@
 The hand-written steps use dense matrices (A as a dense array, K = X^T X built explicitly) so that they
 check the sparse / implicit-kernel code against the papers' equations as printed."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -15,22 +13,7 @@ from src.methods.label_matrix import label_matrix
 from src.methods.loop import iterate
 from src.methods.nmf import NMF
 
-
-def partial_labels(n, rng, classes=3, fraction=0.4):
-    """Labels 0..classes-1 for about ``fraction`` of n samples (at least two per class), -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.permutation(n)[: max(2 * classes, int(fraction * n))]
-    y[chosen] = np.arange(chosen.size) % classes
-    return y
-
-
-def random_init(cls, rng, m, n, k, y):
-    shapes = cls(n_components=k)._factor_shapes(m, n, y)
-    return {name: rng.random(shape) for name, shape in shapes.items()}
-
-
-def monotone(history):
-    return np.all(np.diff(history) <= 1e-9 * history[0])
+from helpers import assert_same_fit, monotone, partial_labels, random_init, traced_peak
 
 
 @pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
@@ -40,10 +23,7 @@ def test_ccf_without_labels_is_cf(sign, rng):
     ours = CCF(n_components=3, max_iter=50, init={"W": W0, "Z": V0}).fit(X, np.full(14, -1))
     ref = CF(n_components=3, max_iter=50, init={"W": W0, "V": V0}).fit(X)
     assert ours.kernel_ == ref.kernel_ == ("implicit" if sign == "nonnegative" else "explicit")
-    np.testing.assert_allclose(ours.factors_["W"], ref.factors_["W"], rtol=1e-10)
-    np.testing.assert_allclose(ours.factors_["Z"], ref.factors_["V"], rtol=1e-10)
-    np.testing.assert_allclose(ours.objective_history_, ref.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(ours.embedding_, ref.embedding_, rtol=1e-10)
+    assert_same_fit(ours, ref, factors=("W", ("Z", "V")))
 
 
 def test_one_cf_step_follows_xu_gong(rng):
@@ -132,12 +112,7 @@ def test_no_n_by_n_array_with_feature_data(rng):
     X = rng.random((n, m))
     y = partial_labels(n, rng, classes=5, fraction=0.1)
     for cls in (CF, CCF):
-        tracemalloc.start()
-        try:
-            cls(n_components=5, max_iter=3, random_state=0).fit(X, y)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
+        _, peak = traced_peak(lambda: cls(n_components=5, max_iter=3, random_state=0).fit(X, y))
         assert peak < n * n * 8 / 20, f"{cls.__name__} peak {peak} bytes"
 
 
@@ -145,12 +120,7 @@ def test_mixed_sign_data_do_build_the_kernel(rng):
     """The memory check above can fail: the general rules build K (n x n) and it shows."""
     n = 1000
     X = rng.normal(size=(n, 5))
-    tracemalloc.start()
-    try:
-        CF(n_components=2, max_iter=1, random_state=0).fit(X)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: CF(n_components=2, max_iter=1, random_state=0).fit(X))
     assert peak > n * n * 8
 
 

@@ -17,6 +17,8 @@ from sklearn.metrics import adjusted_rand_score
 from src.errors import ConfigError
 from src.methods.copkmeans import COPData, COPKMeans, FreeState, cop_kmeans_run
 
+from helpers import assert_constraints_hold, blobs_around, partial
+
 
 def reference_run(X, chunk_of, K, rng, max_iter):
     """COP-KMeans as the module docstring states it: every distance and every cluster sum at every step."""
@@ -189,40 +191,6 @@ def test_same_partition_is_equality_up_to_relabelling():
 
 
 # -- the fit: constraints, restarts, attributes ------------------------------------------------------
-# ---------------------------------------------------------------------------------------------------------
-# NTF
-
-
-# ---------------------------------------------------------------------------------------------------------
-# COP-KMeans
-
-
-def blobs_around(rng, centres, per_class, spread=0.3):
-    centres = np.asarray(centres, dtype=float)
-    X = np.concatenate([c + spread * rng.standard_normal((per_class, centres.shape[1])) for c in centres])
-    return X, np.repeat(np.arange(len(centres)), per_class)
-
-
-def partial(rng, y, fraction):
-    y_partial = np.full_like(y, -1)
-    for c in np.unique(y):
-        members = np.flatnonzero(y == c)
-        chosen = rng.choice(members, size=max(1, int(fraction * members.size)), replace=False)
-        y_partial[chosen] = c
-    return y_partial
-
-
-def assert_constraints_hold(labels, y_partial):
-    labelled = np.flatnonzero(y_partial >= 0)
-    same = y_partial[labelled][:, None] == y_partial[labelled][None, :]
-    together = labels[labelled][:, None] == labels[labelled][None, :]
-    np.testing.assert_array_equal(together, same)  # must-link and cannot-link, every pair
-
-
-# ---------------------------------------------------------------------------------------------------------
-# SDA
-
-
 def test_copkmeans_output_satisfies_every_constraint(rng):
     X = rng.random((60, 5))  # no cluster structure: the constraints must be enforced against the geometry
     y = rng.integers(0, 4, size=60)

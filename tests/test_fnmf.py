@@ -1,7 +1,5 @@
 """Tests of FNMF (Babaee et al. 2014, src.methods.fnmf): the complement graph, the paper's factor, the objective."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 
@@ -17,9 +15,7 @@ from src.methods.fnmf import (
 from src.methods.knn_graph import knn_graph
 from src.methods.nmf import NMF
 
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
+from helpers import assert_same_fit, initial_factors, traced_peak
 
 
 def nmf_step(X, U, V):
@@ -27,9 +23,6 @@ def nmf_step(X, U, V):
     V = V * (X.T @ U) / (V @ (U.T @ U))
     U = U * (X @ V) / (U @ (V.T @ V))
     return U, V
-
-
-# -- NPNMF ------------------------------------------------------------------------------------------
 
 
 # -- FNMF: the implemented objective ---------------------------------------------------------------
@@ -45,12 +38,6 @@ def fnmf_dense_step(Xp, U, V, W, gamma):
     V_tilde = V1 * np.linalg.norm(U1, axis=0)
     objective = np.linalg.norm(Xp - U1 @ V1.T) ** 2 - gamma * np.trace(V_tilde.T @ L_G @ V_tilde)
     return U1, V1, objective
-
-
-# -- PCGNMF ----------------------------------------------------------------------------------------
-
-
-# -- properties shared by the three methods ---------------------------------------------------------
 
 
 # -- FNMF: the complement graph ---------------------------------------------------------------------
@@ -71,12 +58,7 @@ def test_complement_graph_products_equal_the_dense_complement(rng):
 def test_fnmf_never_builds_an_n_by_n_array():
     n, m = 5000, 10
     X = np.random.default_rng(0).random((n, m))
-    tracemalloc.start()
-    try:
-        model = FNMF(n_components=4, max_iter=3, random_state=0).fit(X)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    model, peak = traced_peak(lambda: FNMF(n_components=4, max_iter=3, random_state=0).fit(X))
     assert peak < n * n * 8 / 10, peak
     assert np.all(np.isfinite(model.embedding_))
 
@@ -157,10 +139,7 @@ def test_fnmf_with_farness_zero_is_nmf(rng):
     init = initial_factors(rng, 9, 20, 4)
     ours = FNMF(n_components=4, max_iter=60, init=init, farness=0.0).fit(X)
     nmf = NMF(n_components=4, max_iter=60, init=init).fit(X)
-    for name in ("U", "V"):
-        np.testing.assert_allclose(ours.factors_[name], nmf.factors_[name], rtol=1e-10)
-    np.testing.assert_allclose(ours.objective_history_, nmf.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(ours.embedding_, nmf.embedding_, rtol=1e-10)
+    assert_same_fit(ours, nmf)
     acting = FNMF(n_components=4, max_iter=60, init=init).fit(X)  # the default farness acts
     assert np.abs(acting.embedding_ - nmf.embedding_).max() > 1e-3 * np.abs(nmf.embedding_).max()
 

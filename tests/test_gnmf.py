@@ -8,55 +8,7 @@ from src.errors import ConfigError
 from src.methods.gnmf import GNMF, SemiGNMF
 from src.methods.nmf import NMF
 
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
-
-
-def partial_labels(rng, n, n_classes, n_labelled):
-    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.choice(n, n_labelled, replace=False)
-    y[chosen] = rng.integers(0, n_classes, n_labelled)
-    return y
-
-
-# -- dense reference graphs written out by hand ---------------------------------------------------
-def dense_knn(X_rows, k, weight="binary"):
-    """The graph of constructW (KNN mode) with dense matrices: n x n, for tiny n only."""
-    n = X_rows.shape[0]
-    diff = X_rows[:, None, :] - X_rows[None, :, :]
-    d2 = (diff**2).sum(axis=-1)
-    if weight == "cosine":
-        Xn = X_rows / np.linalg.norm(X_rows, axis=1, keepdims=True)
-        C = Xn @ Xn.T
-        score = -C.copy()
-    else:
-        score = d2.copy()
-    np.fill_diagonal(score, np.inf)
-    neighbours = np.argsort(score, axis=1)[:, :k]
-    A = np.zeros((n, n))
-    A[np.arange(n)[:, None], neighbours] = 1.0
-    A = np.maximum(A, A.T)
-    if weight == "binary":
-        return A
-    if weight == "cosine":
-        return A * C
-    s = np.sqrt(d2).mean()  # Cai: t = mean(mean(EuDist2(fea))), kernel exp(-d^2 / (2 t^2))
-    return A * np.exp(-d2 / (2 * s**2))
-
-
-def dense_label_graph(W, y):
-    W = W.copy()
-    n = len(y)
-    for i in range(n):
-        for j in range(n):
-            if i != j and y[i] >= 0 and y[j] >= 0:
-                W[i, j] = 1.0 if y[i] == y[j] else 0.0
-    return W
-
-
-# -- properties shared by the three methods ------------------------------------------------------
+from helpers import assert_same_fit, dense_knn, dense_label_graph, initial_factors, random_partial_labels
 
 
 # -- GNMF and SemiGNMF ----------------------------------------------------------------------------
@@ -70,30 +22,21 @@ def test_defaults_are_cais(rng):
     np.testing.assert_array_equal(model.graph_.toarray(), dense_knn(X, 5, "binary"))
 
 
-def test_one_gnmf_step_follows_cais_equations(rng):
-    X = rng.random((14, 8))  # 14 samples, 8 features
-    init = initial_factors(rng, 8, 14, 3)
-    alpha = 2.5
-    model = GNMF(n_components=3, max_iter=1, init=init, alpha=alpha, n_neighbors=3).fit(X)
+# GNMF on the kNN graph; SemiGNMF on the label graph (heat weights) built from partial labels.
+@pytest.mark.parametrize(
+    "cls, n, m, k, n_labelled, alpha, weight",
+    [(GNMF, 14, 8, 3, 0, 2.5, "binary"), (SemiGNMF, 16, 6, 2, 7, 4.0, "heat")],
+    ids=["gnmf", "semignmf_with_the_label_graph"],
+)
+def test_one_step_follows_cais_equations(cls, n, m, k, n_labelled, alpha, weight, rng):
+    X = rng.random((n, m))  # n samples, m features
+    y = random_partial_labels(rng, n, 2, n_labelled) if n_labelled else None
+    init = initial_factors(rng, m, n, k)
+    model = cls(n_components=k, max_iter=1, init=init, alpha=alpha, n_neighbors=3, weight=weight).fit(X, y)
     Xp, U, V = X.T, init["U"], init["V"]
-    W = dense_knn(X, 3)
-    D = np.diag(W.sum(axis=1))
-    V1 = V * (Xp.T @ U + alpha * W @ V) / (V @ U.T @ U + alpha * D @ V)
-    U1 = U * (Xp @ V1) / (U @ V1.T @ V1)
-    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-12)
-    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-12)
-    expected = np.linalg.norm(Xp - U1 @ V1.T) ** 2 + alpha * np.trace(V1.T @ (D - W) @ V1)
-    assert model.objective_history_[0] == pytest.approx(expected, rel=1e-12)
-
-
-def test_one_semignmf_step_follows_the_equations_with_the_label_graph(rng):
-    X = rng.random((16, 6))
-    y = partial_labels(rng, 16, 2, 7)
-    init = initial_factors(rng, 6, 16, 2)
-    alpha = 4.0
-    model = SemiGNMF(n_components=2, max_iter=1, init=init, alpha=alpha, n_neighbors=3, weight="heat").fit(X, y)
-    Xp, U, V = X.T, init["U"], init["V"]
-    W = dense_label_graph(dense_knn(X, 3, "heat"), y)
+    W = dense_knn(X, 3, weight)
+    if y is not None:
+        W = dense_label_graph(W, y)
     D = np.diag(W.sum(axis=1))
     V1 = V * (Xp.T @ U + alpha * W @ V) / (V @ U.T @ U + alpha * D @ V)
     U1 = U * (Xp @ V1) / (U @ V1.T @ V1)
@@ -108,10 +51,7 @@ def test_gnmf_with_alpha_zero_is_nmf(rng):
     init = initial_factors(rng, 9, 20, 4)
     ours = GNMF(n_components=4, max_iter=60, init=init, alpha=0.0).fit(X)
     nmf = NMF(n_components=4, max_iter=60, init=init).fit(X)
-    for name in ("U", "V"):
-        np.testing.assert_allclose(ours.factors_[name], nmf.factors_[name], rtol=1e-10)
-    np.testing.assert_allclose(ours.objective_history_, nmf.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(ours.embedding_, nmf.embedding_, rtol=1e-10)
+    assert_same_fit(ours, nmf)
 
 
 def test_normalize_init_is_cais_normalizeuv_then_the_same_rules(rng):
@@ -154,7 +94,7 @@ def test_semignmf_without_labels_is_gnmf(rng):
         for name in ("U", "V"):
             np.testing.assert_allclose(semi.factors_[name], gnmf.factors_[name], rtol=1e-10)
         np.testing.assert_allclose(semi.objective_history_, gnmf.objective_history_, rtol=1e-10)
-    labelled = SemiGNMF(n_components=3, max_iter=30, init=init, alpha=5.0).fit(X, partial_labels(rng, 18, 2, 8))
+    labelled = SemiGNMF(n_components=3, max_iter=30, init=init, alpha=5.0).fit(X, random_partial_labels(rng, 18, 2, 8))
     assert abs(labelled.graph_ - gnmf.graph_).max() > 0
 
 

@@ -18,7 +18,6 @@ The real pynndescent runs share one module fixture: numba compiles pynndescent o
 
 import logging
 import sys
-import tracemalloc
 import types
 
 import numpy as np
@@ -34,6 +33,8 @@ from src.methods.knn_graph import degree, knn_graph, label_graph, laplacian
 from src.methods.npnmf import lle_weights, NPNMF
 from src.methods.pcgnmf import PCGNMF
 from src.methods.sda import SDA
+
+from helpers import dense_knn, dense_label_graph, random_partial_labels, traced_peak
 
 GRAPH_METHODS = [GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF, SDA]
 
@@ -269,53 +270,6 @@ def test_bad_algorithm_of_the_functions(function, rng):
         function(rng.random((12, 4)), 3, algorithm="kd_tree")
 
 
-# -- the exact graph, the label graph and the Laplacian, against dense references ------------------------
-def random_partial_labels(rng, n, n_classes, n_labelled):
-    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.choice(n, n_labelled, replace=False)
-    y[chosen] = rng.integers(0, n_classes, n_labelled)
-    return y
-
-
-# -- dense reference graphs written out by hand ---------------------------------------------------
-def dense_knn(X_rows, k, weight="binary"):
-    """The graph of constructW (KNN mode) with dense matrices: n x n, for tiny n only."""
-    n = X_rows.shape[0]
-    diff = X_rows[:, None, :] - X_rows[None, :, :]
-    d2 = (diff**2).sum(axis=-1)
-    if weight == "cosine":
-        Xn = X_rows / np.linalg.norm(X_rows, axis=1, keepdims=True)
-        C = Xn @ Xn.T
-        score = -C.copy()
-    else:
-        score = d2.copy()
-    np.fill_diagonal(score, np.inf)
-    neighbours = np.argsort(score, axis=1)[:, :k]
-    A = np.zeros((n, n))
-    A[np.arange(n)[:, None], neighbours] = 1.0
-    A = np.maximum(A, A.T)
-    if weight == "binary":
-        return A
-    if weight == "cosine":
-        return A * C
-    s = np.sqrt(d2).mean()  # Cai: t = mean(mean(EuDist2(fea))), kernel exp(-d^2 / (2 t^2))
-    return A * np.exp(-d2 / (2 * s**2))
-
-
-def dense_label_graph(W, y):
-    W = W.copy()
-    n = len(y)
-    for i in range(n):
-        for j in range(n):
-            if i != j and y[i] >= 0 and y[j] >= 0:
-                W[i, j] = 1.0 if y[i] == y[j] else 0.0
-    return W
-
-
-# -- properties shared by the three methods ------------------------------------------------------
-
-
 # -- the graph ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("weight", ["binary", "heat", "cosine"])
 def test_graph_is_symmetric_sparse_without_self_loops(weight, rng):
@@ -370,12 +324,7 @@ def test_graph_construction_never_builds_a_dense_n_by_n_array():
     n, m = 5000, 10
     X = np.random.default_rng(0).random((n, m))
     for weight in ("binary", "heat", "cosine"):
-        tracemalloc.start()
-        try:
-            W = knn_graph(X, 5, weight)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
+        W, peak = traced_peak(lambda: knn_graph(X, 5, weight))
         assert peak < n * n * 8 / 10, (weight, peak)
         assert W.nnz <= 2 * 5 * n
 

@@ -4,8 +4,6 @@ The hand-written steps use the paper's orientation (X is m x n, the LCF paper's 
 kernel K = X^T X and the sums over samples written out as loops (sum_i X^T x_i 1^T D_i, sum_i K W D_i), so
 that they check the implicit-kernel, collapsed-sum code against the equations as printed."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 
@@ -14,14 +12,7 @@ from src.methods.concept import CF
 from src.methods.lcf import LCF, lcf_rules
 from src.methods.loop import iterate
 
-
-def monotone(history):
-    return np.all(np.diff(history) <= 1e-9 * history[0])
-
-
-def random_init(cls, rng, m, n, k):
-    shapes = cls(n_components=k)._factor_shapes(m, n, np.full(n, -1))
-    return {name: rng.random(shape) for name, shape in shapes.items()}
+from helpers import assert_same_fit, monotone, random_init, traced_peak
 
 
 # -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
@@ -151,10 +142,7 @@ def test_lcf_with_lambda_zero_is_cf(sign, rng):
     lcf = LCF(n_components=3, max_iter=100, init=init, lam=0.0).fit(X)
     cf = CF(n_components=3, max_iter=100, init=init).fit(X)
     assert lcf.kernel_ == cf.kernel_ == ("implicit" if sign == "nonnegative" else "explicit")
-    for key in ("W", "V"):
-        np.testing.assert_allclose(lcf.factors_[key], cf.factors_[key], rtol=1e-10)
-    np.testing.assert_allclose(lcf.objective_history_, cf.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(lcf.embedding_, cf.embedding_, rtol=1e-10)
+    assert_same_fit(lcf, cf, factors=("W", "V"))
     np.testing.assert_allclose(lcf.components_, cf.components_, rtol=1e-10)
 
 
@@ -170,12 +158,7 @@ def test_locality_changes_the_factorization(rng):
 def test_no_n_by_n_array_with_feature_data(rng):
     n, m = 3000, 20
     X = rng.random((n, m))
-    tracemalloc.start()
-    try:
-        model = LCF(n_components=5, max_iter=3, random_state=0, lam=8.0).fit(X)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    model, peak = traced_peak(lambda: LCF(n_components=5, max_iter=3, random_state=0, lam=8.0).fit(X))
     assert model.kernel_ == "implicit"
     assert peak < n * n * 8 / 20, f"LCF peak {peak} bytes"
 
@@ -184,12 +167,7 @@ def test_mixed_sign_data_do_build_the_kernel(rng):
     """The memory check above can fail: the general rules build K (n x n) and it shows."""
     n = 1000
     X = rng.normal(size=(n, 5))
-    tracemalloc.start()
-    try:
-        LCF(n_components=2, max_iter=1, random_state=0).fit(X)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: LCF(n_components=2, max_iter=1, random_state=0).fit(X))
     assert peak > n * n * 8
 
 

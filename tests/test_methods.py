@@ -10,14 +10,12 @@ from src import methods
 from src.errors import ConfigError
 from src.methods.base import Factorization
 
+from helpers import initial_factors
+
 # methods that run on any matrix (NTF needs an image shape and has its own tests)
 FACTORIZATIONS = [name for name, cls in methods.REGISTRY.items()
                   if issubclass(cls, Factorization) and "image_shape" not in cls._get_param_names()]
 SKLEARN_LOSS = {"nmf": "frobenius", "nmf_kl": "kullback-leibler"}
-
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
 
 
 @pytest.mark.parametrize("name", SKLEARN_LOSS)

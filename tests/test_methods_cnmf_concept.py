@@ -10,25 +10,10 @@ from src.methods.cnmf_kl import CNMFKL
 from src.methods.concept import CCF, CF
 from src.methods.label_matrix import n_constraint_columns
 
+from helpers import monotone, partial_labels, random_init
+
 LABELLED = {"cnmf": CNMF, "cnmf_kl": CNMFKL, "ccf": CCF}
 ALL = {**LABELLED, "cf": CF}
-
-
-def partial_labels(n, rng, classes=3, fraction=0.4):
-    """Labels 0..classes-1 for about ``fraction`` of n samples (at least two per class), -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.permutation(n)[: max(2 * classes, int(fraction * n))]
-    y[chosen] = np.arange(chosen.size) % classes
-    return y
-
-
-def random_init(cls, rng, m, n, k, y):
-    shapes = cls(n_components=k)._factor_shapes(m, n, y)
-    return {name: rng.random(shape) for name, shape in shapes.items()}
-
-
-def monotone(history):
-    return np.all(np.diff(history) <= 1e-9 * history[0])
 
 
 # -- hard constraints ---------------------------------------------------------------------------------

@@ -9,23 +9,10 @@ from src.methods.lcf import LCF
 from src.methods.nlcf import NLCF
 from src.methods.sparse_nmf import SparseNMF
 
+from helpers import monotone, random_init
+
 ALL = {"lcf": LCF, "nlcf": NLCF, "sparse_nmf": SparseNMF}
 PARAM = {"lcf": "lam", "nlcf": "mu", "sparse_nmf": "beta"}
-
-
-def monotone(history):
-    return np.all(np.diff(history) <= 1e-9 * history[0])
-
-
-def random_init(cls, rng, m, n, k):
-    shapes = cls(n_components=k)._factor_shapes(m, n, np.full(n, -1))
-    return {name: rng.random(shape) for name, shape in shapes.items()}
-
-
-# -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
-
-
-# -- NLCF ---------------------------------------------------------------------------------------------------
 
 
 # -- shared properties --------------------------------------------------------------------------------------

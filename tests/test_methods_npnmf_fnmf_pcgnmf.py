@@ -9,28 +9,13 @@ from src.methods.fnmf import FNMF
 from src.methods.npnmf import NPNMF
 from src.methods.pcgnmf import PCGNMF
 
+from helpers import (
+    check_degenerate_input_stays_finite,
+    check_same_seed_same_result_and_init_untouched,
+    random_partial_labels,
+)
+
 METHODS = {"npnmf": NPNMF, "fnmf": FNMF, "pcgnmf": PCGNMF}
-
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
-
-
-def partial_labels(rng, n, n_classes, n_labelled):
-    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.choice(n, n_labelled, replace=False)
-    y[chosen] = rng.integers(0, n_classes, n_labelled)
-    return y
-
-
-# -- NPNMF ------------------------------------------------------------------------------------------
-
-
-# -- FNMF: the implemented objective ---------------------------------------------------------------
-
-
-# -- PCGNMF ----------------------------------------------------------------------------------------
 
 
 # -- properties shared by the three methods ---------------------------------------------------------
@@ -49,7 +34,7 @@ CONFIGS = [
 @pytest.mark.parametrize("name, params", CONFIGS)
 def test_objective_never_increases_and_factors_stay_nonnegative(name, params, rng):
     X = rng.random((25, 15))
-    y = partial_labels(rng, 25, 3, 10)
+    y = random_partial_labels(rng, 25, 3, 10)
     model = METHODS[name](n_components=4, max_iter=200, random_state=0, **params).fit(X, y)
     h = model.objective_history_
     assert len(h) == 200
@@ -61,28 +46,12 @@ def test_objective_never_increases_and_factors_stay_nonnegative(name, params, rn
 
 @pytest.mark.parametrize("name, params", CONFIGS)
 def test_degenerate_input_stays_finite(name, params, rng):
-    X = rng.random((10, 8))
-    X[3] = 0.0  # an all-zero sample
-    X[:, 5] = 0.0  # an all-zero feature
-    X[7] = X[2]  # duplicated samples
-    y = np.array([0, -1, 1, -1, 0, -1, -1, 1, -1, 0])
-    model = METHODS[name](n_components=12, max_iter=300, random_state=1, **params).fit(X, y)  # rank > data rank
-    assert np.all(np.isfinite(model.embedding_)) and np.all(np.isfinite(model.objective_history_))
-    for factor in model.factors_.values():
-        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+    check_degenerate_input_stays_finite(METHODS[name], params, rng)
 
 
 @pytest.mark.parametrize("name", METHODS)
 def test_same_seed_same_result_init_untouched_and_clone(name, rng):
-    X = rng.random((12, 6))
-    a = METHODS[name](n_components=3, max_iter=20, random_state=7).fit_transform(X)
-    b = METHODS[name](n_components=3, max_iter=20, random_state=7).fit_transform(X)
-    np.testing.assert_array_equal(a, b)
-    init = initial_factors(rng, 6, 12, 3)
-    kept = {key: value.copy() for key, value in init.items()}
-    METHODS[name](n_components=3, max_iter=5, init=init).fit(X)
-    for key in init:
-        np.testing.assert_array_equal(init[key], kept[key])
+    check_same_seed_same_result_and_init_untouched(METHODS[name], rng)
     params = clone(METHODS[name](n_components=3)).get_params()
     assert params["n_components"] == 3
 

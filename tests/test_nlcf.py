@@ -6,13 +6,7 @@ import pytest
 from src.methods.nlcf import NLCF
 from src.methods.nmf import NMF
 
-
-def random_init(cls, rng, m, n, k):
-    shapes = cls(n_components=k)._factor_shapes(m, n, np.full(n, -1))
-    return {name: rng.random(shape) for name, shape in shapes.items()}
-
-
-# -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
+from helpers import assert_same_fit, random_init
 
 
 # -- NLCF ---------------------------------------------------------------------------------------------------
@@ -47,9 +41,6 @@ def test_nlcf_with_mu_zero_is_nmf(rng):
     init = random_init(NLCF, rng, 8, 14, 3)
     a = NLCF(n_components=3, max_iter=100, init=init, mu=0.0).fit(X)
     b = NMF(n_components=3, max_iter=100, init=init).fit(X)
-    for key in ("U", "V"):
-        np.testing.assert_allclose(a.factors_[key], b.factors_[key], rtol=1e-10)
-    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10)
+    assert_same_fit(a, b)
     c = NLCF(n_components=3, max_iter=20, init=init, mu=0.3).fit(X)
     assert not np.allclose(c.factors_["V"], NMF(n_components=3, max_iter=20, init=init).fit(X).factors_["V"])

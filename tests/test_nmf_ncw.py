@@ -1,7 +1,5 @@
 """Tests of the normalized-cut weighted NMF (src.methods.nmf_ncw): the weights, one step by hand, NMF on weighted data."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 
@@ -10,15 +8,7 @@ from src.methods.knn_graph import knn_graph
 from src.methods.nmf import NMF
 from src.methods.nmf_ncw import NMFNCW, ncw_weights
 
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
-
-
-# -- dense reference graphs written out by hand ---------------------------------------------------
-
-
-# -- properties shared by the three methods ------------------------------------------------------
+from helpers import initial_factors, traced_peak
 
 
 # -- NMF with normalized-cut weighting -----------------------------------------------------------
@@ -34,12 +24,7 @@ def test_ncw_weights_are_d_to_the_minus_half(rng):
 def test_ncw_weights_never_form_the_gram_matrix():
     n, m = 5000, 10
     X = np.random.default_rng(0).random((m, n))
-    tracemalloc.start()
-    try:
-        ncw_weights(X)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    _, peak = traced_peak(lambda: ncw_weights(X))
     assert peak < n * n * 8 / 100
 
 

@@ -6,9 +6,7 @@ import pytest
 from src.methods.nmf import NMF
 from src.methods.npnmf import NPNMF, lle_weights, split_regularizer
 
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
+from helpers import initial_factors
 
 
 # -- NPNMF ------------------------------------------------------------------------------------------
@@ -27,12 +25,6 @@ def dense_lle_weights(X_rows, k, reg):
         w = np.linalg.solve(C, np.ones(k))
         M[i, nbrs] = w / w.sum()
     return M
-
-
-# -- FNMF: the implemented objective ---------------------------------------------------------------
-
-
-# -- PCGNMF ----------------------------------------------------------------------------------------
 
 
 # -- properties shared by the three methods ---------------------------------------------------------

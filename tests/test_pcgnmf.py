@@ -1,7 +1,5 @@
 """Tests of PCGNMF (He et al. 2015, objective inferred; src.methods.pcgnmf): the pairwise constraints, the rules."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 
@@ -9,23 +7,7 @@ from src.methods.gnmf import GNMF
 from src.methods.knn_graph import knn_graph
 from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
 
-
-def initial_factors(rng, m, n, k):
-    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
-
-
-def partial_labels(rng, n, n_classes, n_labelled):
-    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
-    y = np.full(n, -1)
-    chosen = rng.choice(n, n_labelled, replace=False)
-    y[chosen] = rng.integers(0, n_classes, n_labelled)
-    return y
-
-
-# -- NPNMF ------------------------------------------------------------------------------------------
-
-
-# -- FNMF: the implemented objective ---------------------------------------------------------------
+from helpers import assert_same_fit, initial_factors, random_partial_labels, traced_peak
 
 
 # -- PCGNMF ----------------------------------------------------------------------------------------
@@ -46,7 +28,7 @@ def dense_pairs(y):
 
 
 def test_pairwise_constraints_equal_the_dense_must_and_cannot_link_matrices(rng):
-    y = partial_labels(rng, 20, 3, 11)
+    y = random_partial_labels(rng, 20, 3, 11)
     pairs = PairwiseConstraints(y)
     M, C = dense_pairs(y)
     M_ours, C_ours = pairs.dense()
@@ -62,7 +44,7 @@ def test_pairwise_constraints_equal_the_dense_must_and_cannot_link_matrices(rng)
 
 def test_one_pcgnmf_step_is_the_appendix_formula(rng):
     X = rng.random((18, 7))
-    y = partial_labels(rng, 18, 3, 9)
+    y = random_partial_labels(rng, 18, 3, 9)
     init = initial_factors(rng, 7, 18, 4)
     alpha, beta = 3.0, 5.0
     model = PCGNMF(n_components=4, max_iter=1, init=init, alpha=alpha, beta=beta, n_neighbors=3).fit(X, y)
@@ -108,23 +90,20 @@ def test_pcgnmf_objective_gradient_is_the_appendix_eq_21(rng):
 @pytest.mark.parametrize("normalize_init", [False, True])
 def test_pcgnmf_with_beta_zero_or_without_labels_is_gnmf(normalize_init, rng):
     X = rng.random((20, 9))
-    y = partial_labels(rng, 20, 3, 10)
+    y = random_partial_labels(rng, 20, 3, 10)
     init = initial_factors(rng, 9, 20, 4)
     common = dict(n_components=4, max_iter=50, init=init, alpha=4.0, n_neighbors=4, normalize_init=normalize_init)
     gnmf = GNMF(**common).fit(X)
     for beta, labels in ((0.0, y), (50.0, None), (50.0, np.full(20, -1))):
         ours = PCGNMF(beta=beta, **common).fit(X, labels)
-        for name in ("U", "V"):
-            np.testing.assert_allclose(ours.factors_[name], gnmf.factors_[name], rtol=1e-10)
-        np.testing.assert_allclose(ours.objective_history_, gnmf.objective_history_, rtol=1e-10)
-        np.testing.assert_allclose(ours.embedding_, gnmf.embedding_, rtol=1e-10)
+        assert_same_fit(ours, gnmf)
     acting = PCGNMF(beta=50.0, **common).fit(X, y)
     assert np.abs(acting.factors_["V"] - gnmf.factors_["V"]).max() > 1e-3
 
 
 def test_pcgnmf_pulls_must_links_together(rng):
     X = rng.random((30, 10))
-    y = partial_labels(rng, 30, 3, 15)
+    y = random_partial_labels(rng, 30, 3, 15)
     init = initial_factors(rng, 10, 30, 3)
     M, C = dense_pairs(y)
 
@@ -143,11 +122,6 @@ def test_pcgnmf_never_builds_an_l_by_l_array():
     rng = np.random.default_rng(0)
     X = rng.random((n, m))
     y = rng.integers(0, 5, n)  # every sample labelled: l = n
-    tracemalloc.start()
-    try:
-        model = PCGNMF(n_components=4, max_iter=3, random_state=0).fit(X, y)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    model, peak = traced_peak(lambda: PCGNMF(n_components=4, max_iter=3, random_state=0).fit(X, y))
     assert peak < n * n * 8 / 10, peak
     assert np.all(np.isfinite(model.embedding_))

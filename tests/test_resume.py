@@ -34,11 +34,6 @@ N_CELLS = 12  # 2 methods x 2 ks x 3 trials
 JOBS = ["0_yale_NMF", "1_yale_CNMF"]  # the sweep's job directories (hydra.sweep.subdir)
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("data")
-
-
 def command(*args):
     return [sys.executable, "-m", "src.run", *args]
 

@@ -14,11 +14,6 @@ REPO = Path(__file__).resolve().parents[1]
 SMALL = ["protocol.ks=[2,3]", "protocol.n_trials=2", "protocol.kmeans_restarts=3", "method.params.max_iter=30"]
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("data")
-
-
 def run(*args, cwd=REPO):
     env = dict(os.environ, HYDRA_FULL_ERROR="0")
     return subprocess.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, capture_output=True,

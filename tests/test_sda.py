@@ -9,35 +9,7 @@ from src.errors import ConfigError
 from src.methods.copkmeans import COPKMeans
 from src.methods.sda import SDA, sda_directions
 
-# ---------------------------------------------------------------------------------------------------------
-# NTF
-
-
-# ---------------------------------------------------------------------------------------------------------
-# COP-KMeans
-
-
-def blobs(rng, centres, per_class, spread=0.3):
-    centres = np.asarray(centres, dtype=float)
-    X = np.concatenate([c + spread * rng.standard_normal((per_class, centres.shape[1])) for c in centres])
-    return X, np.repeat(np.arange(len(centres)), per_class)
-
-
-def partial(rng, y, fraction):
-    y_partial = np.full_like(y, -1)
-    for c in np.unique(y):
-        members = np.flatnonzero(y == c)
-        chosen = rng.choice(members, size=max(1, int(fraction * members.size)), replace=False)
-        y_partial[chosen] = c
-    return y_partial
-
-
-def assert_constraints_hold(labels, y_partial):
-    labelled = np.flatnonzero(y_partial >= 0)
-    same = y_partial[labelled][:, None] == y_partial[labelled][None, :]
-    together = labels[labelled][:, None] == labels[labelled][None, :]
-    np.testing.assert_array_equal(together, same)  # must-link and cannot-link, every pair
-
+from helpers import assert_constraints_hold, blobs_around, partial
 
 # ---------------------------------------------------------------------------------------------------------
 # SDA
@@ -51,7 +23,7 @@ def match_directions(actual, expected):
 
 
 def test_sda_with_alpha_zero_and_all_labelled_is_regularized_lda(rng):
-    X, y = blobs(rng, rng.normal(size=(3, 6)) * 2, 10, spread=1.0)
+    X, y = blobs_around(rng, rng.normal(size=(3, 6)) * 2, 10, spread=1.0)
     beta = 0.5
     model = SDA(n_components=4, alpha=0.0, beta=beta).fit(X, y)
     mu = X.mean(axis=0)
@@ -69,7 +41,7 @@ def test_sda_with_alpha_zero_and_all_labelled_is_regularized_lda(rng):
 
 
 def test_sda_graph_term_follows_the_paper(rng):
-    X, y = blobs(rng, rng.normal(size=(3, 5)) * 2, 12, spread=1.0)
+    X, y = blobs_around(rng, rng.normal(size=(3, 5)) * 2, 12, spread=1.0)
     y_partial = partial(rng, y, 0.3)
     alpha, beta, p = 0.7, 0.2, 4
     model = SDA(n_components=3, alpha=alpha, beta=beta, n_neighbors=p).fit(X, y_partial)
@@ -90,7 +62,7 @@ def test_sda_graph_term_follows_the_paper(rng):
 
 
 def test_sda_sample_space_solution_equals_feature_space(rng):
-    X, y = blobs(rng, rng.normal(size=(3, 40)), 6, spread=1.0)  # m = 40 > n = 18
+    X, y = blobs_around(rng, rng.normal(size=(3, 40)), 6, spread=1.0)  # m = 40 > n = 18
     y_partial = partial(rng, y, 0.5)
     a, va = sda_directions(X, y_partial, 0.1, 0.1, 3, 5, solve_in_sample_space=True)
     b, vb = sda_directions(X, y_partial, 0.1, 0.1, 3, 5, solve_in_sample_space=False)
@@ -102,7 +74,7 @@ def test_sda_sample_space_solution_equals_feature_space(rng):
 def test_sda_separates_well_separated_labelled_classes(rng):
     centres = np.zeros((3, 20))
     centres[0, 0], centres[1, 1], centres[2, 2] = 4.0, 4.0, 4.0
-    X, y = blobs(rng, centres, 30, spread=1.0)
+    X, y = blobs_around(rng, centres, 30, spread=1.0)
     y_partial = partial(rng, y, 0.3)
     Z = SDA(n_components=4).fit_transform(X, y_partial)
     assert Z.shape == (90, 4)
@@ -115,7 +87,7 @@ def test_sda_separates_well_separated_labelled_classes(rng):
 
 
 def test_sda_shapes_cap_and_pad(rng):
-    X, y = blobs(rng, rng.normal(size=(4, 8)) * 3, 8)
+    X, y = blobs_around(rng, rng.normal(size=(4, 8)) * 3, 8)
     y_partial = partial(rng, y, 0.3)
     wide = SDA(n_components=6).fit(X, y_partial)
     assert wide.embedding_.shape == (32, 6) and wide.components_.shape == (6, 8)

@@ -6,16 +6,7 @@ import pytest
 from src.methods.nmf import NMF
 from src.methods.sparse_nmf import SparseNMF
 
-
-def random_init(cls, rng, m, n, k):
-    shapes = cls(n_components=k)._factor_shapes(m, n, np.full(n, -1))
-    return {name: rng.random(shape) for name, shape in shapes.items()}
-
-
-# -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
-
-
-# -- NLCF ---------------------------------------------------------------------------------------------------
+from helpers import assert_same_fit, random_init
 
 
 # -- SparseNMF ----------------------------------------------------------------------------------------------
@@ -39,10 +30,7 @@ def test_sparse_nmf_with_beta_zero_is_nmf(rng):
     init = random_init(SparseNMF, rng, 8, 14, 3)
     a = SparseNMF(n_components=3, max_iter=100, init=init, beta=0.0).fit(X)
     b = NMF(n_components=3, max_iter=100, init=init).fit(X)
-    for key in ("U", "V"):
-        np.testing.assert_allclose(a.factors_[key], b.factors_[key], rtol=1e-10)
-    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-10)
-    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10)
+    assert_same_fit(a, b)
 
 
 def test_sparse_nmf_is_scale_free_and_its_objective_is_the_unit_basis_one(rng):

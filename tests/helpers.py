@@ -1,0 +1,148 @@
+"""Helpers shared by several test files (imported as ``from helpers import ...``: tests/ is on sys.path)."""
+
+import tracemalloc
+
+import numpy as np
+
+
+# -- random starting points and labels -------------------------------------------------------------------
+def initial_factors(rng, m, n, k):
+    return {"U": rng.random((m, k)), "V": rng.random((n, k))}
+
+
+def random_init(cls, rng, m, n, k, y=None):
+    """Random factors of the shapes ``cls`` uses for m features, n samples, k components (no labels if y is None)."""
+    if y is None:
+        y = np.full(n, -1)
+    shapes = cls(n_components=k)._factor_shapes(m, n, y)
+    return {name: rng.random(shape) for name, shape in shapes.items()}
+
+
+def random_partial_labels(rng, n, n_classes, n_labelled):
+    """Labels in 0..n_classes-1 for n_labelled random samples, -1 elsewhere."""
+    y = np.full(n, -1)
+    chosen = rng.choice(n, n_labelled, replace=False)
+    y[chosen] = rng.integers(0, n_classes, n_labelled)
+    return y
+
+
+def partial_labels(n, rng, classes=3, fraction=0.4):
+    """Labels 0..classes-1 for about ``fraction`` of n samples (at least two per class), -1 elsewhere."""
+    y = np.full(n, -1)
+    chosen = rng.permutation(n)[: max(2 * classes, int(fraction * n))]
+    y[chosen] = np.arange(chosen.size) % classes
+    return y
+
+
+def monotone(history):
+    return np.all(np.diff(history) <= 1e-9 * history[0])
+
+
+# -- dense reference graphs written out by hand ---------------------------------------------------
+def dense_knn(X_rows, k, weight="binary"):
+    """The graph of constructW (KNN mode) with dense matrices: n x n, for tiny n only."""
+    n = X_rows.shape[0]
+    diff = X_rows[:, None, :] - X_rows[None, :, :]
+    d2 = (diff**2).sum(axis=-1)
+    if weight == "cosine":
+        Xn = X_rows / np.linalg.norm(X_rows, axis=1, keepdims=True)
+        C = Xn @ Xn.T
+        score = -C.copy()
+    else:
+        score = d2.copy()
+    np.fill_diagonal(score, np.inf)
+    neighbours = np.argsort(score, axis=1)[:, :k]
+    A = np.zeros((n, n))
+    A[np.arange(n)[:, None], neighbours] = 1.0
+    A = np.maximum(A, A.T)
+    if weight == "binary":
+        return A
+    if weight == "cosine":
+        return A * C
+    s = np.sqrt(d2).mean()  # Cai: t = mean(mean(EuDist2(fea))), kernel exp(-d^2 / (2 t^2))
+    return A * np.exp(-d2 / (2 * s**2))
+
+
+def dense_label_graph(W, y):
+    W = W.copy()
+    n = len(y)
+    for i in range(n):
+        for j in range(n):
+            if i != j and y[i] >= 0 and y[j] >= 0:
+                W[i, j] = 1.0 if y[i] == y[j] else 0.0
+    return W
+
+
+# -- blobs with partial labels, and the must-link / cannot-link check (COP-KMeans, SDA) ----------------------
+def blobs_around(rng, centres, per_class, spread=0.3):
+    centres = np.asarray(centres, dtype=float)
+    X = np.concatenate([c + spread * rng.standard_normal((per_class, centres.shape[1])) for c in centres])
+    return X, np.repeat(np.arange(len(centres)), per_class)
+
+
+def partial(rng, y, fraction):
+    y_partial = np.full_like(y, -1)
+    for c in np.unique(y):
+        members = np.flatnonzero(y == c)
+        chosen = rng.choice(members, size=max(1, int(fraction * members.size)), replace=False)
+        y_partial[chosen] = c
+    return y_partial
+
+
+def assert_constraints_hold(labels, y_partial):
+    labelled = np.flatnonzero(y_partial >= 0)
+    same = y_partial[labelled][:, None] == y_partial[labelled][None, :]
+    together = labels[labelled][:, None] == labels[labelled][None, :]
+    np.testing.assert_array_equal(together, same)  # must-link and cannot-link, every pair
+
+
+
+# -- properties shared by the graph methods (GNMF, SemiGNMF, NMF-NCW, NPNMF, FNMF, PCGNMF) ------------------
+def check_degenerate_input_stays_finite(cls, params, rng):
+    """Zero samples and features, duplicates and a rank above the data's: embedding, objective and factors finite."""
+    X = rng.random((10, 8))
+    X[3] = 0.0  # an all-zero sample
+    X[:, 5] = 0.0  # an all-zero feature
+    X[7] = X[2]  # duplicated samples
+    y = np.array([0, -1, 1, -1, 0, -1, -1, 1, -1, 0])
+    model = cls(n_components=12, max_iter=300, random_state=1, **params).fit(X, y)  # rank > data rank
+    assert np.all(np.isfinite(model.embedding_)) and np.all(np.isfinite(model.objective_history_))
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
+def check_same_seed_same_result_and_init_untouched(cls, rng):
+    """Two fits with one random_state give the same embedding; a user's init dictionary is not modified."""
+    X = rng.random((12, 6))
+    a = cls(n_components=3, max_iter=20, random_state=7).fit_transform(X)
+    b = cls(n_components=3, max_iter=20, random_state=7).fit_transform(X)
+    np.testing.assert_array_equal(a, b)
+    init = initial_factors(rng, 6, 12, 3)
+    kept = {key: value.copy() for key, value in init.items()}
+    cls(n_components=3, max_iter=5, init=init).fit(X)
+    for key in init:
+        np.testing.assert_array_equal(init[key], kept[key])
+
+
+# -- memory ---------------------------------------------------------------------------------------------
+def traced_peak(call):
+    """Run ``call()`` under tracemalloc: its result and the peak of traced memory in bytes."""
+    tracemalloc.start()
+    try:
+        result = call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return result, peak
+
+
+# -- comparing two fits ------------------------------------------------------------------------------------
+def assert_same_fit(a, b, factors=("U", "V"), rtol=1e-10):
+    """Two fitted models reached the same factors, objective history and embedding.
+
+    ``factors`` names the factors compared: a name, or a pair (name in a, name in b) such as ("Z", "V")."""
+    for name in factors:
+        name_a, name_b = (name, name) if isinstance(name, str) else name
+        np.testing.assert_allclose(a.factors_[name_a], b.factors_[name_b], rtol=rtol)
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=rtol)
+    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=rtol)
