@@ -120,17 +120,17 @@ def method_params(name: str) -> dict:
 
 
 class LoopTimer:
-    """Replaces the shared loop (src.methods.base.iterate) by a copy that times every update and objective."""
+    """Replaces the shared loop (src.methods.base.solve) by a copy that times every update and objective."""
 
     def __init__(self):
         import src.methods.base as base
-        from src.methods.loop import iterate
+        from src.methods.loop import solve
 
-        self._base, self._iterate = base, iterate
+        self._base, self._solve = base, solve
         self.loops: list[dict] = []
 
     def __enter__(self):
-        def timed_iterate(factors, update, objective, max_iter, tol=0.0):
+        def timed_solve(starts, update, objective, stopping):
             record = {"iterations": [], "objective_s": 0.0, "start": time.perf_counter()}
 
             def timed_update(f):
@@ -146,16 +146,16 @@ class LoopTimer:
                     record["objective_s"] += end - start
                 return value
 
-            out = self._iterate(factors, timed_update, timed_objective, max_iter, tol)
+            out = self._solve(starts, timed_update, timed_objective, stopping)
             record["total"] = time.perf_counter() - record.pop("start")
             self.loops.append(record)
             return out
 
-        self._base.iterate = timed_iterate
+        self._base.solve = timed_solve
         return self
 
     def __exit__(self, *exc):
-        self._base.iterate = self._iterate
+        self._base.solve = self._solve
 
 
 def per_iteration(times: list[float]) -> float:
@@ -244,13 +244,13 @@ def child_yardstick(spec: dict) -> dict:
 
 
 def make_model(name: str, image_shape, iters: int | None, seed: int = 0):
-    """Method ``name`` at rank 10 with its configured parameters (max_iter = ``iters``, tol = 0 if it iterates)."""
+    """Method ``name`` at rank 10 with its configured parameters (exactly ``iters`` iterations from one start)."""
     from src import methods
     from src.protocol import method_params as protocol_params
 
     params = method_params(name)
     if iters is not None and "max_iter" in methods.REGISTRY[name]._get_param_names():
-        params.update(max_iter=iters, tol=0.0)
+        params.update(max_iter=iters, stopping="fixed", n_starts=1)
     return methods.make(name, **protocol_params(name, params, RANK, seed, image_shape))
 
 
@@ -393,7 +393,7 @@ def child_explicit(spec: dict) -> dict:
 def nmf_in_dtype(X_rows, k, seed, max_iter, dtype):
     """Frobenius NMF (the project's rules and loop) run in ``dtype``; returns (embedding, history, loop)."""
     from src.methods.base import Factorization
-    from src.methods.loop import iterate
+    from src.methods.loop import Stopping, solve
     from src.methods.nmf import frobenius_rules
 
     X = np.asarray(X_rows, dtype=dtype).T
@@ -409,7 +409,8 @@ def nmf_in_dtype(X_rows, k, seed, max_iter, dtype):
         update(f)
         times.append(time.perf_counter() - start)
 
-    factors, history = iterate(factors, timed_update, objective, max_iter)
+    solution = solve([factors], timed_update, objective, Stopping("fixed", max_iter=max_iter))
+    factors, history = solution.factors, solution.history
     embedding = factors["V"] * np.linalg.norm(factors["U"], axis=0)
     return embedding.astype(np.float64), np.asarray(history), times
 
@@ -426,7 +427,8 @@ def child_dtype(spec: dict) -> dict:
     iters = spec["iters"]
     # the float64 path is the project's NMF exactly
     check = min(200, X.shape[0])
-    ref = methods.make("nmf", n_components=3, max_iter=5, random_state=1).fit(X[:check]).embedding_
+    ref = methods.make("nmf", n_components=3, max_iter=5, random_state=1, stopping="fixed",
+                       n_starts=1).fit(X[:check]).embedding_
     mine = nmf_in_dtype(X[:check], 3, 1, 5, np.float64)[0]
     assert np.allclose(ref, mine, rtol=1e-12, atol=0), "float64 path differs from src.methods.NMF"
 

@@ -79,7 +79,8 @@ def convergence_figure(out: Path, seed: int, lam: float) -> None:
         data = load_named(name)
         trial = make_trial(data.y, data.name, 10, 0, seed, {"mode": "none"})
         for col, (label, (method, params)) in enumerate(labels.items()):
-            model = methods.make(method, n_components=10, max_iter=200, random_state=trial.init_seed, **params)
+            model = methods.make(method, n_components=10, max_iter=200, random_state=trial.init_seed,
+                                 stopping="fixed", n_starts=1, **params)  # the curve of one start
             history = model.fit(data.X[trial.index]).objective_history_
             axes[row, col].plot(np.arange(1, len(history) + 1), history)
             axes[row, col].set_title(f"{label} on {name}")

@@ -176,6 +176,7 @@ def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_se
         "nmi": nmi(trial.y_true[scored], predicted[scored]),
         "rank": rank,
         "n_iter": int(model.n_iter_),
+        "converged": getattr(model, "converged_", None),  # None: fixed iterations, or no iterative solver
         "objective": float(history[-1]) if len(history) else math.nan,
         "kmeans_objective": kmeans_objective,
         "fit_seconds": fit_seconds,

@@ -10,10 +10,10 @@ from sklearn.base import clone
 from src.errors import ConfigError
 from src.methods.concept import CCF, CF, concept_factors_from_nmf, concept_rules
 from src.methods.label_matrix import label_matrix
-from src.methods.loop import iterate
+from src.methods.loop import Stopping, solve
 from src.methods.nmf import NMF
 
-from helpers import assert_same_fit, monotone, partial_labels, random_init, traced_peak
+from helpers import FIXED, assert_same_fit, monotone, partial_labels, random_init, traced_peak
 
 
 @pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
@@ -29,7 +29,7 @@ def test_ccf_without_labels_is_cf(sign, rng):
 def test_one_cf_step_follows_xu_gong(rng):
     X_rows = rng.random((10, 7))
     init = {"W": rng.random((10, 3)), "V": rng.random((10, 3))}
-    model = CF(n_components=3, max_iter=1, init=init).fit(X_rows)
+    model = CF(n_components=3, max_iter=1, init=init, **FIXED).fit(X_rows)
     X, W, V = X_rows.T, init["W"], init["V"]
     K = X.T @ X
     V1 = V * (K @ W) / (V @ W.T @ K @ W)  # CCF paper eq. 2 (Xu & Gong)
@@ -45,7 +45,7 @@ def test_one_ccf_step_follows_eqs_10_and_11(rng):
     X_rows = rng.random((10, 7))
     y = partial_labels(10, rng, classes=2)
     init = random_init(CCF, rng, 7, 10, 3, y)
-    model = CCF(n_components=3, max_iter=1, init=init).fit(X_rows, y)
+    model = CCF(n_components=3, max_iter=1, init=init, **FIXED).fit(X_rows, y)
     X, A, W, Z = X_rows.T, label_matrix(y).toarray(), init["W"], init["Z"]
     K = X.T @ X
     Z1 = Z * (A.T @ K @ W) / (A.T @ A @ Z @ W.T @ K @ W)  # eq. 11
@@ -61,7 +61,7 @@ def test_one_general_ccf_step_follows_eqs_23_and_27(rng):
     X_rows = rng.normal(size=(10, 7))  # mixed signs: K has negative entries
     y = partial_labels(10, rng, classes=2)
     init = random_init(CCF, rng, 7, 10, 3, y)
-    model = CCF(n_components=3, max_iter=1, init=init).fit(X_rows, y)
+    model = CCF(n_components=3, max_iter=1, init=init, **FIXED).fit(X_rows, y)
     assert model.kernel_ == "explicit"
     X, A, W, Z = X_rows.T, label_matrix(y).toarray(), init["W"], init["Z"]
     K = X.T @ X
@@ -101,10 +101,10 @@ def test_implicit_kernel_equals_explicit_kernel(labelled, rng):
     for kernel in ("implicit", "explicit"):
         factors = {key: value.copy() for key, value in init.items()}
         update, objective = concept_rules(X, A, kernel)
-        runs[kernel] = iterate(factors, update, objective, 60)
+        runs[kernel] = solve([factors], update, objective, Stopping("fixed", max_iter=60))
     for key in init:
-        np.testing.assert_allclose(runs["implicit"][0][key], runs["explicit"][0][key], rtol=1e-10)
-    np.testing.assert_allclose(runs["implicit"][1], runs["explicit"][1], rtol=1e-10)
+        np.testing.assert_allclose(runs["implicit"].factors[key], runs["explicit"].factors[key], rtol=1e-10)
+    np.testing.assert_allclose(runs["implicit"].history, runs["explicit"].history, rtol=1e-10)
 
 
 def test_no_n_by_n_array_with_feature_data(rng):

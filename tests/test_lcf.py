@@ -10,9 +10,9 @@ import pytest
 from src.errors import ConfigError
 from src.methods.concept import CF
 from src.methods.lcf import LCF, lcf_rules
-from src.methods.loop import iterate
+from src.methods.loop import Stopping, solve
 
-from helpers import assert_same_fit, monotone, random_init, traced_peak
+from helpers import FIXED, assert_same_fit, monotone, random_init, traced_peak
 
 
 # -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
@@ -81,7 +81,7 @@ def three_gaussians(rng, n_per=50):
 def test_one_lcf_step_follows_eqs_11_and_12(lam, rng):
     X = rng.random((9, 6))  # 9 samples, 6 features
     init = random_init(LCF, rng, 6, 9, 3)
-    model = LCF(n_components=3, max_iter=1, init=init, lam=lam).fit(X)
+    model = LCF(n_components=3, max_iter=1, init=init, lam=lam, **FIXED).fit(X)
     assert model.kernel_ == "implicit"
     W1, Vp1 = lcf_step_eqs_11_12(X.T, init["W"], init["V"].T, lam)
     np.testing.assert_allclose(model.factors_["V"], Vp1.T, rtol=1e-12)
@@ -92,7 +92,7 @@ def test_one_lcf_step_follows_eqs_11_and_12(lam, rng):
 def test_one_general_lcf_step_follows_eqs_36_and_40(rng):
     X = rng.normal(size=(9, 6))
     init = random_init(LCF, rng, 6, 9, 3)
-    model = LCF(n_components=3, max_iter=1, init=init, lam=0.7).fit(X)
+    model = LCF(n_components=3, max_iter=1, init=init, lam=0.7, **FIXED).fit(X)
     assert model.kernel_ == "explicit"
     W1, Vp1 = lcf_step_eqs_36_40(X.T, init["W"], init["V"].T, 0.7)
     np.testing.assert_allclose(model.factors_["V"], Vp1.T, rtol=1e-12)
@@ -224,5 +224,5 @@ def test_shared_loop_drives_lcf_rules_directly(rng):
     Xp = rng.random((6, 9))
     factors = {"W": rng.random((9, 2)), "V": rng.random((9, 2))}
     update, objective = lcf_rules(Xp, 0.3)
-    _, history = iterate(factors, update, objective, 50)
+    history = solve([factors], update, objective, Stopping("fixed", max_iter=50)).history
     assert len(history) == 50 and monotone(history)

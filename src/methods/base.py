@@ -6,7 +6,10 @@ the data matrix is ``X = X_rows.T`` (m features x n samples) and the factorizati
 transpose happens once, here.
 
 A factorization subclass declares its factor names and shapes and returns its update rule and objective;
-:func:`src.methods.loop.iterate` does the rest. Fitted attributes:
+:func:`src.methods.loop.solve` does the rest: Deng Cai's multi-start protocol and stopping rule by default
+(``n_starts`` random starts of ``min_iter`` iterations, the lowest objective goes on until the running-mean
+rule with ``tol`` holds, ``max_iter`` a cap), or ``stopping="fixed"`` for exactly ``max_iter`` iterations.
+Fitted attributes:
 
 ``factors_``
     dict of the final factors, named and shaped as in the ``init`` parameter.
@@ -15,17 +18,24 @@ A factorization subclass declares its factor names and shapes and returns its up
 ``embedding_``
     (n_samples, n_components) representation that KMeans clusters (also returned by ``fit_transform``).
 ``n_iter_``, ``objective_history_``
-    number of iterations run and the objective after each of them.
+    iterations of the kept start (counted as the reference code counts them) and its objective history
+    (see :mod:`src.methods.loop`).
+``converged_``
+    whether the reference stopping rule was met before ``max_iter`` (None under ``stopping="fixed"``).
+``best_start_``, ``start_objectives_``
+    index of the kept start and the objective of every start after its ``min_iter`` iterations.
 """
 
-from collections.abc import Callable, Mapping
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import ConfigError
-from .loop import Factors, iterate
+from .loop import STOPPING, Factors, Stopping, solve
 
 EPS = 1e-10
 """Floor applied to every multiplicative-update denominator (Deng Cai's GNMF code uses the same value)."""
@@ -100,27 +110,43 @@ class Factorization(BaseEstimator):
     ----------
     n_components : int, default=2
         Rank k of the factorization.
-    max_iter : int, default=200
-        Number of iterations (exactly this many when ``tol=0``).
-    tol : float, default=0.0
-        Relative decrease of the objective below which iterating stops; 0 runs ``max_iter`` iterations.
-    init : "random" or dict of str to ndarray, default="random"
-        "random" draws every factor uniformly from [0, 1), as Deng Cai's code does; a dict gives the
-        initial factors by their names in the paper (see ``factor_names``).
+    max_iter : int, default=10000
+        Under ``stopping="reference"`` a cap on the iterations (the reference code has none); under
+        ``"fixed"`` the exact number of iterations.
+    tol : float, default=1e-5
+        The reference rule's threshold on the relative decrease of the running mean of the objective
+        (Cai's ``error``); unused under ``"fixed"``.
+    init : "random", dict of str to ndarray, or list of such dicts, default="random"
+        "random" draws ``n_starts`` starts, every factor uniformly from [0, 1) as Deng Cai's code does; a
+        dict gives the initial factors of a single start by their names in the paper (see
+        ``factor_names``; as in Cai's code, given factors mean one start and no ``min_iter``); a list of
+        dicts gives several starts.
     random_state : int, numpy.random.Generator or None, default=None
-        Seed of the random initial factors.
+        Seed of the random initial factors; start s takes the s-th draws of one generator, so start 0 is
+        the same whatever ``n_starts``.
+    n_starts : int, default=10
+        Random starts (Cai's ``nRepeat``).
+    min_iter : int, default=30
+        Iterations of every start before the lowest objective is chosen (Cai's ``minIter``; 10 for the KL
+        methods, as in GNMF_KL).
+    stopping : {"reference", "fixed"}, default="reference"
+        The reference code's running-mean rule, or exactly ``max_iter`` iterations.
     """
 
     factor_names: tuple[str, ...] = ("U", "V")
     nonnegative_data: bool = True
     needs_labels: bool = False  # label-constrained methods: a protocol must give some labelled samples
 
-    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None):
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 n_starts=10, min_iter=30, stopping="reference"):
         self.n_components = n_components
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
         self.random_state = random_state
+        self.n_starts = n_starts
+        self.min_iter = min_iter
+        self.stopping = stopping
 
     # -- what a subclass provides ---------------------------------------------------------------
     def _factor_shapes(self, m: int, n: int, y: np.ndarray) -> dict[str, tuple[int, int]]:
@@ -144,21 +170,34 @@ class Factorization(BaseEstimator):
         check_positive_int("n_components", self.n_components)
         check_positive_int("max_iter", self.max_iter)
         check_nonnegative_float("tol", self.tol)
+        check_positive_int("n_starts", self.n_starts)
+        check_positive_int("min_iter", self.min_iter)
+        if self.stopping not in STOPPING:
+            raise ConfigError(f"stopping={self.stopping!r} must be one of {', '.join(STOPPING)}")
 
     # -- the shared machinery -------------------------------------------------------------------
-    def _initial_factors(self, shapes: dict[str, tuple[int, int]]) -> Factors:
+    def _start_inits(self) -> list:
+        """What each start is initialized from: "random" (``n_starts`` times) or the caller's factors."""
         if isinstance(self.init, str):
             if self.init != "random":
                 raise ConfigError(f"init={self.init!r} must be 'random' or a dict of initial factors")
-            rng = np.random.default_rng(self.random_state)
+            return ["random"] * self.n_starts
+        if isinstance(self.init, Mapping):
+            return [self.init]
+        if isinstance(self.init, Sequence) and self.init and all(isinstance(i, Mapping) for i in self.init):
+            return list(self.init)
+        raise ConfigError(f"init must be 'random' or a dict of initial factors (or a non-empty list of such "
+                          f"dicts), got {type(self.init).__name__}")
+
+    def _initial_factors(self, shapes: dict[str, tuple[int, int]], init, rng: np.random.Generator) -> Factors:
+        """The factors of one start: drawn from ``rng`` (``init="random"``) or copied from a dict."""
+        if isinstance(init, str):
             return {name: rng.random(shape) for name, shape in shapes.items()}
-        if not isinstance(self.init, Mapping):
-            raise ConfigError(f"init must be 'random' or a dict of initial factors, got {type(self.init).__name__}")
-        if set(self.init) != set(shapes):
-            raise ConfigError(f"init has factors {sorted(self.init)}, expected {sorted(shapes)}")
+        if set(init) != set(shapes):
+            raise ConfigError(f"init has factors {sorted(init)}, expected {sorted(shapes)}")
         factors = {}
         for name, shape in shapes.items():
-            value = np.array(self.init[name], dtype=np.float64)  # a copy: the caller's arrays stay as given
+            value = np.array(init[name], dtype=np.float64)  # a copy: the caller's arrays stay as given
             if value.shape != shape:
                 raise ConfigError(f"init[{name!r}] has shape {value.shape}, expected {shape}")
             if not np.all(np.isfinite(value)) or value.min() < 0:
@@ -173,14 +212,24 @@ class Factorization(BaseEstimator):
         y = check_labels(y, X_rows.shape[0])
         X = X_rows.T  # the papers' orientation: m features x n samples
         m, n = X.shape
-        factors = self._initial_factors(self._factor_shapes(m, n, y))
+        shapes = self._factor_shapes(m, n, y)
+        rng = np.random.default_rng(self.random_state)
+        starts = [self._initial_factors(shapes, init, rng) for init in self._start_inits()]
         update, objective = self._rules(X, y)
-        factors, history = iterate(factors, update, objective, self.max_iter, self.tol)
-        self.factors_ = factors
-        self.n_iter_ = len(history)
-        self.objective_history_ = np.asarray(history)
-        self.components_ = self._basis(factors).T
-        self.embedding_ = self._representation(factors)
+        stopping = Stopping(self.stopping, int(self.max_iter), int(self.min_iter), float(self.tol))
+        solution = solve(starts, update, objective, stopping)
+        if solution.converged is False:
+            warnings.warn(f"{type(self).__name__}: the reference stopping rule (tol={self.tol}) was not met "
+                          f"within max_iter={self.max_iter} iterations; raise max_iter", ConvergenceWarning,
+                          stacklevel=2)
+        self.factors_ = solution.factors
+        self.n_iter_ = solution.n_iter
+        self.objective_history_ = np.asarray(solution.history)
+        self.converged_ = solution.converged
+        self.best_start_ = solution.best_start
+        self.start_objectives_ = np.asarray(solution.start_objectives)
+        self.components_ = self._basis(solution.factors).T
+        self.embedding_ = self._representation(solution.factors)
         return self
 
     def fit_transform(self, X, y=None):
@@ -196,8 +245,8 @@ class NormalizedInitMixin:
     rules are not, which is why the methods with a graph term expose it.
     """
 
-    def _initial_factors(self, shapes):
-        factors = super()._initial_factors(shapes)  # fresh arrays: the caller's init is not touched
+    def _initial_factors(self, shapes, init, rng):
+        factors = super()._initial_factors(shapes, init, rng)  # fresh arrays: the caller's init is not touched
         if self.normalize_init:
             norms = np.linalg.norm(factors["U"], axis=0)
             norms[norms == 0] = 1.0

@@ -42,7 +42,7 @@ import scipy.sparse as sp
 
 from .base import EPS, Factorization
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf_kl import KeptProduct, KLProducts
+from .nmf_kl import NMFKL, KeptProduct, KLProducts
 
 
 def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
@@ -84,8 +84,8 @@ def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
 class CNMFKL(Factorization):
     """Constrained NMF with the KL divergence, X ~ U (A Z)^T (Liu et al., TPAMI 2012, CNMF_KL).
 
-    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``U`` (m x k)
-    and ``Z`` ((c + n_u) x k); ``embedding_`` is V = A Z with U's columns scaled to unit L1 norm (the
+    Parameters are those of :class:`~src.methods.nmf_kl.NMFKL` (``min_iter=10``). ``factors_`` holds ``U``
+    (m x k) and ``Z`` ((c + n_u) x k); ``embedding_`` is V = A Z with U's columns scaled to unit L2 norm (the
     normalization of Deng Cai's ``GNMF_KL`` and of :class:`~src.methods.nmf_kl.NMFKL`, applied once at
     the end). ``constraint_matrix_`` is the sparse A of the last fit.
 
@@ -98,6 +98,7 @@ class CNMFKL(Factorization):
     needs_labels = True  # a run under a protocol without labels is refused (src.run)
 
     factor_names = ("U", "Z")
+    __init__ = NMFKL.__init__  # the KL methods' reference defaults (min_iter=10)
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components
@@ -108,4 +109,4 @@ class CNMFKL(Factorization):
         return cnmf_kl_rules(X, self.constraint_matrix_)
 
     def _representation(self, factors):
-        return (self.constraint_matrix_ @ factors["Z"]) * factors["U"].sum(axis=0)
+        return (self.constraint_matrix_ @ factors["Z"]) * np.linalg.norm(factors["U"], axis=0)

@@ -330,11 +330,12 @@ class CCF(_ConceptFactorization):
     n_components, max_iter, tol, init, random_state
         As in :class:`~src.methods.base.Factorization`.
     init_from_nmf : bool, default=False
-        Initialize from NMF as the paper does: run :class:`~src.methods.nmf.NMF` with the same
-        ``n_components``, ``max_iter``, ``tol`` and ``random_state`` (``init`` is then "random" or the NMF
-        factors {"U", "V"}, so that the NMF baseline and CCF share one initialization), and map its U, V to
-        W, Z with :func:`concept_factors_from_nmf`. Needs nonnegative X. The paper gives neither the
-        mapping nor the number of NMF iterations: both are our choices.
+        Initialize from NMF as the paper does: fit :class:`~src.methods.nmf.NMF` with the same
+        ``n_components``, solver settings (``n_starts``, ``min_iter``, ``max_iter``, ``tol``, ``stopping``)
+        and ``random_state`` (``init`` is then "random" or the NMF factors {"U", "V"}), so that CCF starts
+        from the very solution of the NMF baseline; map its U, V to W, Z with
+        :func:`concept_factors_from_nmf` and iterate CCF from that one start. Needs nonnegative X. The
+        paper gives neither the mapping nor how long NMF runs: both are our choices.
 
     Attributes
     ----------
@@ -354,8 +355,10 @@ class CCF(_ConceptFactorization):
     factor_names = ("W", "Z")
     coefficient = "Z"
 
-    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None, init_from_nmf=False):
-        super().__init__(n_components, max_iter, tol, init, random_state)
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 init_from_nmf=False,
+                 n_starts=10, min_iter=30, stopping="reference"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
         self.init_from_nmf = init_from_nmf
 
     def check_params(self):
@@ -373,22 +376,29 @@ class CCF(_ConceptFactorization):
     def _constraint(self):
         return self.constraint_matrix_
 
-    def _initial_factors(self, shapes):
+    def _start_inits(self):
+        inits = super()._start_inits()
+        return inits[:1] if self.init_from_nmf else inits  # one start: the NMF solution (NMF has the starts)
+
+    def _initial_factors(self, shapes, init, rng):
         if not self.init_from_nmf:
-            return super()._initial_factors(shapes)
-        if isinstance(self.init, Mapping) and set(self.init) != {"U", "V"}:
+            return super()._initial_factors(shapes, init, rng)
+        if isinstance(init, Mapping) and set(init) != {"U", "V"}:
             raise ConfigError(
-                f"init_from_nmf=True takes init='random' or the NMF factors {{'U', 'V'}}, got {sorted(self.init)}"
+                f"init_from_nmf=True takes init='random' or the NMF factors {{'U', 'V'}}, got {sorted(init)}"
             )
         X = self._data
         if X.min() < 0:
             raise ConfigError("init_from_nmf=True needs X >= 0 (it runs NMF), but X has negative entries")
-        nmf = NMF(
+        nmf = NMF(  # the NMF baseline's own fit: same seed, starts and stopping rule
             n_components=self.n_components,
             max_iter=self.max_iter,
             tol=self.tol,
             init=self.init,
             random_state=self.random_state,
+            n_starts=self.n_starts,
+            min_iter=self.min_iter,
+            stopping=self.stopping,
         ).fit(X.T)
         logger.debug("CCF initialized from NMF after %d iterations", nmf.n_iter_)
         W, Z = concept_factors_from_nmf(X, nmf.factors_["U"], nmf.factors_["V"], self._constraint())

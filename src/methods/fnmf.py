@@ -221,16 +221,20 @@ class FNMF(Factorization):
     def __init__(
         self,
         n_components=2,
-        max_iter=200,
-        tol=0.0,
+        max_iter=10_000,
+        tol=1e-5,
         init="random",
         random_state=None,
         farness=0.01,
         n_neighbors=5,
         knn_algorithm="auto",
+        n_starts=10,
+        min_iter=30,
+        stopping="reference",
     ):
         super().__init__(
-            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
+            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+            n_starts=n_starts, min_iter=min_iter, stopping=stopping
         )
         self.farness = farness
         self.n_neighbors = n_neighbors

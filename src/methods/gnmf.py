@@ -105,7 +105,7 @@ class GNMF(NormalizedInitMixin, Factorization):
     t : float or None, default=None
         Heat kernel width in exp(-||x_i - x_j||^2 / t) for ``weight="heat"``; None is Cai's default
         (see :mod:`.knn_graph`).
-    normalize_init : bool, default=False
+    normalize_init : bool, default=True
         Scale the initial U's columns to unit L2 norm and V's columns by the same norms, as Cai's code
         does (see the module docstring); a zero column of U is left as it is.
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
@@ -123,19 +123,23 @@ class GNMF(NormalizedInitMixin, Factorization):
     def __init__(
         self,
         n_components=2,
-        max_iter=200,
-        tol=0.0,
+        max_iter=10_000,
+        tol=1e-5,
         init="random",
         random_state=None,
         alpha=100.0,
         n_neighbors=5,
         weight="binary",
         t=None,
-        normalize_init=False,
+        normalize_init=True,
         knn_algorithm="auto",
+        n_starts=10,
+        min_iter=30,
+        stopping="reference",
     ):
         super().__init__(
-            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
+            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+            n_starts=n_starts, min_iter=min_iter, stopping=stopping
         )
         self.alpha = alpha
         self.n_neighbors = n_neighbors

@@ -191,8 +191,10 @@ class LCF(_ConceptFactorization):
 
     factor_names = ("W", "V")
 
-    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None, lam=0.3):
-        super().__init__(n_components, max_iter, tol, init, random_state)
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 lam=0.3,
+                 n_starts=10, min_iter=30, stopping="reference"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
         self.lam = lam
 
     def check_params(self):

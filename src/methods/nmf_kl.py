@@ -174,16 +174,18 @@ def kl_rules(X: np.ndarray):
 class NMFKL(Factorization):
     """Nonnegative matrix factorization X ~ U V^T with the KL divergence.
 
-    ``embedding_`` is V with U's columns scaled to unit L1 norm (the normalization Deng Cai's
-    ``GNMF_KL`` applies, under which U's columns are distributions over features).
+    Parameters are those of :class:`~src.methods.base.Factorization`, with ``min_iter=10`` by default (the
+    minIter of Deng Cai's ``GNMF_KL``). ``embedding_`` is V with U's columns scaled to unit L2 norm, the
+    normalization ``GNMF_KL_Multi.m`` applies at the end (``Norm = 2``, ``NormV = 0``).
 
     References
     ----------
     D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
     """
 
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 n_starts=10, min_iter=10, stopping="reference"):
+        Factorization.__init__(self, n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
+
     def _rules(self, X, y):
         return kl_rules(X)
-
-    def _representation(self, factors):
-        return factors["V"] * factors["U"].sum(axis=0)

@@ -204,7 +204,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
         Neighbours from which each sample is reconstructed.
     reg : float, default=1e-3
         LLE regularization of the local Gram matrices (relative to their trace).
-    normalize_init : bool, default=False
+    normalize_init : bool, default=True
         Scale the initial U's columns to unit L2 norm and V's columns by the same norms (Cai's
         NormalizeUV), as :class:`~.gnmf.GNMF` does with the same option; a zero column is left alone.
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
@@ -221,18 +221,22 @@ class NPNMF(NormalizedInitMixin, Factorization):
     def __init__(
         self,
         n_components=2,
-        max_iter=200,
-        tol=0.0,
+        max_iter=10_000,
+        tol=1e-5,
         init="random",
         random_state=None,
         mu=100.0,
         n_neighbors=5,
         reg=1e-3,
-        normalize_init=False,
+        normalize_init=True,
         knn_algorithm="auto",
+        n_starts=10,
+        min_iter=30,
+        stopping="reference",
     ):
         super().__init__(
-            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state
+            n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+            n_starts=n_starts, min_iter=min_iter, stopping=stopping
         )
         self.mu = mu
         self.n_neighbors = n_neighbors

@@ -168,10 +168,10 @@ class NTF(Factorization):
 
     factor_names = ("A", "B", "C")
 
-    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None,
-                 image_shape=None):
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 image_shape=None, n_starts=10, min_iter=30, stopping="reference"):
         super().__init__(n_components=n_components, max_iter=max_iter, tol=tol, init=init,
-                         random_state=random_state)
+                         random_state=random_state, n_starts=n_starts, min_iter=min_iter, stopping=stopping)
         self.image_shape = image_shape
 
     def check_params(self) -> None:

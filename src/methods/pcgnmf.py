@@ -203,8 +203,8 @@ class PCGNMF(GNMF):
     def __init__(
         self,
         n_components=2,
-        max_iter=200,
-        tol=0.0,
+        max_iter=10_000,
+        tol=1e-5,
         init="random",
         random_state=None,
         alpha=100.0,
@@ -212,8 +212,11 @@ class PCGNMF(GNMF):
         n_neighbors=5,
         weight="binary",
         t=None,
-        normalize_init=False,
+        normalize_init=True,
         knn_algorithm="auto",
+        n_starts=10,
+        min_iter=30,
+        stopping="reference",
     ):
         super().__init__(
             n_components=n_components,
@@ -227,6 +230,9 @@ class PCGNMF(GNMF):
             t=t,
             normalize_init=normalize_init,
             knn_algorithm=knn_algorithm,
+            n_starts=n_starts,
+            min_iter=min_iter,
+            stopping=stopping,
         )
         self.beta = beta
 

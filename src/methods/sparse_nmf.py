@@ -101,8 +101,10 @@ class SparseNMF(Factorization):
     NMF", IEEE IJCNN 2004.
     """
 
-    def __init__(self, n_components=2, max_iter=200, tol=0.0, init="random", random_state=None, beta=0.1):
-        super().__init__(n_components, max_iter, tol, init, random_state)
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 beta=0.1,
+                 n_starts=10, min_iter=30, stopping="reference"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
         self.beta = beta
 
     def check_params(self):
