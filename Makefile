@@ -21,7 +21,7 @@ UV_VERSION := 0.13.9
 LOCK_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick clean
+.PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck clean
 RUN := $(PY) -m src.run -m
 GRID := method.params.alpha=1,10,100,1000
 # Records the wall time of a reproduce target in outputs/reproduce/<paper>/wall_seconds.txt
@@ -125,6 +125,14 @@ bench: $(STAMP) ## Speed and scale benchmark, every method -> outputs/bench/benc
 
 bench-quick: $(STAMP) ## The benchmark on small sizes and few iterations, to check the script (~3 min)
 	$(PY) benchmarks/bench.py --quick --out outputs/bench/quick $(BENCH_ARGS)
+
+# Needs GNU Octave (not installed by the project: apt-get install -y octave). The reference files are fetched
+# like the data (REPRO_REFERENCE_MIRROR, else ../reference beside REPRO_DATA_MIRROR, else upstream). Pass
+# CROSSCHECK_ARGS=--write-fixtures to refresh tests/fixtures/crosscheck/.
+CROSSCHECK_ARGS ?=
+crosscheck: $(STAMP) ## Run Deng Cai's reference code in GNU Octave, compare with ours -> outputs/crosscheck/crosscheck.md
+	@command -v octave >/dev/null 2>&1 || { echo "make crosscheck: GNU Octave is not installed; install it with: apt-get install -y octave" >&2; exit 1; }
+	$(PY) -m src.crosscheck $(CROSSCHECK_ARGS)
 
 clean: ## Remove outputs/ (keeps data/ and .venv)
 	rm -rf outputs
