@@ -89,3 +89,18 @@ def test_paper_report_ends_with_the_provenance_of_report_and_runs(tmp_path):
     assert provenance.code_fingerprint() in footer
     record = provenance.read(tmp_path / provenance.FILE)
     assert len(record["runs"]) == 2 and len(record["sources"]) == 2
+
+
+def test_holm_adjustment_matches_the_step_down_definition():
+    from src.paper_report import holm
+
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    rng = np.random.default_rng(0)
+    p = rng.random(12) ** 3
+    adjusted = holm(list(p))
+    order = np.argsort(p)
+    for rank, index in enumerate(order):  # max over the smaller p-values of min(1, (m - rank) p)
+        expected = max(min(1.0, (12 - r) * p[order[r]]) for r in range(rank + 1))
+        assert adjusted[index] == pytest.approx(expected)
+    assert all(a >= b for a, b in zip(adjusted, p))
