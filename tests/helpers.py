@@ -4,6 +4,9 @@ import tracemalloc
 
 import numpy as np
 
+FIXED = {"stopping": "fixed", "n_starts": 1}
+"""Estimator parameters of the old protocol: one start, exactly ``max_iter`` iterations, the objective after each."""
+
 
 # -- random starting points and labels -------------------------------------------------------------------
 def initial_factors(rng, m, n, k):

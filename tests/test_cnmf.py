@@ -11,7 +11,7 @@ from src.methods.label_matrix import label_matrix
 from src.methods.nmf import NMF
 from src.methods.nmf_kl import NMFKL
 
-from helpers import assert_same_fit, partial_labels, random_init
+from helpers import FIXED, assert_same_fit, partial_labels, random_init
 
 
 # -- reductions: no label means the unconstrained method ------------------------------------------------
@@ -31,7 +31,7 @@ def test_one_cnmf_step_follows_eqs_2_and_3(rng):
     X_rows = rng.random((10, 7))
     y = partial_labels(10, rng, classes=2)
     init = random_init(CNMF, rng, 7, 10, 3, y)
-    model = CNMF(n_components=3, max_iter=1, init=init).fit(X_rows, y)
+    model = CNMF(n_components=3, max_iter=1, init=init, **FIXED).fit(X_rows, y)
     X, A, U, Z = X_rows.T, label_matrix(y).toarray(), init["U"], init["Z"]
     Z1 = Z * (A.T @ X.T @ U) / (A.T @ A @ Z @ U.T @ U)  # eq. 3
     U1 = U * (X @ A @ Z1) / (U @ Z1.T @ A.T @ A @ Z1)  # eq. 2

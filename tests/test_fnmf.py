@@ -15,7 +15,7 @@ from src.methods.fnmf import (
 from src.methods.knn_graph import knn_graph
 from src.methods.nmf import NMF
 
-from helpers import assert_same_fit, initial_factors, traced_peak
+from helpers import FIXED, assert_same_fit, initial_factors, traced_peak
 
 
 def nmf_step(X, U, V):
@@ -106,7 +106,7 @@ def test_one_fnmf_step_by_hand(rng):
     X = rng.random((16, 7))
     init = initial_factors(rng, 7, 16, 3)
     farness = 0.2
-    model = FNMF(n_components=3, max_iter=1, init=init, farness=farness, n_neighbors=3).fit(X)
+    model = FNMF(n_components=3, max_iter=1, init=init, farness=farness, n_neighbors=3, **FIXED).fit(X)
     W = knn_graph(X, 3).toarray()
     np.testing.assert_array_equal(model.graph_.toarray(), W)
     U1, V1, objective = fnmf_dense_step(X.T, init["U"], init["V"], W, farness / 16)

@@ -8,14 +8,17 @@ from src.errors import ConfigError
 from src.methods.gnmf import GNMF, SemiGNMF
 from src.methods.nmf import NMF
 
-from helpers import assert_same_fit, dense_knn, dense_label_graph, initial_factors, random_partial_labels
+from helpers import FIXED, assert_same_fit, dense_knn, dense_label_graph, initial_factors, random_partial_labels
 
 
 # -- GNMF and SemiGNMF ----------------------------------------------------------------------------
 def test_defaults_are_cais(rng):
     params = GNMF().get_params()
     assert params["alpha"] == 100 and params["n_neighbors"] == 5 and params["weight"] == "binary"
-    assert params["t"] is None and params["normalize_init"] is False
+    assert params["t"] is None and params["normalize_init"] is True  # Cai's NormalizeUV, as conf/method/gnmf.yaml
+    assert params["stopping"] == "reference" and params["n_starts"] == 10 and params["min_iter"] == 30
+    assert params["tol"] == 1e-5 and params["max_iter"] == 10_000
+    assert SemiGNMF().get_params()["normalize_init"] is True
     assert clone(SemiGNMF(alpha=3.0, weight="heat")).get_params()["weight"] == "heat"
     X = rng.random((20, 6))
     model = GNMF(max_iter=1).fit(X)
@@ -32,7 +35,8 @@ def test_one_step_follows_cais_equations(cls, n, m, k, n_labelled, alpha, weight
     X = rng.random((n, m))  # n samples, m features
     y = random_partial_labels(rng, n, 2, n_labelled) if n_labelled else None
     init = initial_factors(rng, m, n, k)
-    model = cls(n_components=k, max_iter=1, init=init, alpha=alpha, n_neighbors=3, weight=weight).fit(X, y)
+    model = cls(n_components=k, max_iter=1, init=init, alpha=alpha, n_neighbors=3, weight=weight,
+                normalize_init=False, **FIXED).fit(X, y)
     Xp, U, V = X.T, init["U"], init["V"]
     W = dense_knn(X, 3, weight)
     if y is not None:
@@ -49,8 +53,8 @@ def test_one_step_follows_cais_equations(cls, n, m, k, n_labelled, alpha, weight
 def test_gnmf_with_alpha_zero_is_nmf(rng):
     X = rng.random((20, 9))
     init = initial_factors(rng, 9, 20, 4)
-    ours = GNMF(n_components=4, max_iter=60, init=init, alpha=0.0).fit(X)
-    nmf = NMF(n_components=4, max_iter=60, init=init).fit(X)
+    ours = GNMF(n_components=4, max_iter=60, init=init, alpha=0.0, normalize_init=False, **FIXED).fit(X)
+    nmf = NMF(n_components=4, max_iter=60, init=init, **FIXED).fit(X)
     assert_same_fit(ours, nmf)
 
 
@@ -59,21 +63,21 @@ def test_normalize_init_is_cais_normalizeuv_then_the_same_rules(rng):
     init = initial_factors(rng, 6, 15, 3)
     norms = np.linalg.norm(init["U"], axis=0)
     scaled = {"U": init["U"] / norms, "V": init["V"] * norms}
-    ours = GNMF(n_components=3, max_iter=25, init=init, alpha=3.0, normalize_init=True).fit(X)
-    ref = GNMF(n_components=3, max_iter=25, init=scaled, alpha=3.0).fit(X)
+    ours = GNMF(n_components=3, max_iter=25, init=init, alpha=3.0, normalize_init=True, **FIXED).fit(X)
+    ref = GNMF(n_components=3, max_iter=25, init=scaled, alpha=3.0, normalize_init=False, **FIXED).fit(X)
     for name in ("U", "V"):
         np.testing.assert_allclose(ours.factors_[name], ref.factors_[name], rtol=1e-10)
-    raw = GNMF(n_components=3, max_iter=25, init=init, alpha=3.0).fit(X)
+    raw = GNMF(n_components=3, max_iter=25, init=init, alpha=3.0, normalize_init=False, **FIXED).fit(X)
     assert np.abs(raw.embedding_ - ours.embedding_).max() > 1e-3  # the initial scale matters for GNMF
     # alpha = 0: exactly NMF from the normalized init, and NMF's representation from the raw init
-    zero = GNMF(n_components=3, max_iter=25, init=init, alpha=0.0, normalize_init=True).fit(X)
-    nmf_scaled = NMF(n_components=3, max_iter=25, init=scaled).fit(X)
+    zero = GNMF(n_components=3, max_iter=25, init=init, alpha=0.0, normalize_init=True, **FIXED).fit(X)
+    nmf_scaled = NMF(n_components=3, max_iter=25, init=scaled, **FIXED).fit(X)
     np.testing.assert_allclose(zero.factors_["V"], nmf_scaled.factors_["V"], rtol=1e-10)
-    nmf_raw = NMF(n_components=3, max_iter=25, init=init).fit(X)
+    nmf_raw = NMF(n_components=3, max_iter=25, init=init, **FIXED).fit(X)
     np.testing.assert_allclose(zero.embedding_, nmf_raw.embedding_, rtol=1e-8)
     # a zero column of U is left alone, no division by zero
     init["U"][:, 1] = 0.0
-    model = GNMF(n_components=3, max_iter=5, init=init, normalize_init=True).fit(X)
+    model = GNMF(n_components=3, max_iter=5, init=init, normalize_init=True, **FIXED).fit(X)
     assert np.all(np.isfinite(model.embedding_))
 
 

@@ -10,7 +10,7 @@ from src import methods
 from src.errors import ConfigError
 from src.methods.base import Factorization
 
-from helpers import initial_factors
+from helpers import FIXED, initial_factors
 
 # methods that run on any matrix (NTF needs an image shape and has its own tests)
 FACTORIZATIONS = [name for name, cls in methods.REGISTRY.items()
@@ -22,7 +22,7 @@ SKLEARN_LOSS = {"nmf": "frobenius", "nmf_kl": "kullback-leibler"}
 def test_matches_sklearn_multiplicative_update(name, rng):
     X = rng.random((30, 20))  # 30 samples, 20 features
     init = initial_factors(rng, 20, 30, 4)
-    ours = methods.make(name, n_components=4, max_iter=50, init=init).fit(X)
+    ours = methods.make(name, n_components=4, max_iter=50, init=init, **FIXED).fit(X)
     sk = SklearnNMF(4, solver="mu", beta_loss=SKLEARN_LOSS[name], init="custom", max_iter=50, tol=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -35,7 +35,7 @@ def test_matches_sklearn_multiplicative_update(name, rng):
 def test_one_nmf_step_follows_lee_seung(rng):
     X = rng.random((9, 7))
     init = initial_factors(rng, 7, 9, 3)
-    model = methods.make("nmf", n_components=3, max_iter=1, init=init).fit(X)
+    model = methods.make("nmf", n_components=3, max_iter=1, init=init, **FIXED).fit(X)
     Xp, U, V = X.T, init["U"], init["V"]
     V1 = V * (Xp.T @ U) / (V @ U.T @ U)
     U1 = U * (Xp @ V1) / (U @ V1.T @ V1)
@@ -47,7 +47,7 @@ def test_one_nmf_step_follows_lee_seung(rng):
 def test_one_kl_step_follows_lee_seung(rng):
     X = rng.random((9, 7))
     init = initial_factors(rng, 7, 9, 3)
-    model = methods.make("nmf_kl", n_components=3, max_iter=1, init=init).fit(X)
+    model = methods.make("nmf_kl", n_components=3, max_iter=1, init=init, **FIXED).fit(X)
     Xp, U, V = X.T, init["U"], init["V"]
     V1 = V * ((Xp / (U @ V.T)).T @ U) / U.sum(axis=0)
     U1 = U * ((Xp / (U @ V1.T)) @ V1) / V1.sum(axis=0)
@@ -60,7 +60,7 @@ def test_one_kl_step_follows_lee_seung(rng):
 @pytest.mark.parametrize("name", FACTORIZATIONS)
 def test_objective_never_increases_and_factors_stay_nonnegative(name, rng):
     X = rng.random((25, 15))
-    model = methods.make(name, n_components=4, max_iter=200, random_state=0).fit(X)
+    model = methods.make(name, n_components=4, max_iter=200, random_state=0, **FIXED).fit(X)
     history = model.objective_history_
     assert len(history) == 200 and model.n_iter_ == 200
     assert np.all(np.diff(history) <= 1e-9 * history[0])

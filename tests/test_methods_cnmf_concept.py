@@ -10,7 +10,7 @@ from src.methods.cnmf_kl import CNMFKL
 from src.methods.concept import CCF, CF
 from src.methods.label_matrix import n_constraint_columns
 
-from helpers import monotone, partial_labels, random_init
+from helpers import FIXED, monotone, partial_labels, random_init
 
 LABELLED = {"cnmf": CNMF, "cnmf_kl": CNMFKL, "ccf": CCF}
 ALL = {**LABELLED, "cf": CF}
@@ -36,7 +36,7 @@ def test_samples_of_one_class_share_their_representation(name, rng):
 def test_objective_never_increases_with_labels(name, rng):
     X = rng.random((25, 15))
     y = partial_labels(25, rng)
-    model = ALL[name](n_components=4, max_iter=200, random_state=0).fit(X, y)
+    model = ALL[name](n_components=4, max_iter=200, random_state=0, **FIXED).fit(X, y)
     history = model.objective_history_
     assert len(history) == 200 and monotone(history) and history[-1] < history[0]
     for factor in model.factors_.values():

@@ -9,7 +9,7 @@ from src.methods.lcf import LCF
 from src.methods.nlcf import NLCF
 from src.methods.sparse_nmf import SparseNMF
 
-from helpers import monotone, random_init
+from helpers import FIXED, monotone, random_init
 
 ALL = {"lcf": LCF, "nlcf": NLCF, "sparse_nmf": SparseNMF}
 PARAM = {"lcf": "lam", "nlcf": "mu", "sparse_nmf": "beta"}
@@ -22,7 +22,7 @@ PARAM = {"lcf": "lam", "nlcf": "mu", "sparse_nmf": "beta"}
 )
 def test_objective_never_increases_and_factors_stay_nonnegative(name, value, rng):
     X = rng.random((25, 15))
-    model = ALL[name](n_components=4, max_iter=200, random_state=0, **{PARAM[name]: value}).fit(X)
+    model = ALL[name](n_components=4, max_iter=200, random_state=0, **{PARAM[name]: value}, **FIXED).fit(X)
     history = model.objective_history_
     assert len(history) == 200
     assert monotone(history) and history[-1] < history[0]

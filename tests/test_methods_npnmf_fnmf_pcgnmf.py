@@ -10,6 +10,7 @@ from src.methods.npnmf import NPNMF
 from src.methods.pcgnmf import PCGNMF
 
 from helpers import (
+    FIXED,
     check_degenerate_input_stays_finite,
     check_same_seed_same_result_and_init_untouched,
     random_partial_labels,
@@ -35,7 +36,7 @@ CONFIGS = [
 def test_objective_never_increases_and_factors_stay_nonnegative(name, params, rng):
     X = rng.random((25, 15))
     y = random_partial_labels(rng, 25, 3, 10)
-    model = METHODS[name](n_components=4, max_iter=200, random_state=0, **params).fit(X, y)
+    model = METHODS[name](n_components=4, max_iter=200, random_state=0, **params, **FIXED).fit(X, y)
     h = model.objective_history_
     assert len(h) == 200
     assert np.all(np.diff(h) <= 1e-9 * abs(h[0]))
@@ -61,7 +62,12 @@ def test_defaults():
     assert FNMF().get_params()["farness"] == 0.01 and FNMF().get_params()["n_neighbors"] == 5
     params = PCGNMF().get_params()
     assert params["alpha"] == 100 and params["beta"] == 100 and params["n_neighbors"] == 5
-    assert params["weight"] == "binary" and params["normalize_init"] is False
+    assert params["weight"] == "binary" and params["normalize_init"] is True  # Cai's NormalizeUV, as the config
+    assert NPNMF().get_params()["normalize_init"] is True
+    for cls in (NPNMF, FNMF, PCGNMF):
+        params = cls().get_params()
+        assert params["stopping"] == "reference" and params["n_starts"] == 10 and params["min_iter"] == 30
+        assert params["tol"] == 1e-5 and params["max_iter"] == 10_000
 
 
 @pytest.mark.parametrize(

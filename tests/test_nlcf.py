@@ -6,7 +6,7 @@ import pytest
 from src.methods.nlcf import NLCF
 from src.methods.nmf import NMF
 
-from helpers import assert_same_fit, random_init
+from helpers import FIXED, assert_same_fit, random_init
 
 
 # -- NLCF ---------------------------------------------------------------------------------------------------
@@ -22,7 +22,7 @@ def test_one_nlcf_step_follows_the_rules(rng):
     X = rng.random((9, 6))
     init = random_init(NLCF, rng, 6, 9, 3)
     mu = 0.7
-    model = NLCF(n_components=3, max_iter=1, init=init, mu=mu).fit(X)
+    model = NLCF(n_components=3, max_iter=1, init=init, mu=mu, **FIXED).fit(X)
     Xp, U, V = X.T, init["U"], init["V"]
     n, k = V.shape
     A = np.tile(np.sum(Xp**2, axis=0)[:, None], (1, k))  # ||x_i||^2

@@ -8,7 +8,7 @@ from src.methods.knn_graph import knn_graph
 from src.methods.nmf import NMF
 from src.methods.nmf_ncw import NMFNCW, ncw_weights
 
-from helpers import initial_factors, traced_peak
+from helpers import FIXED, initial_factors, traced_peak
 
 
 # -- NMF with normalized-cut weighting -----------------------------------------------------------
@@ -47,7 +47,7 @@ def test_nmf_ncw_is_nmf_on_the_weighted_data(rng):
 def test_one_nmf_ncw_step_by_hand(rng):
     X = rng.random((9, 6))
     init = initial_factors(rng, 6, 9, 2)
-    model = NMFNCW(n_components=2, max_iter=1, init=init).fit(X)
+    model = NMFNCW(n_components=2, max_iter=1, init=init, **FIXED).fit(X)
     Xp = X.T
     D = np.diag(Xp.T @ Xp @ np.ones(9))  # D = diag(X^T X 1)
     Xw = Xp @ np.diag(np.diag(D) ** -0.5)  # X D^{-1/2}

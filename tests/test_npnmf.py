@@ -6,7 +6,7 @@ import pytest
 from src.methods.nmf import NMF
 from src.methods.npnmf import NPNMF, lle_weights, split_regularizer
 
-from helpers import initial_factors
+from helpers import FIXED, initial_factors
 
 
 # -- NPNMF ------------------------------------------------------------------------------------------
@@ -68,7 +68,7 @@ def test_one_npnmf_step_by_hand(rng):
     X = rng.random((14, 6))
     init = initial_factors(rng, 6, 14, 3)
     mu = 7.0
-    model = NPNMF(n_components=3, max_iter=1, init=init, mu=mu, n_neighbors=4).fit(X)
+    model = NPNMF(n_components=3, max_iter=1, init=init, mu=mu, n_neighbors=4, normalize_init=False, **FIXED).fit(X)
     Xp, U, V = X.T, init["U"], init["V"]
     M = dense_lle_weights(X, 4, 1e-3)
     R = np.eye(14) - M

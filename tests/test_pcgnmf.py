@@ -7,7 +7,7 @@ from src.methods.gnmf import GNMF
 from src.methods.knn_graph import knn_graph
 from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
 
-from helpers import assert_same_fit, initial_factors, random_partial_labels, traced_peak
+from helpers import FIXED, assert_same_fit, initial_factors, random_partial_labels, traced_peak
 
 
 # -- PCGNMF ----------------------------------------------------------------------------------------
@@ -47,7 +47,8 @@ def test_one_pcgnmf_step_is_the_appendix_formula(rng):
     y = random_partial_labels(rng, 18, 3, 9)
     init = initial_factors(rng, 7, 18, 4)
     alpha, beta = 3.0, 5.0
-    model = PCGNMF(n_components=4, max_iter=1, init=init, alpha=alpha, beta=beta, n_neighbors=3).fit(X, y)
+    model = PCGNMF(n_components=4, max_iter=1, init=init, alpha=alpha, beta=beta, n_neighbors=3, normalize_init=False,
+                   **FIXED).fit(X, y)
     Xp, U, V = X.T, init["U"], init["V"]
     W = knn_graph(X, 3).toarray()
     D = np.diag(W.sum(axis=1))

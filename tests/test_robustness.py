@@ -17,6 +17,8 @@ import pytest
 from src import methods
 from src.methods.base import Factorization
 
+from helpers import FIXED
+
 ITERATIONS = 10_000
 # 10,000 iterations per method and scale: ~1 s each, ~40 s in all; `make test` runs them, `make test-fast` not.
 pytestmark = pytest.mark.integration
@@ -39,7 +41,7 @@ LABELS = np.array([0, -1, 1, -1, -1, -1, 0, -1])  # two labelled classes (constr
 
 def fit_long(name: str, X: np.ndarray):
     accepted = methods.REGISTRY[name]._get_param_names()
-    params = {"n_components": 5, "max_iter": ITERATIONS, "tol": 0.0, "random_state": 0}
+    params = {"n_components": 5, "max_iter": ITERATIONS, "random_state": 0, **FIXED}  # one start, exactly ITERATIONS
     if "image_shape" in accepted:
         params["image_shape"] = (2, 3)
     if "n_neighbors" in accepted:

@@ -6,7 +6,7 @@ import pytest
 from src.methods.nmf import NMF
 from src.methods.sparse_nmf import SparseNMF
 
-from helpers import assert_same_fit, random_init
+from helpers import FIXED, assert_same_fit, random_init
 
 
 # -- SparseNMF ----------------------------------------------------------------------------------------------
@@ -14,7 +14,7 @@ def test_one_sparse_nmf_step_follows_the_rules(rng):
     X = rng.random((9, 6))
     init = random_init(SparseNMF, rng, 6, 9, 3)
     beta = 0.4
-    model = SparseNMF(n_components=3, max_iter=1, init=init, beta=beta).fit(X)
+    model = SparseNMF(n_components=3, max_iter=1, init=init, beta=beta, **FIXED).fit(X)
     Xp, U, V = X.T, init["U"], init["V"]
     norms = np.sqrt(np.sum(U**2, axis=0))
     V1 = V * (Xp.T @ U) / (V @ U.T @ U + beta / 2 * np.ones((9, 1)) @ norms[None, :])
