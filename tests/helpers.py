@@ -47,12 +47,10 @@ def dense_knn(X_rows, k, weight="binary"):
     n = X_rows.shape[0]
     diff = X_rows[:, None, :] - X_rows[None, :, :]
     d2 = (diff**2).sum(axis=-1)
+    score = d2.copy()  # constructW ranks by Euclidean distance in every weight mode (bNormalized = 0)
     if weight == "cosine":
         Xn = X_rows / np.linalg.norm(X_rows, axis=1, keepdims=True)
         C = Xn @ Xn.T
-        score = -C.copy()
-    else:
-        score = d2.copy()
     np.fill_diagonal(score, np.inf)
     neighbours = np.argsort(score, axis=1)[:, :k]
     A = np.zeros((n, n))

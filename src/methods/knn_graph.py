@@ -8,10 +8,10 @@ default bandwidth).
 Conventions (Deng Cai's ``constructW.m``, ``NeighborMode='KNN'``, recalled from his public code; the
 GNMF and SemiGNMF papers do not spell them out):
 
-* each sample is joined to its ``n_neighbors`` nearest other samples (Euclidean distance; cosine
-  similarity in ``weight="cosine"`` mode, where ``constructW`` ranks neighbours by the inner product of
-  the unit-normalized samples), and the graph is symmetrized as W = max(W, W^T)
-  (``bSelfConnected=0``: no self loops);
+* each sample is joined to its ``n_neighbors`` nearest other samples by Euclidean distance, in every
+  weight mode (``constructW``'s default ``bNormalized=0`` ranks by Euclidean distance of the samples as
+  given even for cosine weights; checked by ``make crosscheck``), and the graph is symmetrized as
+  W = max(W, W^T) (``bSelfConnected=0``: no self loops);
 * ``"binary"``: W_ij = 1 on the edges (the 0-1 weighting of the GNMF paper's experiments);
 * ``"heat"``: W_ij = exp(-||x_i - x_j||^2 / t), the heat kernel as written in the GNMF paper. Cai's code
   writes it exp(-d^2 / (2 s^2)) with the default s = the mean Euclidean distance over all n^2 ordered
@@ -280,10 +280,9 @@ def knn_graph(X_rows, n_neighbors=5, weight="binary", t=None, algorithm="auto", 
     if k == 0:
         return sp.csr_matrix((n, n), dtype=np.float64)
 
-    # cosine mode ranks neighbours by cosine similarity = Euclidean order of the unit-normalized samples
-    Y = normalize(X_rows) if weight == "cosine" else X_rows
     rng = np.random.default_rng(random_state)  # drawn from only by NN-descent and the heat subset
-    neighbours = nearest_neighbours(Y, k, algorithm, rng)  # (n, k), no self
+    neighbours = nearest_neighbours(X_rows, k, algorithm, rng)  # (n, k), no self; Euclidean in every mode
+    Y = normalize(X_rows) if weight == "cosine" else X_rows  # cosine weights: inner products of unit rows
 
     # weights recomputed exactly from the indices, one neighbour rank at a time (k steps of O(n m)); 0-1
     # weights need no partner rows (gathering them cost an n x m copy per rank)
