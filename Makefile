@@ -22,11 +22,6 @@ LOCK_ARGS ?=
 
 .DEFAULT_GOAL := help
 .PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck clean
-RUN := $(PY) -m src.run -m
-GRID := method.params.alpha=1,10,100,1000
-# Records the wall time of a reproduce target in outputs/reproduce/<paper>/wall_seconds.txt
-START = mkdir -p outputs/reproduce/$(1) && date +%s > outputs/reproduce/$(1)/.start
-STOP = echo $$(( $$(date +%s) - $$(cat outputs/reproduce/$(1)/.start) )) > outputs/reproduce/$(1)/wall_seconds.txt
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -59,63 +54,22 @@ test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integ
 test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
 	$(PY) -m pytest -q -m slow
 
-reproduce-cnmf: $(STAMP) ## CNMF paper: ORL, Yale, Caltech-101 -> outputs/reproduce/cnmf/report.md
-	$(call START,cnmf)
-	$(PY) -m src.data orl yale caltech101
-	$(RUN) +experiment=cnmf
-	$(RUN) +experiment=cnmf dataset=orl,yale method=ntf
-	$(RUN) +experiment=cnmf method=gnmf,semignmf $(GRID)
-	$(PY) -m src.cnmf_figures --out outputs/reproduce/cnmf
-	$(call STOP,cnmf)
-	$(PY) -m src.paper_report cnmf
-
-reproduce-ccf: $(STAMP) ## CCF paper: Yale, COIL20, MNIST-1000 -> outputs/reproduce/ccf/report.md
-	$(call START,ccf)
-	$(PY) -m src.data yale coil20 mnist1000
-	$(RUN) +experiment=ccf
-	$(RUN) +experiment=ccf method=semignmf $(GRID)
-	$(call STOP,ccf)
-	$(PY) -m src.paper_report ccf
-
-reproduce-lcf: $(STAMP) ## LCF paper: Yale, ORL, lambda study, toy figure -> outputs/reproduce/lcf/report.md
-	$(call START,lcf)
-	$(PY) -m src.data yale orl
-	$(RUN) +experiment=lcf
-	$(RUN) +experiment=lcf method=lcf method.params.lam=0.3,8,32
-	$(RUN) +experiment=lcf method=lcf protocol.ks=[3] method.params.lam=0.0625,0.25,1,2,4,8,16,32,64,256,1024 \
-		hydra.sweep.dir=outputs/reproduce/lcf/lambda
-	$(PY) -m src.lcf_figures --out outputs/reproduce/lcf
-	$(call STOP,lcf)
-	$(PY) -m src.paper_report lcf
-
-FARNESS := method=fnmf method.params.farness=0.001,0.003,0.01,0.03
-CALTECH_KS := dataset=caltech101_rgb protocol.ks=[2,3,4,5,6,7,8,9,10]
-reproduce-fnmf: $(STAMP) ## FNMF paper: ORL 5-20 classes, Caltech-101 colour BoW -> outputs/reproduce/fnmf/report.md
-	$(call START,fnmf)
-	$(PY) -m src.data orl caltech101_rgb
-	$(RUN) +experiment=fnmf
-	$(RUN) +experiment=fnmf $(FARNESS)
-	$(RUN) +experiment=fnmf $(CALTECH_KS)
-	$(RUN) +experiment=fnmf $(CALTECH_KS) $(FARNESS)
-	$(call STOP,fnmf)
-	$(PY) -m src.paper_report fnmf
-
-# ORL and Yale under the CNMF protocol are the same paired trials as reproduce-cnmf's: their NMF, CNMF,
-# GNMF and SemiGNMF rows are read from there (run reproduce-cnmf first); COIL20 is run here.
-reproduce-pcgnmf: $(STAMP) ## PCGNMF paper (inferred objective): ORL, Yale, COIL20 -> outputs/reproduce/pcgnmf/report.md
-	$(call START,pcgnmf)
-	$(PY) -m src.data orl yale coil20
-	$(RUN) +experiment=pcgnmf dataset=coil20
-	$(RUN) +experiment=pcgnmf dataset=coil20 method=gnmf,semignmf $(GRID)
-	$(RUN) +experiment=pcgnmf method=pcgnmf method.params.beta=10,100,1000
-	$(call STOP,pcgnmf)
-	$(PY) -m src.paper_report pcgnmf --datasets orl yale coil20 \
-		--runs outputs/reproduce/pcgnmf/runs outputs/reproduce/cnmf/runs
-
-reproduce-all: $(STAMP) ## All five papers, one after another (wall time in outputs/reproduce/all/)
-	$(call START,all)
-	$(MAKE) reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf
-	$(call STOP,all)
+# One command per paper: src.reproduce reads the paper's home conf/paper/<paper>/ (data sets, sweeps,
+# published numbers, report options, papers it depends on; its own figures in src/papers/<paper>.py), runs
+# the sweeps into outputs/reproduce/<paper>/, records wall_seconds.txt and writes report.md. A paper added
+# there is a target at once; a `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is
+# passed on, e.g. REPRODUCE_ARGS="--overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu".
+REPRODUCE_ARGS ?=
+PAPERS := $(patsubst conf/paper/%/reproduce.yaml,%,$(wildcard conf/paper/*/reproduce.yaml))
+.PHONY: $(PAPERS:%=reproduce-%)
+reproduce-cnmf: ## CNMF paper: ORL, Yale, Caltech-101 -> outputs/reproduce/cnmf/report.md
+reproduce-ccf: ## CCF paper: Yale, COIL20, MNIST-1000 -> outputs/reproduce/ccf/report.md
+reproduce-lcf: ## LCF paper: Yale, ORL, lambda study, toy figure -> outputs/reproduce/lcf/report.md
+reproduce-fnmf: ## FNMF paper: ORL 5-20 classes, Caltech-101 colour BoW -> outputs/reproduce/fnmf/report.md
+reproduce-pcgnmf: ## PCGNMF paper (inferred objective; reads reproduce-cnmf's ORL/Yale runs): ORL, Yale, COIL20 -> outputs/reproduce/pcgnmf/report.md
+reproduce-all: ## All papers, each after those it depends on (wall time in outputs/reproduce/all/)
+$(PAPERS:%=reproduce-%) reproduce-all: reproduce-%: $(STAMP)
+	$(PY) -m src.reproduce $* $(REPRODUCE_ARGS)
 
 BENCH_ARGS ?=
 

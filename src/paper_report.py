@@ -2,10 +2,11 @@
 
 Usage::
 
-    python -m src.paper_report PAPER [--runs DIR] [--out DIR]
+    python -m src.paper_report PAPER [--runs DIR] [--datasets NAME ...] [--out DIR]
 
-Reads every ``results.csv`` under ``outputs/reproduce/PAPER/runs`` (never recomputes) and the published
-claims in ``conf/published/PAPER.yaml``, and writes into ``outputs/reproduce/PAPER/``: the merged
+Reads every ``results.csv`` under ``outputs/reproduce/PAPER/runs`` and the runs of the papers it depends on
+(never recomputes) and the published claims in ``conf/paper/PAPER/published.yaml`` (and ``tables.csv``), as
+the paper's home says (:mod:`src.papers`), and writes into ``outputs/reproduce/PAPER/``: the merged
 ``results.csv``; per data set the paper's table (Markdown, LaTeX, CSV) and the AC/NMI-vs-k figure; the full
 grid of every tuned baseline (``table_<dataset>_grid.*``); ``report.md``, which ends with the provenance of
 the report and of the runs it read; and ``provenance.json``. Rows of one method label computed under
@@ -31,15 +32,15 @@ import pandas as pd
 import yaml
 from scipy.stats import wilcoxon
 
-from . import provenance
+from . import papers, provenance
 from .report import method_order, write_reports
+from .errors import ConfigError
 from .files import write_atomic
 from .results import MixedResultsError, find_results, read_results
 from .tables import paper_table, to_latex, to_markdown
 
 logger = logging.getLogger(__name__)
 
-CONF = Path(__file__).resolve().parent.parent / "conf" / "published"
 METRIC_NAMES = {"acc": "AC", "nmi": "NMI"}
 ALPHA = 0.05
 
@@ -219,14 +220,16 @@ def cost_section(frame: pd.DataFrame, out: Path) -> list[str]:
     return lines
 
 
-def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = None) -> Path:
+def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = None,
+          home: Path = papers.HOME) -> Path:
     """Write the paper's tables, figures and ``report.md`` into ``out``; returns the report's path.
 
     ``runs`` may name several sweep directories (e.g. another paper's runs under the same protocol,
-    whose paired trials are identical); ``datasets`` keeps only those data sets.
+    whose paired trials are identical); ``datasets`` keeps only those data sets. The published numbers are
+    read from ``home/<paper>/``.
     """
     started = provenance.now()
-    published = yaml.safe_load((CONF / f"{paper}.yaml").read_text())
+    published = yaml.safe_load((home / paper / "published.yaml").read_text())
     files = find_results(runs)
     frame = read_results(files)
     if datasets:
@@ -258,7 +261,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
                   "| data set | family | chosen | average AC (%) of every grid value |", "|---|---|---|---|"]
         lines += [f"| {c['dataset']} | {c['family']} | {c['chosen']} | {c['grid']} |" for c in chosen]
         lines.append("")
-    tables = CONF / f"{paper}_tables.csv"
+    tables = home / paper / "tables.csv"
     if tables.exists():
         lines += published_tables_section(table_rows, pd.read_csv(tables), published.get("method_names", {}))
     if published.get("published_averages"):
@@ -284,19 +287,24 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m src.paper_report", description=__doc__.splitlines()[0])
-    parser.add_argument("paper", help="paper key: a file conf/published/<paper>.yaml")
-    parser.add_argument("--runs", nargs="+", help="directories of the runs (default outputs/reproduce/<paper>/runs)")
-    parser.add_argument("--datasets", nargs="+", help="keep only these data sets")
+    parser.add_argument("paper", help="paper key: a directory conf/paper/<paper>/")
+    parser.add_argument("--runs", nargs="+", help="directories of the runs (default outputs/reproduce/<paper>/runs "
+                        "and the runs of the papers it depends on)")
+    parser.add_argument("--datasets", nargs="+",
+                        help="keep only these data sets (default: the paper's report.datasets)")
     parser.add_argument("--out", help="output directory (default outputs/reproduce/<paper>)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
-    out = Path(args.out or f"outputs/reproduce/{args.paper}")
-    runs = [Path(r) for r in args.runs] if args.runs else [out / "runs"]
-    if not (CONF / f"{args.paper}.yaml").exists():
-        logger.error("paper=%r has no conf/published/%s.yaml", args.paper, args.paper)
-        return 2
     try:
-        logger.info("wrote %s", build(args.paper, runs, out, args.datasets))
+        paper = papers.load(args.paper)
+    except ConfigError as exc:
+        logger.error("%s", exc)
+        return 2
+    out = Path(args.out) if args.out else paper.out()
+    runs = [Path(r) for r in args.runs] if args.runs else paper.runs(out)
+    datasets = args.datasets or paper.report_datasets
+    try:
+        logger.info("wrote %s", build(args.paper, runs, out, datasets))
     except (FileNotFoundError, MixedResultsError) as exc:
         logger.error("%s", exc)
         return 2

@@ -1,8 +1,8 @@
-"""The CNMF paper's two extra figures: basis images on ORL and objective against iteration.
+"""The CNMF paper's own code: its two extra figures, basis images on ORL and objective against iteration.
 
-Usage::
+:func:`figures` is called by ``python -m src.reproduce cnmf`` after the sweeps; alone::
 
-    python -m src.cnmf_figures [--out DIR] [--seed 0] [--max-iter 200]
+    python -m src.papers.cnmf [--out DIR] [--seed 0] [--max-iter 200]
 
 * ``basis_images.png`` (the paper's Fig. 2): the 25 bases of NMF, CNMF and CNMF-KL learned from the
   250 images of 25 ORL subjects (rank 25, 2 labelled images per subject for the constrained methods,
@@ -23,11 +23,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import methods  # noqa: E402
-from .data import as_images  # noqa: E402
-from .data.named import load_named  # noqa: E402
-from .protocol import make_trial  # noqa: E402
-from .files import atomic_path, write_atomic  # noqa: E402
+from .. import methods  # noqa: E402
+from ..data import as_images  # noqa: E402
+from ..data.named import load_named  # noqa: E402
+from ..protocol import make_trial  # noqa: E402
+from ..files import atomic_path, write_atomic  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -92,18 +92,23 @@ def convergence_figure(out: Path, seed: int, max_iter: int) -> str:
     return "\n".join(lines + ["", "![convergence](convergence.png)", "", "![bases](basis_images.png)", ""])
 
 
+def figures(out: Path, seed: int = 0, max_iter: int = 200) -> None:
+    """Write ``basis_images.png``, ``convergence.png`` and ``extra.md`` into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    basis_figure(out, seed, max_iter)
+    write_atomic(out / "extra.md", convergence_figure(out, seed, max_iter))
+    logger.info("wrote %s", out / "extra.md")
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.cnmf_figures", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m src.papers.cnmf", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="outputs/reproduce/cnmf")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-iter", type=int, default=200)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    basis_figure(out, args.seed, args.max_iter)
-    write_atomic(out / "extra.md", convergence_figure(out, args.seed, args.max_iter))
-    logger.info("wrote %s", out / "extra.md")
+    figures(Path(args.out), args.seed, args.max_iter)
     return 0
 
 

@@ -1,8 +1,8 @@
-"""The LCF paper's extra figures: the three-Gaussian toy, AC/NMI against lambda, objective against iteration.
+"""The LCF paper's own code: its extra figures (three-Gaussian toy, AC/NMI against lambda, convergence).
 
-Usage::
+:func:`figures` is called by ``python -m src.reproduce lcf`` after the sweeps; alone::
 
-    python -m src.lcf_figures [--out DIR] [--lambda-runs DIR] [--seed 0]
+    python -m src.papers.lcf [--out DIR] [--lambda-runs DIR] [--seed 0]
 
 * ``three_gaussians.png`` (the paper's Fig. 3): 150 points from three 2-D Gaussians and the three bases
   found by NMF (columns of U) and by LCF (the concepts X W). NMF needs nonnegative data, so the Gaussians
@@ -25,11 +25,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from . import methods  # noqa: E402
-from .data.named import load_named  # noqa: E402
-from .files import atomic_path  # noqa: E402
-from .protocol import make_trial  # noqa: E402
-from .results import find_results, read_results  # noqa: E402
+from .. import methods  # noqa: E402
+from ..data.named import load_named  # noqa: E402
+from ..files import atomic_path  # noqa: E402
+from ..protocol import make_trial  # noqa: E402
+from ..results import find_results, read_results  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -89,21 +89,28 @@ def convergence_figure(out: Path, seed: int, lam: float) -> None:
     save_png(fig, out / "convergence.png")
 
 
+def figures(out: Path, lambda_runs: Path | None = None, seed: int = 0, lam: float = 0.3) -> None:
+    """Write the three figures into ``out``; the lambda study is read from ``lambda_runs`` (default
+    ``out/lambda``, where reproduce.yaml's lambda sweep writes), skipped if it is absent."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lambda_runs = Path(lambda_runs) if lambda_runs is not None else out / "lambda"
+    three_gaussians(out, seed, lam)
+    convergence_figure(out, seed, lam)
+    if lambda_runs.is_dir():
+        lambda_figure(out, lambda_runs)
+    logger.info("wrote the LCF figures into %s", out)
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.lcf_figures", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m src.papers.lcf", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="outputs/reproduce/lcf")
     parser.add_argument("--lambda-runs", default="outputs/reproduce/lcf/lambda")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--lam", type=float, default=0.3, help="lambda of the toy and convergence figures")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    three_gaussians(out, args.seed, args.lam)
-    convergence_figure(out, args.seed, args.lam)
-    if Path(args.lambda_runs).is_dir():
-        lambda_figure(out, Path(args.lambda_runs))
-    logger.info("wrote the LCF figures into %s", out)
+    figures(Path(args.out), Path(args.lambda_runs), args.seed, args.lam)
     return 0
 
 

@@ -1,0 +1,178 @@
+"""Reproduce papers from their homes: one command per paper, one for all.
+
+Usage::
+
+    python -m src.reproduce PAPER [PAPER ...]        # e.g. cnmf; what `make reproduce-<paper>` runs
+    python -m src.reproduce all                      # every paper, each after those it depends on
+    python -m src.reproduce fnmf --dry-run           # print the commands only
+    python -m src.reproduce cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
+
+For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.papers`), into
+``outputs/reproduce/<paper>/``:
+
+1. fetch and build its data sets (``python -m src.data <prefetch>``);
+2. run each of its sweeps as ``python -m src.run -m +paper/<paper>=experiment <overrides> [--overrides]``,
+   one process per sweep, so that Hydra's multirun behaves exactly as on the command line (a sweep checks
+   every job first, then runs them; re-running resumes from the finished cells); the first failing sweep
+   stops everything with one line and a non-zero exit status;
+3. draw its own figures, if ``src/papers/<paper>.py`` defines ``figures(out)``;
+4. record the wall time of steps 1-3 in ``wall_seconds.txt`` (``all``: ``outputs/reproduce/all/``);
+5. build ``report.md`` (:func:`src.paper_report.build`, with its runs, those of the papers it depends on
+   and its ``report`` options).
+
+A paper whose ``depends_on`` names another paper reads that paper's runs. Such papers run first when they
+are selected too; otherwise, if one has not run to the end here (no ``wall_seconds.txt``), it is reproduced
+first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import papers
+from .errors import UserError
+from .files import write_atomic
+from .papers import Paper
+
+logger = logging.getLogger(__name__)
+
+WALL = "wall_seconds.txt"
+START = ".start"
+
+
+class StepFailed(Exception):
+    """A step of a reproduction failed; the message is one line, ``status`` the exit status to return."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.status = status
+
+
+def python_module(module: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", module, *args]
+
+
+def commands(paper: Paper, overrides: list[str] = ()) -> list[list[str]]:
+    """The processes a reproduction of ``paper`` starts: the data prefetch, then one per sweep."""
+    out = [python_module("src.data", *paper.prefetch)] if paper.prefetch else []
+    return out + [python_module("src.run", "-m", *sweep, *overrides) for sweep in paper.sweep_overrides()]
+
+
+def run(command: list[str], what: str) -> None:
+    """Run ``command`` (output to the terminal); a non-zero exit raises :class:`StepFailed`."""
+    logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
+    status = subprocess.run(command).returncode
+    if status != 0:
+        raise StepFailed(f"{what} failed (exit status {status}): {shlex.join(['python', *command[1:]])}; "
+                         "its errors are above. Run the same command again to resume.", status)
+
+
+def start_clock(out: Path) -> float:
+    """Mark the start of a timed reproduction in ``out`` (``.start``, as epoch seconds; a stale
+    ``wall_seconds.txt`` is removed so an interrupted run never looks finished)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / WALL).unlink(missing_ok=True)
+    started = time.time()
+    write_atomic(out / START, f"{int(started)}\n")
+    return started
+
+
+def stop_clock(out: Path, started: float) -> int:
+    seconds = int(round(time.time() - started))
+    write_atomic(out / WALL, f"{seconds}\n")
+    return seconds
+
+
+def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OUTPUTS) -> Path:
+    """Run every step of ``paper`` (see the module docstring); returns the path of its report."""
+    from . import paper_report  # numpy, pandas, scipy: only when a report is built
+
+    out = paper.out(outputs)
+    started = start_clock(out)
+    steps = commands(paper, overrides)
+    n_sweeps = len(paper.sweeps)
+    for i, command in enumerate(steps):
+        sweep = i - (len(steps) - n_sweeps)
+        run(command, f"{paper.name}: data" if sweep < 0 else f"{paper.name}: sweep {sweep + 1} of {n_sweeps}")
+    module = paper.module()
+    if module is not None and hasattr(module, "figures"):
+        logger.info("%s: figures (%s.figures)", paper.name, module.__name__)
+        try:
+            module.figures(out)
+        except UserError as exc:
+            raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
+    seconds = stop_clock(out, started)
+    logger.info("%s: sweeps and figures took %d s (%s)", paper.name, seconds, out / WALL)
+    try:
+        path = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
+    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
+        raise StepFailed(f"{paper.name}: report failed: {exc}") from None
+    logger.info("%s: wrote %s", paper.name, path)
+    return path
+
+
+def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.OUTPUTS) -> list[Paper]:
+    """The papers to reproduce, in order: the selected ones, each after those it depends on, preceded by
+    any unselected dependency that has not run to the end in ``outputs``."""
+    chosen = papers.in_order(selected, home)
+    names = {p.name for p in chosen}
+    missing = []
+    for paper in chosen:
+        for dep in paper.depends_on:
+            if dep not in names and dep not in missing and not (Path(outputs) / dep / WALL).is_file():
+                logger.info("%s reads the runs of %s, which has not run to the end here: reproducing %s first",
+                            paper.name, dep, dep)
+                missing.append(dep)
+    if not missing:
+        return chosen
+    return plan([*missing, *selected], home, outputs)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m src.reproduce", description=__doc__.splitlines()[0],
+                                     epilog=f"papers: {', '.join(papers.names())} (homes in conf/paper/)")
+    parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
+    parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
+                        help="Hydra overrides added to every sweep (e.g. a launcher: hydra/launcher=submitit_slurm)")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    everything = args.papers == ["all"]
+    try:
+        if "all" in args.papers and not everything:
+            raise UserError("'all' cannot be combined with paper names")
+        chosen = plan(papers.names() if everything else args.papers)
+    except UserError as exc:
+        logger.error("%s", exc)
+        return 2
+    if args.dry_run:
+        for paper in chosen:
+            print(f"# {paper.name} -> {paper.out()}")
+            for command in commands(paper, args.overrides):
+                print(shlex.join(["python", *command[1:]]))
+            if paper.module() is not None:
+                print(f"# figures: src.papers.{paper.name}.figures({str(paper.out())!r})")
+            print(f"# report: {', '.join(map(str, paper.runs()))}")
+        return 0
+    logger.info("reproducing %s", ", ".join(p.name for p in chosen))
+    all_out = papers.OUTPUTS / "all"
+    started = start_clock(all_out) if everything else None
+    try:
+        for paper in chosen:
+            reproduce(paper, args.overrides)
+    except StepFailed as exc:
+        logger.error("%s", exc)
+        return exc.status
+    if everything:
+        logger.info("all papers took %d s (%s)", stop_clock(all_out, started), all_out / WALL)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
