@@ -37,9 +37,12 @@ FILE = "provenance.json"
 COMMAND_ENV = "REPRO_COMMAND"
 #: Modules under ``src/`` that only present or check results; editing them never changes a number.
 PRESENTATION = frozenset({
-    "cnmf_figures.py", "errors.py", "figures.py", "files.py", "lcf_figures.py", "paper_report.py",
-    "provenance.py", "report.py", "sweep.py", "tables.py", "data/__main__.py",
+    "errors.py", "figures.py", "files.py", "paper_report.py", "provenance.py", "report.py", "reproduce.py",
+    "scorecard.py", "sweep.py", "tables.py", "data/__main__.py", "papers/__init__.py", "papers/cnmf.py",
+    "papers/lcf.py",
 })
+#: Tools beside the pipeline whose code never computes a result row.
+TOOLS = ("crosscheck/",)
 #: Packages whose version can change a computed number; part of the code fingerprint.
 NUMERICAL_PACKAGES = ("numpy", "scipy", "scikit-learn", "pynndescent", "numba", "opencv-python-headless")
 #: Packages named in a report's footer (all installed packages are in ``provenance.json``).
@@ -49,8 +52,10 @@ KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "hydra-core", "pynnd
 
 def result_sources(root: Path = SRC) -> list[Path]:
     """The source files whose content can change a result, in a fixed order."""
-    return [path for path in sorted(Path(root).rglob("*.py"))
-            if path.relative_to(root).as_posix() not in PRESENTATION and "__pycache__" not in path.parts]
+    def counts(path):
+        name = path.relative_to(root).as_posix()
+        return name not in PRESENTATION and not name.startswith(TOOLS) and "__pycache__" not in path.parts
+    return [path for path in sorted(Path(root).rglob("*.py")) if counts(path)]
 
 
 def package_version(name: str) -> str | None:

@@ -4,7 +4,7 @@ Usage::
 
     python -m src.run method=nmf dataset=yale
     python -m src.run -m method=kmeans,nmf,nmf_kl dataset=orl,yale      # parallel multirun (joblib)
-    python -m src.run -m +experiment=cnmf                               # a paper's settings
+    python -m src.run -m +paper/cnmf=experiment                         # a paper's settings
 
 Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``results.csv``,
 ``config.yaml`` (the composed config), ``provenance.json`` (:mod:`src.provenance`: code, environment, data,
@@ -43,7 +43,7 @@ from .results import CELL_DIR, RESULTS, cell_path, load_cell, save_cell, setting
 logger = logging.getLogger(__name__)
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
-GROUPS = ("dataset", "method", "protocol", "experiment")
+GROUPS = ("dataset", "method", "protocol")  # plus paper/<name> (a paper's home, conf/paper/<name>/)
 LOCK = ".lock"
 
 
@@ -52,10 +52,18 @@ def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None
 
     Hydra would report it too, over several lines; this check runs before Hydra starts.
     """
+    papers = sorted(path.name for path in (conf_dir / "paper").iterdir() if path.is_dir())
     for override in overrides:
         key, sep, value = override.partition("=")
         key = key.lstrip("+~")
-        if not sep or key not in GROUPS:
+        if not sep:
+            continue
+        if key == "experiment":  # the old name of a paper's settings
+            raise ConfigError(f"experiment={value!r}: a paper's settings are +paper/<name>=experiment "
+                              f"(one of {', '.join(papers)}), e.g. +paper/cnmf=experiment")
+        if key.startswith("paper/") and key.removeprefix("paper/") not in papers:
+            raise ConfigError(f"{key}: no paper {key.removeprefix('paper/')!r}; the papers are {', '.join(papers)}")
+        if key not in GROUPS and not key.startswith("paper/"):
             continue
         available = sorted(path.stem for path in (conf_dir / key).glob("*.yaml"))
         for choice in value.split(","):

@@ -176,3 +176,16 @@ def test_run_directory_is_readable_and_records_its_provenance(tmp_path):
                                      "sha256": REGISTRY["Yale_32x32.mat"].hashes[0].split(":")[1]}]
     assert record["blas"] and all(lib["num_threads"] == 1 for lib in record["blas"])  # runtime.blas_threads
     assert len(record["git"]["commit"]) == 40 and record["cells_computed"] == 4
+
+
+def test_paper_settings_are_checked_before_hydra_starts():
+    from src.errors import ConfigError
+    from src.run import check_group_choices
+
+    check_group_choices(["+paper/cnmf=experiment", "method=nmf,cnmf"])
+    with pytest.raises(ConfigError, match=r"\+paper/<name>=experiment"):
+        check_group_choices(["+experiment=cnmf"])
+    with pytest.raises(ConfigError, match="no paper 'nope'"):
+        check_group_choices(["+paper/nope=experiment"])
+    with pytest.raises(ConfigError, match="method='foo' is not one of"):
+        check_group_choices(["method=nmf,foo"])
