@@ -104,3 +104,22 @@ def test_holm_adjustment_matches_the_step_down_definition():
         expected = max(min(1.0, (12 - r) * p[order[r]]) for r in range(rank + 1))
         assert adjusted[index] == pytest.approx(expected)
     assert all(a >= b for a, b in zip(adjusted, p))
+
+
+def test_tuned_family_stands_by_its_label_free_value_not_the_oracles_pick():
+    from src.errors import ConfigError
+    from src.paper_report import choose_tuned
+
+    frames = []
+    for alpha, shift in ((1, 0.3), (100, 0.0)):  # alpha = 1 scores higher: an oracle would pick it
+        rows = fake_results("yale", [f"GNMF(alpha={alpha})"]).assign(estimator="gnmf", param_alpha=alpha)
+        frames.append(rows.assign(acc=rows["acc"] * 0.5 + shift))
+    frames.append(fake_results("yale", ["NMF"]))
+    frame = pd.concat(frames, ignore_index=True)
+    table, chosen = choose_tuned(frame, {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 100}})
+    assert chosen[0]["chosen"] == "GNMF(alpha=100)" and chosen[0]["oracle"] == "GNMF(alpha=1)"
+    gnmf = table[table["method"] == "GNMF"]
+    assert (gnmf["param_alpha"] == 100).all() and len(gnmf) == len(frames[1])
+    assert set(table["method"]) == {"GNMF", "NMF"}
+    with pytest.raises(ConfigError, match="no run with alpha=10 "):
+        choose_tuned(frame, {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 10}})
