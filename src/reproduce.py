@@ -20,6 +20,8 @@ For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.papers`), in
 5. build ``report.md`` (:func:`src.paper_report.build`, with its runs, those of the papers it depends on
    and its ``report`` options).
 
+``all`` ends with the scorecard over the papers, ``outputs/reproduce/README.md`` (:mod:`src.scorecard`).
+
 A paper whose ``depends_on`` names another paper reads that paper's runs. Such papers run first when they
 are selected too; otherwise, if one has not run to the end here (no ``wall_seconds.txt``), it is reproduced
 first.
@@ -35,7 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import papers
+from . import papers, scorecard
 from .errors import UserError
 from .files import write_atomic
 from .papers import Paper
@@ -170,6 +172,7 @@ def main(argv=None) -> int:
         logger.error("%s", exc)
         return exc.status
     if everything:
+        logger.info("wrote %s", scorecard.build(papers.OUTPUTS))  # every published number beside ours
         logger.info("all papers took %d s (%s)", stop_clock(all_out, started), all_out / WALL)
     return 0
 

@@ -17,8 +17,8 @@ CAI_COIL20_NMI = {"kmeans": 0.7386, "nmf": 0.7436, "gnmf": 0.8760}
 def test_whole_coil20_lands_near_cais_demo(name):
     coil = load_named("coil20")
     params = {"gnmf": {"alpha": 100.0, "n_neighbors": 5, "weight": "binary", "normalize_init": True}}.get(name, {})
-    if name != "kmeans":
-        params.update(max_iter=100, random_state=0)
+    if name != "kmeans":  # the demo's options.maxIter = 100: 10 starts of 30 iterations, the best to 100
+        params.update(stopping="fixed", n_starts=10, min_iter=30, max_iter=100, random_state=0)
     model = methods.make(name, n_components=20, **params)
     Z = model.fit_transform(coil.X)
     labels, _ = best_kmeans(Z, 20, 20, "euclidean", seed=0)
