@@ -43,7 +43,8 @@ def test_record_has_every_field_and_renders_as_a_footer(tmp_path):
     record = provenance.collect("2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00", ["method=nmf"])
     assert all(key in record for key in REQUIRED)
     assert record["overrides"] == ["method=nmf"]
-    assert len(record["git"]["commit"]) == 40 and record["git"]["dirty"] in (True, False)
+    git = record["git"]  # a checkout: its commit and state; a copy without .git says so
+    assert (len(git["commit"]) == 40 and git["dirty"] in (True, False)) or git["commit"].startswith("unknown")
     assert record["packages"]["numpy"] and record["cores_available"] >= 1
     assert all("num_threads" in lib for lib in record["blas"])
     path = provenance.write(tmp_path, record)
@@ -52,6 +53,11 @@ def test_record_has_every_field_and_renders_as_a_footer(tmp_path):
     assert lines[0] == "## Provenance"
     text = "\n".join(lines)
     assert record["git"]["commit"] in text and record["code_fingerprint"] in text and "numpy" in text
+
+
+def test_outside_a_checkout_the_commit_is_unknown(tmp_path):
+    assert provenance.git_state(tmp_path) == {"commit": "unknown (not a git checkout)", "dirty": None,
+                                              "changed_files": []}
 
 
 def test_unreadable_record_reads_as_none(tmp_path):
