@@ -1,27 +1,74 @@
-"""Figures laid out like the papers': accuracy and NMI against the number of classes k."""
+"""Figures laid out like the papers': accuracy and NMI against the number of classes k.
+
+Each method has its own colour, marker and line style (so that the figure reads in grey print too), a line
+through its mean over trials and a shaded band of mean ± sample std (ddof=1, as in the tables); the k axis
+has integer ticks only, and a caption under the panels says under which protocol the numbers were computed.
+"""
+
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from .tables import METRICS  # noqa: E402
 
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p"]
+LINESTYLES = ["-", "--", "-.", ":"]
 
-def plot_metrics_vs_k(frame: pd.DataFrame, title: str, path, methods=None) -> None:
-    """Two panels (AC, NMI), mean over trials against k, one line per method; saved as PNG at ``path``."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+
+def style(i: int) -> dict:
+    """Colour, marker and line style of the ``i``-th method (no two of the first 12 share a marker)."""
+    colors = plt.get_cmap("tab10" if i < 10 else "tab20").colors
+    return {"color": colors[i % len(colors)], "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": LINESTYLES[i % len(LINESTYLES)]}
+
+
+def figure_metrics_vs_k(frame: pd.DataFrame, title: str, methods=None, caption: str | None = None):
+    """Two panels (AC, NMI) against k, one line and mean ± std band per method; returns the Figure.
+
+    ``methods`` sets the order (default: sorted labels); ``caption`` (e.g. the protocol: trials, labels) is
+    printed under the panels.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
+    order = list(methods) if methods is not None else sorted(frame["method"].unique())
     for ax, (metric, label) in zip(axes, METRICS.items()):
-        curves = frame.groupby(["k", "method"])[metric].mean().unstack("method") * 100
-        if methods is not None:
-            curves = curves.reindex(columns=methods)
-        for method in curves.columns:
-            ax.plot(curves.index, curves[method], marker="o", label=method)
+        grouped = frame.groupby(["k", "method"])[metric]
+        mean = grouped.mean().unstack("method").reindex(columns=order) * 100
+        std = grouped.std(ddof=1).unstack("method").reindex(columns=order).fillna(0.0) * 100
+        ks = mean.index.to_numpy()
+        for i, method in enumerate(order):
+            present = mean[method].notna().to_numpy()
+            if not present.any():
+                continue
+            spec = style(i)
+            x, m, s = ks[present], mean[method].to_numpy()[present], std[method].to_numpy()[present]
+            ax.fill_between(x, (m - s).clip(0, 100), (m + s).clip(0, 100), color=spec["color"], alpha=0.15,
+                            linewidth=0)
+            ax.plot(x, m, label=method, markersize=5, linewidth=1.4, **spec)
+        if len(ks) <= 12:
+            ax.set_xticks(ks)
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("number of classes k")
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize="small")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right upper", fontsize="small",
+               title="mean ± std over trials", title_fontsize="small")
     fig.suptitle(title)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    if caption:
+        fig.supxlabel("\n".join(textwrap.wrap(caption, 130)), fontsize="small")
+    return fig
+
+
+def plot_metrics_vs_k(frame: pd.DataFrame, title: str, path, methods=None, caption: str | None = None) -> None:
+    """:func:`figure_metrics_vs_k` saved as PNG at ``path``."""
+    fig = figure_metrics_vs_k(frame, title, methods, caption)
+    try:
+        fig.savefig(path, dpi=120, format="png")
+    finally:
+        plt.close(fig)

@@ -4,11 +4,19 @@ Each cell is mean ± standard deviation over the trials, in percent. The standar
 sample one (ddof=1, MATLAB's ``std``). The Avg row is the mean over k of the per-k means ± the mean over k
 of the per-k standard deviations, which is how the LCF paper's Tables IV and V are built (checked against
 its KMeans column on Yale: 50.68 ± 7.57).
+
+Three renderings: Markdown (cells "mean ± std"), LaTeX (booktabs, escaped, shrunk to the text width when
+wider) and CSV (numbers: one ``<method> mean`` and one ``<method> std`` column per method, see
+:func:`numeric_table`).
 """
+
+import re
 
 import pandas as pd
 
 METRICS = {"acc": "Accuracy (%)", "nmi": "Normalized mutual information (%)"}
+#: Short metric names, as in the papers' tables and the ``metric`` column of the CSV tables.
+SHORT = {"acc": "AC", "nmi": "NMI"}
 
 
 def summarize(frame: pd.DataFrame, metric: str, methods=None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -42,6 +50,33 @@ def paper_table(frame: pd.DataFrame, methods=None) -> pd.DataFrame:
     return table
 
 
+def numeric_table(frame: pd.DataFrame, methods=None) -> pd.DataFrame:
+    """The table as numbers, in percent: one row per (metric, k), then a column pair per method.
+
+    Columns: ``metric`` (AC, NMI), ``k`` (2, 3, ..., then "Avg"), then ``<method> mean`` and
+    ``<method> std`` for each method in ``methods`` order. The std is the sample one over trials; the Avg row
+    holds the mean of the per-k means and the mean of the per-k stds (:func:`summarize`). A method without
+    rows at some k has empty cells there.
+    """
+    blocks = []
+    for metric, short in SHORT.items():
+        mean, std = summarize(frame, metric, methods)
+        columns = {}
+        for method in mean.columns:
+            columns[f"{method} mean"] = mean[method]
+            columns[f"{method} std"] = std[method]
+        block = pd.DataFrame(columns, index=mean.index)
+        block.index.name = "k"
+        blocks.append(block.reset_index().assign(metric=short))
+    table = pd.concat(blocks, ignore_index=True)
+    return table[["metric", "k"] + [c for c in table.columns if c not in ("metric", "k")]]
+
+
+def to_csv(frame: pd.DataFrame, methods=None) -> str:
+    """CSV text of :func:`numeric_table` (6 significant digits; read it back with ``pd.read_csv``)."""
+    return numeric_table(frame, methods).to_csv(index=False, float_format="%.6g")
+
+
 def to_markdown(table: pd.DataFrame, caption: str) -> str:
     """Markdown rendering: one header row per block, as in the papers."""
     methods = list(table.columns)
@@ -53,16 +88,35 @@ def to_markdown(table: pd.DataFrame, caption: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+          "±": r"\ensuremath{\pm}", "×": r"\ensuremath{\times}"}
+_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX))
+
+
+def latex_escape(text) -> str:
+    """``text`` with LaTeX's special characters (and ±, ×) written so that they print as themselves."""
+    return _LATEX_RE.sub(lambda m: _LATEX[m.group()], str(text))
+
+
 def to_latex(table: pd.DataFrame, caption: str) -> str:
-    """LaTeX tabular rendering of the same table."""
+    """LaTeX rendering of the same table: booktabs rules, every text escaped, never wider than the text.
+
+    A table wider than ``\\linewidth`` is scaled down to it (``\\resizebox`` of graphicx); a narrower one
+    keeps its natural size. The preamble needs ``\\usepackage{booktabs}`` and ``\\usepackage{graphicx}``.
+    """
     methods = list(table.columns)
-    lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{caption}}}",
-             r"\begin{tabular}{l" + "c" * len(methods) + "}", r"\hline",
-             "k & " + " & ".join(methods) + r" \\", r"\hline"]
+    width = len(methods) + 1
+    lines = [r"% Needs \usepackage{booktabs} and \usepackage{graphicx} in the preamble.",
+             r"\begin{table}[t]", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
+             r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+             r"\begin{tabular}{l" + "c" * len(methods) + "}", r"\toprule",
+             "$k$ & " + " & ".join(latex_escape(m) for m in methods) + r" \\"]
     for block in table.index.get_level_values("block").unique():
-        lines.append(rf"\multicolumn{{{len(methods) + 1}}}{{l}}{{{block.replace('%', chr(92) + '%')}}} \\")
+        lines += [r"\midrule", rf"\multicolumn{{{width}}}{{l}}{{\emph{{{latex_escape(block)}}}}} \\"]
         for k, row in table.loc[block].iterrows():
-            lines.append(f"{k} & " + " & ".join(v.replace("±", r"$\pm$") for v in row) + r" \\")
-        lines.append(r"\hline")
-    lines += [r"\end{tabular}", r"\end{table}"]
+            if k == "Avg":
+                lines.append(r"\addlinespace")
+            lines.append(f"{latex_escape(k)} & " + " & ".join(latex_escape(v) for v in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}}", r"\end{table}"]
     return "\n".join(lines) + "\n"

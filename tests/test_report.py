@@ -123,3 +123,30 @@ def test_tuned_family_stands_by_its_label_free_value_not_the_oracles_pick():
     assert set(table["method"]) == {"GNMF", "NMF"}
     with pytest.raises(ConfigError, match="no run with alpha=10 "):
         choose_tuned(frame, {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 10}})
+
+
+def test_protocol_line_names_trials_and_labels():
+    rows = fake_results("yale", ["KMeans", "CNMF"]).assign(protocol_labels_mode="fraction",
+                                                          protocol_labels_fraction=0.1, protocol_rank_offset=1,
+                                                          protocol_kmeans_metric="cosine",
+                                                          protocol_score_on="unlabelled")
+    line = report.describe_protocol(rows)
+    assert line == ("3 trials per k; 10% of each class labelled; rank k + 1; KMeans with cosine distance; "
+                    "scored on unlabelled samples")
+    assert report.describe_protocol(fake_results("yale", ["NMF"])) == "3 trials per k"
+    orl = fake_results("orl", ["NMF"]).assign(protocol_labels_mode="per_class", protocol_labels_per_class=2)
+    assert "2 labelled per class" in report.describe_protocol(orl)
+
+
+def test_report_tables_hold_numbers_in_csv_and_escaped_latex(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    fake_results("yale", ["KMeans", "NMF"]).assign(protocol_labels_mode="none").to_csv(run / "results.csv",
+                                                                                       index=False)
+    assert report.main([str(run), "--out", str(tmp_path / "out")]) == 0
+    csv = pd.read_csv(tmp_path / "out" / "table_yale.csv")
+    assert list(csv.columns) == ["metric", "k", "KMeans mean", "KMeans std", "NMF mean", "NMF std"]
+    assert csv["KMeans mean"].dtype == float and list(csv["k"].iloc[:3]) == ["2", "3", "Avg"]
+    tex = (tmp_path / "out" / "table_yale.tex").read_text()
+    assert r"in \% (3 trials per k; no labels)" in tex and r"\toprule" in tex
+    assert "± " in (tmp_path / "out" / "table_yale.md").read_text()
