@@ -38,7 +38,7 @@ from .report import method_order, write_reports
 from .errors import ConfigError
 from .files import write_atomic
 from .results import MixedResultsError, find_results, read_results
-from .tables import paper_table, to_latex, to_markdown
+from .tables import paper_table, to_csv, to_latex, to_markdown
 
 logger = logging.getLogger(__name__)
 
@@ -271,7 +271,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
             caption = f"Every grid value of the tuned baselines on {dataset}"
             write_atomic(out / f"table_{dataset}_grid.md", to_markdown(table, caption))
             write_atomic(out / f"table_{dataset}_grid.tex", to_latex(table, caption))
-            write_atomic(out / f"table_{dataset}_grid.csv", table.to_csv())
+            write_atomic(out / f"table_{dataset}_grid.csv", to_csv(tuned, method_order(tuned)))
     lines = [f"# Reproduction report: {paper.upper()}", "", f"Paper: {published['paper']}", "",
              f"Built by `python -m src.paper_report {paper}` from {len(frame)} result rows "
              f"({frame['dataset'].nunique()} data sets, {frame['method'].nunique()} method variants); "
