@@ -34,6 +34,7 @@ from threadpoolctl import threadpool_limits
 
 from . import methods, provenance, sweep
 from .data import Dataset, load_dataset
+from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
 from .protocol import check_method, check_protocol, make_trial, run_cell
 from .report import write_reports
@@ -186,6 +187,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
     completed at the end).
     """
     started = provenance.now()
+    forget_used_files()  # this job's data files only, in a worker that ran other jobs before
     plain = OmegaConf.to_container(cfg, resolve=True)
     run = prepare(plain)
     dataset, protocol, method = run.dataset, run.protocol, run.method

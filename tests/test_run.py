@@ -190,3 +190,14 @@ def test_paper_settings_are_checked_before_hydra_starts():
         check_group_choices(["+paper/nope=experiment"])
     with pytest.raises(ConfigError, match="method='foo' is not one of"):
         check_group_choices(["method=nmf,foo"])
+
+
+def test_provenance_lists_only_the_data_files_of_its_own_job(tmp_path):
+    import json
+
+    from src.run import run_experiment
+
+    run_experiment(compose("method=nmf", "dataset=yale", *SMALL), tmp_path / "yale")
+    run_experiment(compose("method=nmf", "dataset=orl", *SMALL), tmp_path / "orl")  # the same process, next job
+    files = [f["file"] for f in json.loads((tmp_path / "orl" / "provenance.json").read_text())["data_files"]]
+    assert files == ["ORL_32x32.mat"]

@@ -355,8 +355,13 @@ def _record(key: str, path: Path, matched: str) -> Path:
 
 
 def used_files() -> list[dict]:
-    """The raw files fetched or found in the cache by this process so far, each with its sha256."""
+    """The raw files fetched or found in the cache since :func:`forget_used_files`, each with its sha256."""
     return [dict(_USED[key]) for key in sorted(_USED)]
+
+
+def forget_used_files() -> None:
+    """Start a new record of used files (a worker process runs one sweep job after another)."""
+    _USED.clear()
 
 
 def _matching_hash(path: Path, hashes: tuple[str, ...]) -> str | None:
