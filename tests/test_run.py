@@ -75,7 +75,8 @@ def test_multirun_in_parallel_then_one_table_per_dataset(tmp_path, data_dir):
     assert report.main([str(sweep), "--out", str(tmp_path / "report")]) == 0
     for dataset in ("orl", "yale"):
         table = pd.read_csv(tmp_path / "report" / f"table_{dataset}.csv")
-        assert {"KMeans", "NMF"} <= set(table.columns)
+        assert {"KMeans mean", "KMeans std", "NMF mean", "NMF std"} <= set(table.columns)
+        assert table["NMF mean"].between(0, 100).all()
 
 
 # -- nothing stale, labels where needed, readable outputs, provenance -----------------------------------
