@@ -16,3 +16,10 @@ class ConfigError(UserError, ValueError):
 
 class DataError(UserError):
     """A data file is missing, unreachable or fails its hash check; the message says what to do."""
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's message on one short line: a user error's own text, any other prefixed with its type."""
+    text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -22,7 +22,7 @@ import shlex
 import sys
 import time
 from collections.abc import Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,8 +124,8 @@ def cell_settings(plain: Mapping, protocol: Mapping) -> dict:
     on its own (seed, dataset, k, trial)), as are label settings that the label mode does not read.
     """
     labels = dict(protocol["labels"])
-    for key, mode in (("fraction", "fraction"), ("per_class", "per_class")):
-        if labels.get("mode") != mode:
+    for key in ("fraction", "per_class"):  # the mode of the same name is the only one that reads each
+        if labels.get("mode") != key:
             labels.pop(key, None)
     kept = {key: value for key, value in protocol.items() if key not in ("ks", "n_trials", "label_overrides")}
     return {"dataset": dict(plain["dataset"]), "method": dict(plain["method"]),
@@ -192,20 +192,21 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
     run = prepare(plain)
     dataset, protocol, method = run.dataset, run.protocol, run.method
     write_atomic(out_dir / "config.yaml", OmegaConf.to_yaml(cfg, resolve=True))
-    provenance.write(out_dir, provenance.collect(started, overrides=overrides))
+    record = provenance.collect(started, overrides=overrides)
+    provenance.write(out_dir, record)
 
     fingerprint, code = config_fingerprint(run.settings), provenance.code_fingerprint()
     columns = setting_columns(run.settings)
     cells = [(k, t) for k in protocol["ks"] for t in range(protocol["n_trials"])]
+    paths = {cell: cell_path(out_dir, dataset.name, method["label"], *cell) for cell in cells}
     stored, stale = {}, {}
-    for k, trial_number in cells:
-        path = cell_path(out_dir, dataset.name, method["label"], k, trial_number)
+    for cell, path in paths.items():
         row = load_cell(path)
         reason = stale_reason(row, fingerprint, code) if row is not None else None
         if reason:
             stale.setdefault(reason, []).append(path.name)
             row = None
-        stored[k, trial_number] = row
+        stored[cell] = row
     for reason, names in stale.items():
         logger.warning("%d finished cell(s) in %s were %s; recomputing them (first: %s)",
                        len(names), out_dir / CELL_DIR, reason, names[0])
@@ -220,7 +221,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
             row["config_hash"] = fingerprint
             row["code_fingerprint"] = code
             row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # job peak so far
-            save_cell(cell_path(out_dir, dataset.name, method["label"], k, trial_number), row)
+            save_cell(paths[k, trial_number], row)
             computed += 1
             status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"
         else:
@@ -230,9 +231,8 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
                     number, len(cells), k, trial_number, status, time.perf_counter() - start)
     with exclusive(out_dir / LOCK):  # runs sharing out_dir take turns writing results.csv, tables and figure
         write_reports(write_results(out_dir, rows), out_dir)
-    provenance.write(out_dir, provenance.collect(
-        started, provenance.now(), overrides,
-        {"cells": len(cells), "cells_computed": computed, "cells_reused": len(cells) - computed}))
+    provenance.write(out_dir, {**record, "ended": provenance.now(), "cells": len(cells), "cells_computed": computed,
+                               "cells_reused": len(cells) - computed})
     logger.info("wrote %s and the table and figure beside it", out_dir / RESULTS)
     return out_dir / RESULTS
 
@@ -242,16 +242,14 @@ def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     overrides = list(hydra_cfg.overrides.task)
-    if hydra_cfg.mode == RunMode.MULTIRUN:  # a failed job is recorded; the others go on (src.sweep)
-        with sweep.job_failures(Path(hydra_cfg.sweep.dir), hydra_cfg.job.num, overrides):
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN  # a failed sweep job is recorded; the others go on
+    try:
+        with sweep.job_failures(Path(hydra_cfg.sweep.dir), hydra_cfg.job.num, overrides) if multirun \
+                else nullcontext():
+            check_run(OmegaConf.to_container(cfg, resolve=True))  # runtime.blas_threads, before it is used
             with threadpool_limits(limits=cfg.runtime.blas_threads):
                 run_experiment(cfg, out_dir, overrides)
-        return
-    try:
-        check_run(OmegaConf.to_container(cfg, resolve=True))
-        with threadpool_limits(limits=cfg.runtime.blas_threads):
-            run_experiment(cfg, out_dir, overrides)
-    except UserError as exc:
+    except UserError as exc:  # a single run: one line, exit status 2
         logger.error("%s", exc)
         sys.exit(2)
 

@@ -34,7 +34,7 @@ import yaml
 from . import papers, provenance
 from .errors import ConfigError
 from .files import write_atomic
-from .paper_report import ALPHA, choose_tuned, holm, paired_gain
+from .paper_report import choose_tuned, holm, paired_gain, verdict
 
 logger = logging.getLogger(__name__)
 
@@ -178,15 +178,8 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, demo: bool =
         published = claim.pop("published")
         method = claim.pop("method")
         claim["difference"] = None if result is None else result["gain"] - claim["paper value"]
-        if result is None:
-            claim["verdict"] = "not run"
-        elif result["gain"] > 0 and result["p_holm"] < ALPHA:
-            claim["verdict"] = f"reproduced (p Holm {result['p_holm']:.2g})"
-        elif result["gain"] > 0:
-            claim["verdict"] = f"same direction, not significant (p Holm {result['p_holm']:.2g})"
-        else:
-            claim["verdict"] = f"not reproduced (p Holm {result['p_holm']:.2g})"
-        claim["cause"] = "" if claim["verdict"].startswith("reproduced") or result is None else \
+        claim["verdict"] = verdict(result) + ("" if result is None else f" (p Holm {result['p_holm']:.2g})")
+        claim["cause"] = "" if verdict(result) in ("reproduced", "not run") else \
             cause_of(published, claim["dataset"], method)
     demo_part = demo_rows(coil20_demo(Path(outputs) / "coil20_demo")) if demo else []
     lines = ["# Scorecard: every published number we have data for, beside ours", "",

@@ -26,20 +26,13 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
-from .errors import UserError
+from .errors import UserError, one_line
 from .files import write_atomic
 
 logger = logging.getLogger(__name__)
 
 FAILED_DIR = ".failed_jobs"
 INVALID_EXIT, FAILED_EXIT = 2, 1
-
-
-def one_line(exc: BaseException, limit: int = 300) -> str:
-    """An exception's message on one line (a user error's own text; otherwise prefixed with its type)."""
-    text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def sweep_jobs(config: DictConfig) -> list[list[str]]:

@@ -99,6 +99,20 @@ def assert_constraints_hold(labels, y_partial):
 
 
 # -- properties shared by the graph methods (GNMF, SemiGNMF, NMF-NCW, NPNMF, FNMF, PCGNMF) ------------------
+def check_objective_never_increases(cls, params, rng, n_labelled):
+    """200 fixed iterations on random data with partial labels: the objective never increases (relative to
+    its first value), ends lower, and the factors stay nonnegative and finite."""
+    X = rng.random((25, 15))
+    y = random_partial_labels(rng, 25, 3, n_labelled)
+    model = cls(n_components=4, max_iter=200, random_state=0, **params, **FIXED).fit(X, y)
+    history = model.objective_history_
+    assert len(history) == 200
+    assert np.all(np.diff(history) <= 1e-9 * abs(history[0]))
+    assert history[-1] < history[0]
+    for factor in model.factors_.values():
+        assert np.all(factor >= 0) and np.all(np.isfinite(factor))
+
+
 def check_degenerate_input_stays_finite(cls, params, rng):
     """Zero samples and features, duplicates and a rank above the data's: embedding, objective and factors finite."""
     X = rng.random((10, 8))

@@ -58,7 +58,7 @@ from typing import Callable
 import pooch
 import requests
 
-from src.errors import DataError
+from src.errors import DataError, one_line
 from src.files import make_readable
 
 logger = logging.getLogger(__name__)
@@ -207,12 +207,12 @@ def fetch(key: str, data_dir: str | Path, mirror: str | Path | None = None) -> P
         return _record(key, path, matched)
     except (requests.exceptions.RequestException, OSError) as exc:
         if mirror is not None:
-            raise DataError(f"{entry.path}: could not copy it from the mirror ({_one_line(exc)}): "
+            raise DataError(f"{entry.path}: could not copy it from the mirror ({one_line(exc, 200)}): "
                             f"check {source} and that {raw_dir} is writable") from exc
         how = (f"place a copy of {entry.path} (from the data mirror) at {target}" if entry.build
                else f"download {entry.url} into {target}")
         raise DataError(
-            f"{entry.path}: download from {entry.url} failed ({_one_line(exc)}) and no data mirror is set: "
+            f"{entry.path}: download from {entry.url} failed ({one_line(exc, 200)}) and no data mirror is set: "
             f"set {MIRROR_ENV}=/path/to/datasets or paths.mirror=/path/to/datasets, or {how}") from exc
     finally:
         shutil.rmtree(stage_dir, ignore_errors=True)
@@ -304,7 +304,7 @@ def _caltech_top10_from_zip(url: str, output_file: str, pooch_obj: object) -> No
         try:
             write_top10_tar(tgz, output_file)
         except (tarfile.TarError, EOFError) as exc:
-            raise DataError(f"caltech101: cannot read 101_ObjectCategories.tar.gz ({_one_line(exc)})") from exc
+            raise DataError(f"caltech101: cannot read 101_ObjectCategories.tar.gz ({one_line(exc, 200)})") from exc
 
 
 def write_top10_tar(source_tar: str | Path, output_file: str | Path) -> int:
@@ -371,12 +371,6 @@ def _matching_hash(path: Path, hashes: tuple[str, ...]) -> str | None:
         if pooch.file_hash(str(path), alg=alg) == digest.lower():
             return known_hash
     return None
-
-
-def _one_line(exc: BaseException, limit: int = 200) -> str:
-    """Exception type and message squeezed onto one short line."""
-    text = " ".join(f"{type(exc).__name__}: {exc}".split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 #: All raw files, keyed by their path in the mirror (see :class:`RawFile`).

@@ -99,7 +99,6 @@ def solve(starts: Iterable[Factors], update: Callable[[Factors], None], objectiv
         n_select = min(stopping.min_iter, stopping.max_iter)
         best, values = _select(starts, update, objective, n_select)
         factors, n_iter, history = starts[best], n_select, [values[best]]
-        del starts
     else:
         factors, n_iter, best, values = starts[0], 0, 0, []
         history = [objective(factors)] if stopping.rule == "reference" else []
