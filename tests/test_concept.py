@@ -10,7 +10,7 @@ from sklearn.base import clone
 from src.errors import ConfigError
 from src.methods.concept import CCF, CF, concept_factors_from_nmf, concept_rules
 from src.methods.label_matrix import label_matrix
-from src.methods.loop import Stopping, solve
+from src.methods.loop import Stopping, per_start, solve
 from src.methods.nmf import NMF
 
 from helpers import FIXED, assert_same_fit, monotone, partial_labels, random_init, traced_peak
@@ -101,7 +101,7 @@ def test_implicit_kernel_equals_explicit_kernel(labelled, rng):
     for kernel in ("implicit", "explicit"):
         factors = {key: value.copy() for key, value in init.items()}
         update, objective = concept_rules(X, A, kernel)
-        runs[kernel] = solve([factors], update, objective, Stopping("fixed", max_iter=60))
+        runs[kernel] = solve({k: v[None] for k, v in factors.items()}, *per_start(update, objective), Stopping("fixed", max_iter=60))
     for key in init:
         np.testing.assert_allclose(runs["implicit"].factors[key], runs["explicit"].factors[key], rtol=1e-10)
     np.testing.assert_allclose(runs["implicit"].history, runs["explicit"].history, rtol=1e-10)

@@ -10,7 +10,7 @@ import pytest
 from src.errors import ConfigError
 from src.methods.concept import CF
 from src.methods.lcf import LCF, lcf_rules
-from src.methods.loop import Stopping, solve
+from src.methods.loop import Stopping, per_start, solve
 
 from helpers import FIXED, assert_same_fit, monotone, random_init, traced_peak
 
@@ -224,5 +224,5 @@ def test_shared_loop_drives_lcf_rules_directly(rng):
     Xp = rng.random((6, 9))
     factors = {"W": rng.random((9, 2)), "V": rng.random((9, 2))}
     update, objective = lcf_rules(Xp, 0.3)
-    history = solve([factors], update, objective, Stopping("fixed", max_iter=50)).history
+    history = solve({k: v[None] for k, v in factors.items()}, *per_start(update, objective), Stopping("fixed", max_iter=50)).history
     assert len(history) == 50 and monotone(history)

@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from src import methods
-from src.methods.loop import Stopping, solve
+from src.methods.loop import Handoff, Stopping, per_start, solve
 
 
 def cais_loop(values_after, tol, max_iter):
@@ -24,45 +24,53 @@ def cais_loop(values_after, tol, max_iter):
     return None
 
 
-def geometric(start, rate, floor):
-    """A toy method whose factor x moves towards ``floor`` geometrically; the objective is x itself."""
+def geometric(starts, rate, floor):
+    """A toy method whose factor x moves towards ``floor`` geometrically; the objective is x itself.
+
+    One start per value of ``starts``: the factor is a stack (s, 1, 1), updated in place as the loop needs.
+    """
     def update(factors):
-        factors["x"] = floor + (factors["x"] - floor) * rate
+        x = factors["x"]
+        x[...] = floor + (x - floor) * rate
 
     def objective(factors):
-        return float(factors["x"][0])
+        return factors["x"][:, 0, 0].copy()
 
-    return {"x": np.array([float(start)])}, update, objective
+    return {"x": np.array(starts, dtype=float).reshape(-1, 1, 1)}, update, objective
 
 
 def test_one_start_stops_where_cais_rule_first_holds():
-    factors, update, objective = geometric(10.0, 0.97, 1.0)
+    factors, update, objective = geometric([10.0], 0.97, 1.0)
     values = [1.0 + 9.0 * 0.97 ** t for t in range(3000)]
-    solution = solve([factors], update, objective, Stopping("reference", max_iter=2000, tol=1e-5))
+    solution = solve(factors, update, objective, Stopping("reference", max_iter=2000, tol=1e-5))
     expected = cais_loop(values, 1e-5, 2000)
     assert expected is not None and solution.n_iter == expected and solution.converged is True
     np.testing.assert_allclose(solution.history, values[: expected + 1], rtol=1e-12)
 
 
 def test_the_cap_stops_and_reports_not_converged():
-    factors, update, objective = geometric(10.0, 0.999, 1.0)
-    solution = solve([factors], update, objective, Stopping("reference", max_iter=50, tol=1e-9))
+    factors, update, objective = geometric([10.0], 0.999, 1.0)
+    solution = solve(factors, update, objective, Stopping("reference", max_iter=50, tol=1e-9))
     assert solution.n_iter == 50 and solution.converged is False and len(solution.history) == 51
 
 
 def test_the_lowest_start_after_min_iter_goes_on_and_iterations_are_counted_like_cais():
-    starts = []
-    for start in (5.0, 3.0, 3.0, 4.0):  # starts 1 and 2 tie: the first of them is kept
-        factors, update, objective = geometric(start, 0.9, 1.0)
-        starts.append(factors)
-    solution = solve(starts, update, objective, Stopping("reference", max_iter=10_000, min_iter=7, tol=1e-6))
-    after = [1.0 + (s - 1.0) * 0.9 ** 7 for s in (5.0, 3.0, 3.0, 4.0)]
+    begin = (5.0, 3.0, 3.0, 4.0)  # starts 1 and 2 tie: the first of them is kept
+    factors, update, objective = geometric(begin, 0.9, 1.0)
+    passes = []
+    solution = solve(factors, update, objective, Stopping("reference", max_iter=10_000, min_iter=7, tol=1e-6),
+                     callback=passes.append)
+    after = [1.0 + (s - 1.0) * 0.9 ** 7 for s in begin]
     np.testing.assert_allclose(solution.start_objectives, after, rtol=1e-12)
     assert solution.best_start == 1
     values = [1.0 + 2.0 * 0.9 ** (7 + t) for t in range(2000)]
     continued = cais_loop(values, 1e-6, 10_000 - 7)
     assert solution.n_iter == 7 + continued and solution.history[0] == pytest.approx(after[1], rel=1e-12)
-    assert solution.factors is starts[1]
+    assert solution.factors["x"].shape == (1, 1)
+    assert solution.factors["x"][0, 0] == pytest.approx(solution.history[-1], rel=1e-12)
+    # the callback saw every update: 7 of the four starts together, then each of the kept start's
+    assert [(p.phase, p.n_starts) for p in passes[:8]] == [("select", 4)] * 7 + [("iterate", 1)]
+    assert len(passes) == solution.n_iter and passes[-1].objective == solution.history[-1]
 
 
 def test_a_kept_start_that_ends_no_lower_is_replaced_by_the_chosen_factors():
@@ -70,22 +78,48 @@ def test_a_kept_start_that_ends_no_lower_is_replaced_by_the_chosen_factors():
 
     def update(factors):  # decreases during the selection, then rises: Cai keeps the chosen factors
         state["updates"] += 1
-        factors["x"] = factors["x"] * (0.5 if state["updates"] <= 6 else 1.5)
+        factors["x"] *= 0.5 if state["updates"] <= 3 else 1.5
 
     def objective(factors):
-        return float(factors["x"][0])
+        return factors["x"][:, 0, 0].copy()
 
-    starts = [{"x": np.array([8.0])}, {"x": np.array([4.0])}]
-    solution = solve(starts, update, objective, Stopping("reference", max_iter=100, min_iter=3, tol=1e-5))
+    factors = {"x": np.array([8.0, 4.0]).reshape(2, 1, 1)}
+    solution = solve(factors, update, objective, Stopping("reference", max_iter=100, min_iter=3, tol=1e-5))
     assert solution.best_start == 1 and solution.n_iter == 3
-    np.testing.assert_allclose(solution.factors["x"], [0.5])  # 4.0 after 3 halvings, not the risen value
+    np.testing.assert_allclose(solution.factors["x"], [[0.5]])  # 4.0 after 3 halvings, not the risen value
     np.testing.assert_allclose(solution.history, [0.5])
 
 
 def test_fixed_runs_exactly_max_iter_and_records_every_iteration():
-    factors, update, objective = geometric(10.0, 0.5, 1.0)
-    solution = solve([factors], update, objective, Stopping("fixed", max_iter=25, tol=0.1))
+    factors, update, objective = geometric([10.0], 0.5, 1.0)
+    solution = solve(factors, update, objective, Stopping("fixed", max_iter=25, tol=0.1))
     assert solution.n_iter == 25 and len(solution.history) == 25 and solution.converged is None
+
+
+def test_rules_for_one_start_run_each_start_of_a_stack_alone():
+    seen = []
+
+    def update(factors):  # one start's (1 x 1) factor
+        seen.append(factors["x"].shape)
+        factors["x"] *= 0.5
+
+    def objective(factors):
+        return float(factors["x"][0, 0])
+
+    stacked_update, stacked_objective = per_start(update, objective)
+    factors = {"x": np.array([8.0, 4.0, 2.0]).reshape(3, 1, 1)}
+    stacked_update(factors)
+    np.testing.assert_allclose(stacked_objective(factors), [4.0, 2.0, 1.0])
+    assert seen == [(1, 1)] * 3
+
+
+def test_a_handoff_is_given_only_for_the_same_arrays():
+    handoff = Handoff()
+    U, V = np.ones((2, 2)), np.ones((3, 2))
+    handoff.keep("product", U, V)
+    assert handoff.take(U, V) == "product" and handoff.take(U, V) is None  # once
+    handoff.keep("product", U, V)
+    assert handoff.take(U.copy(), V) is None  # equal values are not the same factors
 
 
 # -- the estimators -----------------------------------------------------------------------------------

@@ -35,10 +35,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
 from ..errors import ConfigError
-from .loop import STOPPING, Factors, Stopping, solve
-
-EPS = 1e-10
-"""Floor applied to every multiplicative-update denominator (Deng Cai's GNMF code uses the same value)."""
+from .loop import STOPPING, Factors, Stopping, per_start, solve
 
 UNLABELLED = -1
 
@@ -64,17 +61,21 @@ def check_bool(name: str, value) -> bool:
     return bool(value)
 
 
-def check_data(X, nonnegative: bool) -> np.ndarray:
-    """Validate a data matrix with one sample per row and return it as a float64 array.
+DTYPES = ("float64", "float32")
+
+
+def check_data(X, nonnegative: bool, dtype="float64") -> np.ndarray:
+    """Validate a data matrix with one sample per row and return it as an array of ``dtype``.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
     nonnegative : bool
         Whether negative entries are rejected.
+    dtype : {"float64", "float32"}
     """
     try:
-        X = np.asarray(X, dtype=np.float64)
+        X = np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"X must be a numeric array ({exc})") from None
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
@@ -131,14 +132,22 @@ class Factorization(BaseEstimator):
         methods, as in GNMF_KL).
     stopping : {"reference", "fixed"}, default="reference"
         The reference code's running-mean rule, or exactly ``max_iter`` iterations.
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the data and the factors while iterating: float32 halves the memory and speeds up
+        the products (the objective values the stopping rule compares are float64 sums either way).
+
+    The starts advance together through the same passes over X (see :mod:`src.methods.loop`) when the
+    method's rules take stacks of starts (``batched = True``); otherwise one after another.
     """
 
     factor_names: tuple[str, ...] = ("U", "V")
     nonnegative_data: bool = True
     needs_labels: bool = False  # label-constrained methods: a protocol must give some labelled samples
+    batched: bool = False  # whether ``_rules`` takes stacks of starts (s, p, k) (see src.methods.loop)
+    loss: str = "frobenius"  # the data-fit term: "frobenius" or "kl"
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 n_starts=10, min_iter=30, stopping="reference"):
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
         self.n_components = n_components
         self.max_iter = max_iter
         self.tol = tol
@@ -147,6 +156,7 @@ class Factorization(BaseEstimator):
         self.n_starts = n_starts
         self.min_iter = min_iter
         self.stopping = stopping
+        self.dtype = dtype
 
     # -- what a subclass provides ---------------------------------------------------------------
     def _factor_shapes(self, m: int, n: int, y: np.ndarray) -> dict[str, tuple[int, int]]:
@@ -174,6 +184,8 @@ class Factorization(BaseEstimator):
         check_positive_int("min_iter", self.min_iter)
         if self.stopping not in STOPPING:
             raise ConfigError(f"stopping={self.stopping!r} must be one of {', '.join(STOPPING)}")
+        if self.dtype not in DTYPES:
+            raise ConfigError(f"dtype={self.dtype!r} must be one of {', '.join(DTYPES)}")
 
     # -- the shared machinery -------------------------------------------------------------------
     def _start_inits(self) -> list:
@@ -192,7 +204,7 @@ class Factorization(BaseEstimator):
     def _initial_factors(self, shapes: dict[str, tuple[int, int]], init, rng: np.random.Generator) -> Factors:
         """The factors of one start: drawn from ``rng`` (``init="random"``) or copied from a dict."""
         if isinstance(init, str):
-            return {name: rng.random(shape) for name, shape in shapes.items()}
+            return {name: rng.random(shape) for name, shape in shapes.items()}  # float64 draws, cast later
         if set(init) != set(shapes):
             raise ConfigError(f"init has factors {sorted(init)}, expected {sorted(shapes)}")
         factors = {}
@@ -205,19 +217,28 @@ class Factorization(BaseEstimator):
             factors[name] = value
         return factors
 
-    def fit(self, X, y=None):
-        """Fit the factorization to X (n_samples, n_features), with partial labels y (-1 = unlabelled)."""
+    def fit(self, X, y=None, callback=None):
+        """Fit the factorization to X (n_samples, n_features), with partial labels y (-1 = unlabelled).
+
+        ``callback``, if given, is called with a :class:`src.methods.loop.Pass` after every update.
+        """
         self.check_params()
-        X_rows = check_data(X, self.nonnegative_data)
+        X_rows = check_data(X, self.nonnegative_data, self.dtype)
         y = check_labels(y, X_rows.shape[0])
         X = X_rows.T  # the papers' orientation: m features x n samples
         m, n = X.shape
         shapes = self._factor_shapes(m, n, y)
         rng = np.random.default_rng(self.random_state)
-        starts = [self._initial_factors(shapes, init, rng) for init in self._start_inits()]
+        inits = self._start_inits()
+        factors = {name: np.empty((len(inits), *shape), dtype=self.dtype) for name, shape in shapes.items()}
+        for index, init in enumerate(inits):  # (s, p, k) stacks of the starts, filled one start at a time
+            for name, value in self._initial_factors(shapes, init, rng).items():
+                factors[name][index] = value
         update, objective = self._rules(X, y)
+        if not self.batched:
+            update, objective = per_start(update, objective)
         stopping = Stopping(self.stopping, int(self.max_iter), int(self.min_iter), float(self.tol))
-        solution = solve(starts, update, objective, stopping)
+        solution = solve(factors, update, objective, stopping, callback)
         if solution.converged is False:
             warnings.warn(f"{type(self).__name__}: the reference stopping rule (tol={self.tol}) was not met "
                           f"within max_iter={self.max_iter} iterations; raise max_iter", ConvergenceWarning,

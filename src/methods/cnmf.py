@@ -23,9 +23,12 @@ representation", IEEE TPAMI 34(7), pp. 1299-1311, 2012.
 import numpy as np
 import scipy.sparse as sp
 
-from .base import EPS, Factorization
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import Factorization
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 
 def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
@@ -36,10 +39,11 @@ def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
     """
     A = sp.csr_matrix(A)
     At = A.T.tocsr()
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
     X_norm2 = squared_norm(X)
 
     def update(factors):
+        handoff.clear()
         U, Z = factors["U"], factors["Z"]
         numerator = At @ xt_dot(X, U)  # eq. 3, A^T X^T U, (r x k)
         denominator = At @ ((A @ Z) @ (U.T @ U))  # A^T A Z U^T U
@@ -48,13 +52,14 @@ def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
 
         V = A @ Z  # the representation V = A Z, (n x k)
         numerator = x_dot(X, V)  # eq. 2, X A Z, (m x k)
-        reuse["XV"] = numerator.copy()
+        handoff.keep(numerator.copy(), U, Z)
         denominator = U @ (V.T @ V)  # U Z^T A^T A Z
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator
 
     def objective(factors):
-        return frobenius_objective(X, factors["U"], A @ factors["Z"], reuse.pop("XV", None), X_norm2)
+        U, Z = factors["U"], factors["Z"]
+        return frobenius_objective(X, U, A @ Z, handoff.take(U, Z), X_norm2)
 
     return update, objective
 

@@ -40,7 +40,8 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 import numpy as np
 import scipy.sparse as sp
 
-from .base import EPS, Factorization
+from .multiplicative import EPS
+from .base import Factorization
 from .label_matrix import label_matrix, n_constraint_columns
 from .nmf_kl import NMFKL, KeptProduct, KLProducts
 

@@ -68,9 +68,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .base import EPS, Factorization, check_data, check_labels
+from .multiplicative import EPS
+from .base import Factorization, check_data, check_labels
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf import NMF, SampleBlocks, squared_norm, x_dot
+from .nmf import NMF
+from .products import SampleBlocks, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
 

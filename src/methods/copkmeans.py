@@ -85,7 +85,7 @@ from sklearn.base import BaseEstimator
 
 from ..errors import ConfigError
 from .base import UNLABELLED, check_data, check_labels, check_positive_int
-from .nmf import block_rows, x_dot, xt_dot
+from .products import block_rows, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 

@@ -85,9 +85,12 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .base import EPS, Factorization, check_nonnegative_float, check_positive_int
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import Factorization, check_nonnegative_float, check_positive_int
 from .knn_graph import check_algorithm, degree, knn_graph
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -164,10 +167,11 @@ def fnmf_rules(X: np.ndarray, W, gamma: float):
     """
     W = W.tocsr()
     D_G = complement_degree(W)[:, None]  # (n x 1): D_G V is a row scaling
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
     X_norm2 = squared_norm(X)
 
     def update(factors):
+        handoff.clear()
         U, V = factors["U"], factors["V"]
         nu = np.einsum("ik,ik->k", U, U)  # squared column norms of U, (k,)
         numerator = xt_dot(X, U) + gamma * (D_G * V) * nu  # V update (eq. 14 with the constant weight), (n x k)
@@ -177,7 +181,7 @@ def fnmf_rules(X: np.ndarray, W, gamma: float):
 
         t = complement_traces(W, V, D_G[:, 0])  # (k,)
         numerator = x_dot(X, V)  # U update (eq. 13 plus the farness term's U gradient), (m x k)
-        reuse["XV"] = numerator.copy()
+        handoff.keep(numerator.copy(), U, V)
         numerator += gamma * U * t
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
@@ -186,7 +190,7 @@ def fnmf_rules(X: np.ndarray, W, gamma: float):
     def objective(factors):
         U, V = factors["U"], factors["V"]
         farness = np.dot(np.einsum("ik,ik->k", U, U), complement_traces(W, V, D_G[:, 0]))  # Tr(V~^T L_G V~)
-        return frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2) - gamma * float(farness)
+        return frobenius_objective(X, U, V, handoff.take(U, V), X_norm2) - gamma * float(farness)
 
     return update, objective
 

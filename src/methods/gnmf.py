@@ -45,10 +45,13 @@ pp. 63-72 (GNMF and the semi-supervised SemiGNMF).
 
 import numpy as np
 
-from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
 from .knn_graph import check_algorithm, check_t, check_weight, degree, knn_graph, label_graph
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 
 def gnmf_rules(X: np.ndarray, W, alpha: float):
@@ -65,10 +68,11 @@ def gnmf_rules(X: np.ndarray, W, alpha: float):
     """
     W = W.tocsr()
     D = degree(W)[:, None]  # (n x 1): D V is a row scaling
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
     X_norm2 = squared_norm(X)
 
     def update(factors):
+        handoff.clear()
         U, V = factors["U"], factors["V"]
         numerator = xt_dot(X, U) + alpha * (W @ V)  # V update (Cai et al. 2011, GNMF rule for V), (n x k)
         denominator = V @ (U.T @ U) + alpha * (D * V)
@@ -76,7 +80,7 @@ def gnmf_rules(X: np.ndarray, W, alpha: float):
         V *= numerator / denominator
 
         numerator = x_dot(X, V)  # U update (Cai et al. 2011, GNMF rule for U), (m x k)
-        reuse["XV"] = numerator.copy()
+        handoff.keep(numerator.copy(), U, V)
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator
@@ -84,7 +88,7 @@ def gnmf_rules(X: np.ndarray, W, alpha: float):
     def objective(factors):
         U, V = factors["U"], factors["V"]
         smoothness = np.vdot(V, D * V) - np.vdot(V, W @ V)  # Tr(V^T L V) = Tr(V^T D V) - Tr(V^T W V)
-        return frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2) + alpha * float(smoothness)
+        return frobenius_objective(X, U, V, handoff.take(U, V), X_norm2) + alpha * float(smoothness)
 
     return update, objective
 

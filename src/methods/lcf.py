@@ -61,9 +61,10 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .base import EPS, check_nonnegative_float
+from .multiplicative import EPS
+from .base import check_nonnegative_float
 from .concept import KERNELS, _ConceptFactorization, _DataProducts
-from .nmf import SampleBlocks, squared_norm
+from .products import SampleBlocks, squared_norm
 
 logger = logging.getLogger(__name__)
 

@@ -3,13 +3,16 @@
 A method supplies two callables over its factor dictionary: ``update(factors)`` performs one full sweep of
 its multiplicative rules in place, and ``objective(factors)`` evaluates the paper's objective (the value
 Deng Cai's ``CalculateObj`` returns: the squared Frobenius error or the KL divergence, plus the graph or
-label terms). :func:`solve` runs the reference code's protocol (``GNMF_Multi.m``, ``LCCF_Multi.m``,
-``GNMF_KL_Multi.m``):
+label terms). Every factor is a **stack** of starts, shape (s, p, k): the starts advance together, each
+product with the data matrix serving all of them at once (:mod:`.products`), and ``objective`` returns one
+value per start, shape (s,). :func:`solve` runs the reference code's protocol (``GNMF_Multi.m``,
+``LCCF_Multi.m``, ``GNMF_KL_Multi.m``):
 
-1. **Starts.** With several initializations, each is updated ``min_iter`` times and its objective is
-   evaluated once; the first one with the strictly lowest objective goes on (the others are dropped). With
-   one initialization (e.g. factors given by the caller) there is no selection and no ``min_iter``.
-2. **Iterating the kept start**, under one of two stopping rules:
+1. **Starts.** With several initializations, all are updated ``min_iter`` times (together) and their
+   objectives are evaluated once; the first one with the strictly lowest objective goes on (the others are
+   dropped). With one initialization (e.g. factors given by the caller) there is no selection and no
+   ``min_iter``.
+2. **Iterating the kept start** (a stack of one), under one of two stopping rules:
 
    * ``"reference"``: after every update the objective f_t enters a running mean
      m_t = 0.1 m_{t-1} + 0.9 f_t, started at m = 10 f_0 (f_0: the objective where tracking begins), and the
@@ -24,10 +27,13 @@ Iterations are counted as the reference code counts them: ``n_iter`` = the ``min
 start (when there was a selection) plus the updates after it. The history holds the objective where tracking
 begins (after the selection; for one start under the reference rule, at the initial factors) and after
 every later update; under ``"fixed"`` with one start it holds the objective after every update.
+
+Products that an update computes and the objective needs (or the reverse) go through a :class:`Handoff`.
+A ``callback`` sees every pass (:class:`Pass`): the benchmark times iterations with it.
 """
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,9 +55,32 @@ class Stopping:
     tol: float = 1e-5
 
 
+@dataclass(frozen=True)
+class Pass:
+    """What a ``callback`` of :func:`solve` is given after every update of the factors.
+
+    Attributes
+    ----------
+    phase : {"select", "iterate"}
+        The starts advancing together before the selection, or the kept start after it.
+    iteration : int
+        Updates done so far in this phase.
+    n_starts : int
+        Starts this update advanced.
+    objective : float or None
+        The kept start's objective after this update (None during the selection, where it is not
+        evaluated).
+    """
+
+    phase: str
+    iteration: int
+    n_starts: int
+    objective: float | None
+
+
 @dataclass
 class Solution:
-    """What :func:`solve` returns."""
+    """What :func:`solve` returns: the kept start's factors as (p x k) matrices, and how it got there."""
 
     factors: Factors
     history: list[float]
@@ -61,32 +90,62 @@ class Solution:
     start_objectives: list[float] = field(default_factory=list)
 
 
-def _select(starts: list[Factors], update, objective, n_updates: int) -> tuple[int, list[float]]:
-    """Update every start ``n_updates`` times; return the index of the lowest objective and all objectives."""
-    values = []
-    for factors in starts:
-        for _ in range(n_updates):
-            update(factors)
-        values.append(objective(factors))
+class Handoff:
+    """A product computed by ``update`` for ``objective`` (or the reverse), valid for the factors it names.
+
+    ``keep(value, *factors)`` stores a product with the factor arrays it was computed from; ``take(*factors)``
+    returns it (once) if those are the same arrays, else None. The loop calls ``update`` and ``objective``
+    on the same arrays, mutated in place, so identity says "computed for these factors" provided every
+    ``update`` takes (or :meth:`clear`-s) the handoff before changing them; a stack sliced or copied by the
+    loop (the kept start) is a new array and gets a fresh product.
+    """
+
+    def __init__(self):
+        self.clear()
+
+    def keep(self, value, *factors: np.ndarray) -> None:
+        self._value, self._factors = value, factors
+
+    def take(self, *factors: np.ndarray):
+        value, kept = self._value, self._factors
+        self.clear()
+        if len(kept) == len(factors) and all(a is b for a, b in zip(kept, factors)):
+            return value
+        return None
+
+    def clear(self) -> None:
+        self._value, self._factors = None, ()
+
+
+def _first_lowest(values: np.ndarray) -> int:
+    """Index of the first strictly lowest value (NaN never wins), as Cai's selection loop picks it."""
     best = 0
     for index, value in enumerate(values):
-        if value < values[best]:  # strictly lower: the first of equal objectives is kept, as Cai's code does
+        if value < values[best]:
             best = index
-    return best, values
+    return best
 
 
-def solve(starts: Iterable[Factors], update: Callable[[Factors], None], objective: Callable[[Factors], float],
-          stopping: Stopping) -> Solution:
+def _kept(factors: Factors, index: int) -> Factors:
+    """Start ``index`` of the stacks as a stack of one (own, contiguous copies)."""
+    return {name: np.ascontiguousarray(value[index:index + 1]) for name, value in factors.items()}
+
+
+def solve(factors: Factors, update: Callable[[Factors], None], objective: Callable[[Factors], np.ndarray],
+          stopping: Stopping, callback: Callable[[Pass], None] | None = None) -> Solution:
     """Run the multi-start protocol and the stopping rule of ``stopping`` (see the module docstring).
 
     Parameters
     ----------
-    starts : iterable of dict of str to ndarray
-        The initial factors of each start; updated in place.
+    factors : dict of str to ndarray of shape (s, p, k)
+        The initial factors of the s starts, stacked; updated in place.
     update, objective : callable
-        One sweep of the method's multiplicative rules, in place; the method's objective.
+        One sweep of the method's multiplicative rules over every start, in place; the method's objective
+        per start, shape (s,).
     stopping : Stopping
         Rule, ``max_iter``, ``min_iter`` and ``tol``.
+    callback : callable, optional
+        Called with a :class:`Pass` after every update.
 
     Returns
     -------
@@ -94,29 +153,39 @@ def solve(starts: Iterable[Factors], update: Callable[[Factors], None], objectiv
         The kept factors, the objective history, the iteration count, whether the reference rule was met,
         the index of the kept start and each start's objective after the selection (empty for one start).
     """
-    starts = list(starts)
-    if len(starts) > 1:
+    report = callback or (lambda _: None)
+    n_starts = len(next(iter(factors.values())))
+    if n_starts > 1:
         n_select = min(stopping.min_iter, stopping.max_iter)
-        best, values = _select(starts, update, objective, n_select)
-        factors, n_iter, history = starts[best], n_select, [values[best]]
+        for t in range(n_select):
+            update(factors)
+            report(Pass("select", t + 1, n_starts, None))
+        values = [float(v) for v in objective(factors)]
+        best = _first_lowest(values)
+        factors, n_iter, history = _kept(factors, best), n_select, [values[best]]
     else:
-        factors, n_iter, best, values = starts[0], 0, 0, []
-        history = [objective(factors)] if stopping.rule == "reference" else []
+        n_iter, best, values = 0, 0, []
+        history = [float(objective(factors)[0])] if stopping.rule == "reference" else []
+
+    def step() -> float:
+        nonlocal n_iter
+        update(factors)
+        n_iter += 1
+        value = float(objective(factors)[0])
+        history.append(value)
+        report(Pass("iterate", n_iter, 1, value))
+        return value
+
     if stopping.rule == "fixed":
         while n_iter < stopping.max_iter:
-            update(factors)
-            n_iter += 1
-            history.append(objective(factors))
-        return Solution(factors, history, n_iter, None, best, values)
+            step()
+        return Solution(_single(factors), history, n_iter, None, best, values)
 
     chosen = {name: value.copy() for name, value in factors.items()} if values else None
     mean_fit = 10 * history[0]
     converged = False
     while n_iter < stopping.max_iter:
-        update(factors)
-        n_iter += 1
-        value = objective(factors)
-        history.append(value)
+        value = step()
         mean_fit = MEAN_FIT_RATIO * mean_fit + (1 - MEAN_FIT_RATIO) * value
         if mean_fit == 0 or not (mean_fit - value) / mean_fit > stopping.tol:  # Cai: while maxErr > error
             converged = True  # (a NaN ratio stops too, as in Cai's loop)
@@ -125,4 +194,36 @@ def solve(starts: Iterable[Factors], update: Callable[[Factors], None], objectiv
         factors, n_iter, history = chosen, min(stopping.min_iter, stopping.max_iter), history[:1]
     logger.debug("start %d of %d kept; %d iterations, objective %.6g -> %.6g, converged %s", best,
                  max(len(values), 1), n_iter, history[0], history[-1], converged)
-    return Solution(factors, history, n_iter, converged, best, values)
+    return Solution(_single(factors), history, n_iter, converged, best, values)
+
+
+def _single(factors: Factors) -> Factors:
+    """A stack of one start as plain (p x k) matrices."""
+    return {name: value[0] for name, value in factors.items()}
+
+
+def per_start(update: Callable[[Factors], None], objective: Callable[[Factors], float]):
+    """Rules written for one start's (p x k) factors, applied to each start of a stack in turn.
+
+    For a method whose rules do not take stacks: the starts then cost what separate fits cost. The views of
+    each start are made once per stack, so a :class:`Handoff` between the rules still finds its arrays.
+    """
+    views: dict[int, tuple[np.ndarray, list[Factors]]] = {}
+
+    def starts(factors: Factors) -> list[Factors]:
+        key = id(next(iter(factors.values())))
+        first = next(iter(factors.values()))
+        if key not in views or views[key][0] is not first:
+            views.clear()
+            n = len(first)
+            views[key] = (first, [{name: value[i] for name, value in factors.items()} for i in range(n)])
+        return views[key][1]
+
+    def stacked_update(factors: Factors) -> None:
+        for single in starts(factors):
+            update(single)
+
+    def stacked_objective(factors: Factors) -> np.ndarray:
+        return np.array([objective(single) for single in starts(factors)])
+
+    return stacked_update, stacked_objective

@@ -31,8 +31,11 @@ IEEE TNNLS 2014).
 
 import numpy as np
 
-from .base import EPS, Factorization, check_nonnegative_float
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import Factorization, check_nonnegative_float
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 
 def nlcf_rules(X: np.ndarray, mu: float):
@@ -42,9 +45,10 @@ def nlcf_rules(X: np.ndarray, mu: float):
     """
     X_norm2 = squared_norm(X)
     a = np.einsum("ij,ij->j", X, X)  # ||x_i||^2, (n,)
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
 
     def update(factors):
+        handoff.clear()
         U, V = factors["U"], factors["V"]
         UtU = U.T @ U
         numerator = 2.0 * (1.0 + mu) * xt_dot(X, U)  # V update, (n x k)
@@ -53,7 +57,7 @@ def nlcf_rules(X: np.ndarray, mu: float):
         V *= numerator / denominator
 
         XV = x_dot(X, V)  # U update, (m x k)
-        reuse["XV"] = XV
+        handoff.keep(XV, U, V)
         numerator = (1.0 + mu) * XV
         denominator = U @ (V.T @ V + mu * np.diag(V.sum(axis=0)))
         np.maximum(denominator, EPS, out=denominator)
@@ -61,7 +65,7 @@ def nlcf_rules(X: np.ndarray, mu: float):
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        XV = reuse.pop("XV", None)
+        XV = handoff.take(U, V)
         if XV is None:
             XV = x_dot(X, V)
         fit = frobenius_objective(X, U, V, XV, X_norm2)

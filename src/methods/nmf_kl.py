@@ -23,8 +23,9 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 import numpy as np
 from scipy.special import rel_entr
 
-from .base import EPS, Factorization
-from .nmf import block_slices, one_blas_thread
+from .multiplicative import EPS
+from .base import Factorization
+from .products import block_slices, one_blas_thread
 
 
 def kl_divergence(X: np.ndarray, Y: np.ndarray) -> float:

@@ -56,10 +56,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .base import (EPS, Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
 from .knn_graph import check_algorithm, nearest_neighbours
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 
@@ -167,10 +170,11 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
     """
     M = sp.csr_matrix(M)
     L_plus, L_minus = split_regularizer(M)
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
     X_norm2 = squared_norm(X)
 
     def update(factors):
+        handoff.clear()
         U, V = factors["U"], factors["V"]
         numerator = xt_dot(X, U) + mu * (L_minus @ V)  # V update (NPNMF rule for V, L = L^+ - L^-), (n x k)
         denominator = V @ (U.T @ U) + mu * (L_plus @ V)
@@ -178,7 +182,7 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
         V *= numerator / denominator
 
         numerator = x_dot(X, V)  # U update (NPNMF rule for U = Lee and Seung's), (m x k)
-        reuse["XV"] = numerator.copy()
+        handoff.keep(numerator.copy(), U, V)
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator
@@ -186,7 +190,7 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
     def objective(factors):
         U, V = factors["U"], factors["V"]
         residual = V - M @ V  # (I - M) V: Tr(V^T L V) = ||(I - M) V||^2 without cancellation
-        return frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2) + mu * squared_norm(residual)
+        return frobenius_objective(X, U, V, handoff.take(U, V), X_norm2) + mu * squared_norm(residual)
 
     return update, objective
 

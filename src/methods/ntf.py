@@ -48,8 +48,10 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import ConfigError
-from .base import EPS, Factorization
-from .nmf import squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import Factorization
+from .products import squared_norm, x_dot, xt_dot
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -80,9 +82,10 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
     """
     h, w = image_shape
     normX2 = squared_norm(X)  # ||X||^2 (np.vdot would copy an F-ordered X twice)
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
 
     def update(factors):
+        handoff.clear()
         A, B, C = factors["A"], factors["B"], factors["C"]
         XC = x_dot(X, C).reshape(h, w, -1)  # G contracted with C over the sample mode, (h x w x k)
         CtC = C.T @ C
@@ -98,14 +101,14 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
         B *= numerator / denominator
 
         numerator = xt_dot(X, khatri_rao_rows(A, B))  # C update, G_(3)(B ⊙ A) (rule for w^j)
-        reuse["M_C"] = numerator.copy()
+        handoff.keep(numerator.copy(), A, B, C)
         denominator = C @ ((A.T @ A) * (B.T @ B))
         np.maximum(denominator, EPS, out=denominator)
         C *= numerator / denominator
 
     def objective(factors):
         A, B, C = factors["A"], factors["B"], factors["C"]
-        M_C = reuse.pop("M_C", None)
+        M_C = handoff.take(A, B, C)
         if M_C is None:
             M_C = xt_dot(X, khatri_rao_rows(A, B))
         return cp_objective(normX2, A, B, C, M_C)

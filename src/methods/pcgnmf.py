@@ -55,10 +55,13 @@ graph Laplacian", Neural Processing Letters 42:167-185, 2015 (appendix, eqs. 21-
 import numpy as np
 import scipy.sparse as sp
 
-from .base import EPS, UNLABELLED, check_nonnegative_float
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import UNLABELLED, check_nonnegative_float
 from .gnmf import GNMF
 from .knn_graph import degree
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 
 class PairwiseConstraints:
@@ -140,7 +143,7 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     W = W.tocsr()
     D = degree(W)[:, None]  # (n x 1): D V is a row scaling
     pairs = PairwiseConstraints(y)
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
     X_norm2 = squared_norm(X)
 
     def pairwise_terms(V):
@@ -148,6 +151,7 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
         return pairs.must(V, same), pairs.cannot(V, same)
 
     def update(factors):
+        handoff.clear()
         U, V = factors["U"], factors["V"]
         MV, CV = pairwise_terms(V)
         numerator = xt_dot(X, U) + alpha * (W @ V)  # V update (eq. 15 = appendix eq. 29), (n x k)
@@ -156,7 +160,7 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
         V *= numerator / denominator
 
         numerator = x_dot(X, V)  # U update (eq. 16, NMF's rule), (m x k)
-        reuse["XV"] = numerator.copy()
+        handoff.keep(numerator.copy(), U, V)
         denominator = U @ (V.T @ V)
         np.maximum(denominator, EPS, out=denominator)
         U *= numerator / denominator
@@ -166,7 +170,7 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
         smoothness = np.vdot(V, D * V) - np.vdot(V, W @ V)  # Tr(V^T L V)
         MV, CV = pairwise_terms(V)
         pairwise = np.vdot(MV, times_offdiagonal_ones(V)) + np.vdot(V, CV)  # Tr(V^T M V A) + Tr(V^T C V)
-        data = frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2)
+        data = frobenius_objective(X, U, V, handoff.take(U, V), X_norm2)
         return data + alpha * float(smoothness) + 0.5 * beta * float(pairwise)
 
     return update, objective

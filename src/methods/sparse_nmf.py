@@ -40,8 +40,11 @@ reference [18]).
 
 import numpy as np
 
-from .base import EPS, Factorization, check_nonnegative_float
-from .nmf import frobenius_objective, squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import EPS
+from .base import Factorization, check_nonnegative_float
+from .frobenius import objective as frobenius_objective
+from .products import squared_norm, x_dot, xt_dot
 
 
 def sparse_rules(X: np.ndarray, beta: float):
@@ -50,9 +53,10 @@ def sparse_rules(X: np.ndarray, beta: float):
     The U update computes X V with the new V; the objective after the sweep reuses it.
     """
     X_norm2 = squared_norm(X)
-    reuse: dict[str, np.ndarray] = {}
+    handoff = Handoff()
 
     def update(factors):
+        handoff.clear()
         U, V = factors["U"], factors["V"]
         norms = np.linalg.norm(U, axis=0)  # n_k = ||u_k||, (k,)
         numerator = xt_dot(X, U)  # V update, (n x k)
@@ -61,7 +65,7 @@ def sparse_rules(X: np.ndarray, beta: float):
         V *= numerator / denominator
 
         numerator = x_dot(X, V)  # U update, (m x k); U has not changed, so the norms still hold
-        reuse["XV"] = numerator.copy()
+        handoff.keep(numerator.copy(), U, V)
         weights = V.sum(axis=0) / np.maximum(norms, EPS)  # s_k / n_k
         denominator = U @ (V.T @ V) + (0.5 * beta) * (U * weights[None, :])
         np.maximum(denominator, EPS, out=denominator)
@@ -69,7 +73,7 @@ def sparse_rules(X: np.ndarray, beta: float):
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        fit = frobenius_objective(X, U, V, reuse.pop("XV", None), X_norm2)
+        fit = frobenius_objective(X, U, V, handoff.take(U, V), X_norm2)
         return float(fit + beta * (V.sum(axis=0) @ np.linalg.norm(U, axis=0)))
 
     return update, objective

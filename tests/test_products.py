@@ -1,4 +1,4 @@
-"""SampleBlocks (src.methods.nmf): the fused passes over X by blocks of samples change nothing but speed.
+"""SampleBlocks (src.methods.products): the fused passes over X by blocks of samples change nothing but speed.
 
 The one-step tests elsewhere check the updates against the papers' equations on data that fit in one
 block. Here the same fits run with blocks of 3 samples (so that a block ends inside a class, the last block
@@ -10,17 +10,27 @@ class row updated from part of its samples would break the equality.
 import numpy as np
 import pytest
 
-from src.methods import nmf as nmf_module
+from threadpoolctl import threadpool_limits
+
+from src.methods import products
 from src.methods.concept import CCF, CF
 from src.methods.label_matrix import label_matrix
 from src.methods.lcf import LCF
-from src.methods.nmf import NMF, SampleBlocks
+from src.methods.nmf import NMF
+from src.methods.products import SampleBlocks
 
 M, N, K = 7, 20, 3
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    """The blocked passes run with one BLAS thread (with more, whole products are used)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
 def fit(cls, X_rows, y, init, block_elements, monkeypatch, **params):
-    monkeypatch.setattr(nmf_module, "BLOCK_ELEMENTS", block_elements)
+    monkeypatch.setattr(products, "BLOCK_ELEMENTS", block_elements)
     return cls(n_components=K, max_iter=4, init={f: v.copy() for f, v in init.items()}, **params).fit(X_rows, y)
 
 
