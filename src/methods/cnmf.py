@@ -23,19 +23,19 @@ representation", IEEE TPAMI 34(7), pp. 1299-1311, 2012.
 import numpy as np
 import scipy.sparse as sp
 
-from .loop import Handoff
-from .multiplicative import EPS
+from . import frobenius
 from .base import Factorization
 from .label_matrix import label_matrix, n_constraint_columns
-from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import multiply
+from .products import dot, gram, squared_norm, x_dot, xt_dot
 
 
-def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
+def cnmf_rules(X, A: sp.spmatrix):
     """Return ``(update, objective)`` of Frobenius CNMF on X (m x n) with constraint matrix A (n x r).
 
-    Factors: ``U`` (m x k) and ``Z`` (r x k), r = c + n_u. The objective after a sweep reuses the
-    product X V computed by the U update.
+    Factors (stacks of starts): ``U`` (m x k) and ``Z`` (r x k), r = c + n_u. The objective after a sweep
+    reuses the product X V computed by the U update.
     """
     A = sp.csr_matrix(A)
     At = A.T.tocsr()
@@ -45,21 +45,18 @@ def cnmf_rules(X: np.ndarray, A: sp.spmatrix):
     def update(factors):
         handoff.clear()
         U, Z = factors["U"], factors["Z"]
-        numerator = At @ xt_dot(X, U)  # eq. 3, A^T X^T U, (r x k)
-        denominator = At @ ((A @ Z) @ (U.T @ U))  # A^T A Z U^T U
-        np.maximum(denominator, EPS, out=denominator)
-        Z *= numerator / denominator
+        numerator = dot(At, xt_dot(X, U))  # eq. 3, A^T X^T U, (r x k)
+        denominator = dot(At, dot(A, Z) @ gram(U))  # A^T A Z U^T U
+        multiply(Z, numerator, denominator)
 
-        V = A @ Z  # the representation V = A Z, (n x k)
-        numerator = x_dot(X, V)  # eq. 2, X A Z, (m x k)
-        handoff.keep(numerator.copy(), U, Z)
-        denominator = U @ (V.T @ V)  # U Z^T A^T A Z
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        V = dot(A, Z)  # the representation V = A Z, (n x k)
+        XV = x_dot(X, V)  # eq. 2, X A Z, (m x k)
+        frobenius.u_update(U, V, XV)  # U Z^T A^T A Z in the denominator
+        handoff.keep(XV, U, Z)
 
     def objective(factors):
         U, Z = factors["U"], factors["Z"]
-        return frobenius_objective(X, U, A @ Z, handoff.take(U, Z), X_norm2)
+        return frobenius.objective(X, U, dot(A, Z), handoff.take(U, Z), X_norm2)
 
     return update, objective
 
@@ -86,6 +83,7 @@ class CNMF(Factorization):
     needs_labels = True  # a run under a protocol without labels is refused (src.run)
 
     factor_names = ("U", "Z")
+    batched = True
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components

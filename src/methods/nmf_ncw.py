@@ -46,7 +46,7 @@ def ncw_weights(X: np.ndarray) -> np.ndarray:
         Nonnegative data, one sample per column. X^T X is never formed: O(mn) time, O(m + n) memory.
     """
     d = X.T @ X.sum(axis=1)
-    weights = np.zeros_like(d)
+    weights = np.zeros_like(d)  # X's dtype
     np.divide(1.0, np.sqrt(d), out=weights, where=d > 0)
     return weights
 
@@ -63,6 +63,8 @@ class NMFNCW(Factorization):
     W. Xu, X. Liu and Y. Gong, "Document clustering based on non-negative matrix factorization", Proc. ACM
     SIGIR 2003.
     """
+
+    batched = True
 
     def _rules(self, X, y):
         self.sample_weights_ = ncw_weights(X)

@@ -48,26 +48,26 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import ConfigError
-from .loop import Handoff
-from .multiplicative import EPS
 from .base import Factorization
-from .products import squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import multiply
+from .products import gram, inner, squared_norm, x_dot, xt_dot
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """(h*w x k) matrix whose column j is vec(a_j b_j^T) in C order: row i*w + s holds A[i, j] B[s, j]."""
-    h, k = A.shape
-    w = B.shape[0]
-    return (A[:, None, :] * B[None, :, :]).reshape(h * w, k)
+    """(h*w x k) matrix (per start) whose column j is vec(a_j b_j^T) in C order: row i*w + s holds A[i, j] B[s, j]."""
+    h, k = A.shape[-2:]
+    w = B.shape[-2]
+    return (A[..., :, None, :] * B[..., None, :, :]).reshape(*A.shape[:-2], h * w, k)
 
 
-def cp_objective(normX2: float, A, B, C, M_C) -> float:
-    """||G - [[A, B, C]]||_F^2 = ||G||^2 - 2 <C, G_(3)(B ⊙ A)> + sum((A^T A) * (B^T B) * (C^T C)).
+def cp_objective(normX2: float, A, B, C, M_C):
+    """||G - [[A, B, C]]||_F^2 = ||G||^2 - 2 <C, G_(3)(B ⊙ A)> + sum((A^T A) * (B^T B) * (C^T C)), per start.
 
     ``M_C`` (n x k) is G_(3) (B ⊙ A) computed with the given A and B.
     """
-    gram = (A.T @ A) * (B.T @ B) * (C.T @ C)
-    return float(normX2 - 2.0 * np.vdot(C, M_C) + gram.sum())
+    grams = gram(A) * gram(B) * gram(C)
+    return normX2 - 2.0 * inner(C, M_C) + grams.sum(axis=(-2, -1))
 
 
 def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
@@ -79,6 +79,8 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
         Nonnegative data, one image per column, pixels in C order (m = h*w).
     image_shape : tuple of int
         (h, w).
+
+    Factors are stacks of starts: ``A`` (s, h, k), ``B`` (s, w, k), ``C`` (s, n, k).
     """
     h, w = image_shape
     normX2 = squared_norm(X)  # ||X||^2 (np.vdot would copy an F-ordered X twice)
@@ -87,24 +89,18 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
     def update(factors):
         handoff.clear()
         A, B, C = factors["A"], factors["B"], factors["C"]
-        XC = x_dot(X, C).reshape(h, w, -1)  # G contracted with C over the sample mode, (h x w x k)
-        CtC = C.T @ C
+        XC = x_dot(X, C).reshape(*C.shape[:-2], h, w, C.shape[-1])  # G x_3 C, (h x w x k) per start
+        CtC = gram(C)
 
-        numerator = np.einsum("isj,sj->ij", XC, B)  # A update, G_(1)(C ⊙ B) (Shashua-Hazan rule for u^j)
-        denominator = A @ ((B.T @ B) * CtC)
-        np.maximum(denominator, EPS, out=denominator)
-        A *= numerator / denominator
+        numerator = np.einsum("...isj,...sj->...ij", XC, B)  # A update, G_(1)(C ⊙ B) (Shashua-Hazan rule for u^j)
+        multiply(A, numerator, A @ (gram(B) * CtC))
 
-        numerator = np.einsum("isj,ij->sj", XC, A)  # B update, G_(2)(C ⊙ A) (rule for v^j)
-        denominator = B @ ((A.T @ A) * CtC)
-        np.maximum(denominator, EPS, out=denominator)
-        B *= numerator / denominator
+        numerator = np.einsum("...isj,...ij->...sj", XC, A)  # B update, G_(2)(C ⊙ A) (rule for v^j)
+        multiply(B, numerator, B @ (gram(A) * CtC))
 
-        numerator = xt_dot(X, khatri_rao_rows(A, B))  # C update, G_(3)(B ⊙ A) (rule for w^j)
-        handoff.keep(numerator.copy(), A, B, C)
-        denominator = C @ ((A.T @ A) * (B.T @ B))
-        np.maximum(denominator, EPS, out=denominator)
-        C *= numerator / denominator
+        M_C = xt_dot(X, khatri_rao_rows(A, B))  # C update, G_(3)(B ⊙ A) (rule for w^j)
+        multiply(C, M_C, C @ (gram(A) * gram(B)))
+        handoff.keep(M_C, A, B, C)
 
     def objective(factors):
         A, B, C = factors["A"], factors["B"], factors["C"]
@@ -170,11 +166,13 @@ class NTF(Factorization):
     """
 
     factor_names = ("A", "B", "C")
+    batched = True
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 image_shape=None, n_starts=10, min_iter=30, stopping="reference"):
+                 image_shape=None, n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
         super().__init__(n_components=n_components, max_iter=max_iter, tol=tol, init=init,
-                         random_state=random_state, n_starts=n_starts, min_iter=min_iter, stopping=stopping)
+                         random_state=random_state, n_starts=n_starts, min_iter=min_iter, stopping=stopping,
+                         dtype=dtype)
         self.image_shape = image_shape
 
     def check_params(self) -> None:

@@ -40,17 +40,18 @@ reference [18]).
 
 import numpy as np
 
-from .loop import Handoff
-from .multiplicative import EPS
+from . import frobenius
 from .base import Factorization, check_nonnegative_float
-from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import EPS, multiply
+from .products import column_norms, column_sums, gram, squared_norm, x_dot, xt_dot
 
 
-def sparse_rules(X: np.ndarray, beta: float):
+def sparse_rules(X, beta: float):
     """Return ``(update, objective)`` of the L1-penalized, scale-free NMF on X (m x n) with weight ``beta``.
 
-    The U update computes X V with the new V; the objective after the sweep reuses it.
+    Factors are stacks of starts. The U update computes X V with the new V; the objective after the sweep
+    reuses it.
     """
     X_norm2 = squared_norm(X)
     handoff = Handoff()
@@ -58,23 +59,19 @@ def sparse_rules(X: np.ndarray, beta: float):
     def update(factors):
         handoff.clear()
         U, V = factors["U"], factors["V"]
-        norms = np.linalg.norm(U, axis=0)  # n_k = ||u_k||, (k,)
+        norms = column_norms(U)  # n_k = ||u_k||, (1 x k)
         numerator = xt_dot(X, U)  # V update, (n x k)
-        denominator = V @ (U.T @ U) + (0.5 * beta) * norms[None, :]
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
+        multiply(V, numerator, V @ gram(U) + (0.5 * beta) * norms)
 
-        numerator = x_dot(X, V)  # U update, (m x k); U has not changed, so the norms still hold
-        handoff.keep(numerator.copy(), U, V)
-        weights = V.sum(axis=0) / np.maximum(norms, EPS)  # s_k / n_k
-        denominator = U @ (V.T @ V) + (0.5 * beta) * (U * weights[None, :])
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        XV = x_dot(X, V)  # U update, (m x k); U has not changed, so the norms still hold
+        weights = column_sums(V) / np.maximum(norms, EPS)  # s_k / n_k, (1 x k)
+        multiply(U, XV, U @ gram(V) + (0.5 * beta) * (U * weights))
+        handoff.keep(XV, U, V)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        fit = frobenius_objective(X, U, V, handoff.take(U, V), X_norm2)
-        return float(fit + beta * (V.sum(axis=0) @ np.linalg.norm(U, axis=0)))
+        fit = frobenius.objective(X, U, V, handoff.take(U, V), X_norm2)
+        return fit + beta * (column_sums(V) * column_norms(U)).sum(axis=(-2, -1))
 
     return update, objective
 
@@ -107,13 +104,15 @@ class SparseNMF(Factorization):
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  beta=0.1,
-                 n_starts=10, min_iter=30, stopping="reference"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
         self.beta = beta
 
     def check_params(self):
         super().check_params()
         check_nonnegative_float("beta", self.beta)
+
+    batched = True
 
     def _rules(self, X, y):
         return sparse_rules(X, float(self.beta))
