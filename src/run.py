@@ -5,6 +5,7 @@ Usage::
     python -m src.run method=nmf dataset=yale
     python -m src.run -m method=kmeans,nmf,nmf_kl dataset=orl,yale      # parallel multirun (joblib)
     python -m src.run -m +paper/cnmf=experiment                         # a paper's settings
+    repro-mf method=nmf dataset=yale        # the same, as the installed command (tab completion: -sc install=bash)
 
 Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``results.csv``,
 ``config.yaml`` (the composed config), ``provenance.json`` (:mod:`src.provenance`: code, environment, data,
@@ -33,6 +34,7 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
 from . import methods, provenance, sweep
+from .config_dir import CONF_DIR
 from .data import Dataset, load_dataset
 from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
@@ -43,7 +45,6 @@ from .results import CELL_DIR, RESULTS, cell_path, load_cell, save_cell, setting
 
 logger = logging.getLogger(__name__)
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 GROUPS = ("dataset", "method", "protocol")  # plus paper/<name> (a paper's home, conf/paper/<name>/)
 LOCK = ".lock"
 
@@ -237,7 +238,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
     return out_dir / RESULTS
 
 
-@hydra.main(config_path="../conf", config_name="config", version_base="1.3")
+@hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -254,12 +255,19 @@ def main(cfg: DictConfig) -> None:
         sys.exit(2)
 
 
-if __name__ == "__main__":
+def cli(command: tuple[str, ...] = ("repro-mf",)) -> None:
+    """The command line (``python -m src.run`` or the console script ``repro-mf``): the group choices are
+    checked first (one line on a bad one, exit status 2), then Hydra runs :func:`main`. ``command`` is how
+    the program was called, recorded with the arguments in ``provenance.json``."""
     try:
         check_group_choices(sys.argv[1:])
     except ConfigError as exc:
         logging.basicConfig(format="[%(levelname)s] %(message)s")
         logger.error("%s", exc)
         sys.exit(2)
-    os.environ.setdefault(provenance.COMMAND_ENV, shlex.join(["python", "-m", "src.run", *sys.argv[1:]]))
+    os.environ.setdefault(provenance.COMMAND_ENV, shlex.join([*command, *sys.argv[1:]]))
     main()
+
+
+if __name__ == "__main__":
+    cli(("python", "-m", "src.run"))

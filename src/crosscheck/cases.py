@@ -22,18 +22,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 import yaml
 
 from src import methods
+from src.config_dir import CONF_DIR
 from src.data import load_dataset
 from src.methods.knn_graph import knn_graph, label_graph
 from src.metrics import accuracy, nmi
 
-CONF_DATASETS = Path(__file__).resolve().parents[2] / "conf" / "dataset"
+CONF_DATASETS = CONF_DIR / "dataset"
 
 TOL_FACTORS = 1e-10
 """Largest relative difference accepted between Octave's factors (or objectives) and ours."""

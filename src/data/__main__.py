@@ -14,8 +14,9 @@ import difflib
 import logging
 import sys
 
+from ..config_dir import CONF_DIR
 from ..errors import UserError
-from .named import CONF_DIR, load_named
+from .named import load_named
 
 logger = logging.getLogger(__name__)
 

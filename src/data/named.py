@@ -1,12 +1,9 @@
 """Load a data set by its config name, outside a Hydra run (scripts, figures, benchmarks)."""
 
-from pathlib import Path
-
 from hydra import compose, initialize_config_dir
 
+from ..config_dir import CONF_DIR
 from . import Dataset, load_dataset
-
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 
 def load_named(name: str, overrides: list[str] | tuple[str, ...] = ()) -> Dataset:

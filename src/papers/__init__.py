@@ -25,10 +25,11 @@ from types import ModuleType
 
 import yaml
 
+from ..config_dir import CONF_DIR
 from ..errors import ConfigError
 
 #: The root of the paper homes.
-HOME = Path(__file__).resolve().parents[2] / "conf" / "paper"
+HOME = CONF_DIR / "paper"
 #: Where ``make reproduce-<paper>`` writes (relative to the working directory, as ``paths.output_dir``).
 OUTPUTS = Path("outputs") / "reproduce"
 SETTINGS = "reproduce.yaml"

@@ -1,0 +1,29 @@
+"""Where the Hydra configs live: one answer for every entry point.
+
+In a checkout (and an editable install) the configs are the top-level ``conf/`` beside the package, the
+directory users edit. A regular install (``pip install .``) ships the same files inside the package as
+``src/conf/`` (``pyproject.toml`` maps the package ``src.conf`` onto ``conf/``), so an installed copy runs
+from any directory. :data:`CONF_DIR` is the checkout's ``conf/`` when the package sits in a checkout, else
+the installed copy.
+"""
+
+from pathlib import Path
+
+#: The directory of the package ``src``.
+PACKAGE = Path(__file__).resolve().parent
+
+
+def find_conf_dir(package: Path = PACKAGE) -> Path:
+    """The config directory of the package at ``package``.
+
+    A checkout is recognised by ``pyproject.toml`` and ``conf/config.yaml`` beside the package; anything
+    else (``site-packages``, a ``--target`` directory) uses the package's own ``conf/``.
+    """
+    checkout = package.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "conf" / "config.yaml").is_file():
+        return checkout / "conf"
+    return package / "conf"
+
+
+#: The Hydra config directory (``config.yaml`` and the groups ``dataset/``, ``method/``, ``paper/``, ...).
+CONF_DIR = find_conf_dir()

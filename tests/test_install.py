@@ -1,0 +1,164 @@
+"""A real install: the packaging in pyproject.toml, where the configs are found (src/config_dir.py), and a wheel
+installed outside the checkout running ``python -m src.run``, ``python -m src.data`` and ``repro-mf`` from
+another directory."""
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+
+from src import config_dir
+
+REPO = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
+
+
+# --- packaging (fast) -------------------------------------------------------------------------------------
+
+def test_every_subpackage_and_the_configs_are_packaged():
+    found = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / "src").rglob("__init__.py")
+             if "__pycache__" not in path.parts}
+    assert set(SETUPTOOLS["packages"]) == found | {"src.conf"}
+    assert SETUPTOOLS["package-dir"] == {"src.conf": "conf"}
+
+
+def test_every_file_of_conf_is_package_data():
+    patterns = SETUPTOOLS["package-data"]["src.conf"]
+    shipped = {path for pattern in patterns for path in (REPO / "conf").glob(pattern)}
+    assert {path for path in (REPO / "conf").rglob("*") if path.is_file()} == shipped
+
+
+def test_the_console_script_is_the_command_line_of_src_run():
+    module, _, function = PYPROJECT["project"]["scripts"]["repro-mf"].partition(":")
+    assert module == "src.run" and callable(getattr(importlib.import_module(module), function))
+
+
+# --- where the configs are (fast) -------------------------------------------------------------------------
+
+def test_a_checkout_uses_its_top_level_conf():
+    assert config_dir.CONF_DIR == REPO / "conf"
+    assert (config_dir.CONF_DIR / "config.yaml").is_file()
+
+
+def package_in(root: Path, checkout: bool) -> Path:
+    package = root / "src"
+    (package / "conf").mkdir(parents=True)
+    (root / "conf").mkdir()
+    (root / "conf" / "config.yaml").write_text("seed: 0\n")
+    if checkout:
+        (root / "pyproject.toml").write_text("[project]\n")
+    return package
+
+
+def test_the_checkout_conf_beside_the_package_wins(tmp_path):
+    assert config_dir.find_conf_dir(package_in(tmp_path, checkout=True)) == tmp_path / "conf"
+
+
+def test_an_installed_package_uses_its_own_conf(tmp_path):
+    # site-packages may hold an unrelated top-level conf/: without pyproject.toml beside it, it is not ours
+    assert config_dir.find_conf_dir(package_in(tmp_path, checkout=False)) == tmp_path / "src" / "conf"
+
+
+# --- a wheel installed outside the checkout (integration) -------------------------------------------------
+
+def builds_wheels_offline() -> bool:
+    """Whether this environment's setuptools builds a wheel by itself (>= 70.1 needs no ``wheel`` package),
+    so that the build needs no package index."""
+    try:
+        major, minor = (int(part) for part in metadata.version("setuptools").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (70, 1)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """A wheel built from a copy of the checkout (the checkout gets no build/), installed with ``--target``."""
+    root = tmp_path_factory.mktemp("install")
+    source = root / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, source / name)
+    for name in ("src", "conf"):
+        shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    isolation = ["--no-build-isolation"] if builds_wheels_offline() else []  # else pip fetches setuptools
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip[:3], "wheel", *pip[3:], str(source), "--no-deps", *isolation, "-w", str(root / "dist")],
+                   cwd=root, check=True, timeout=300)
+    wheel, = (root / "dist").glob("repro_mf-*.whl")
+    site = root / "site"
+    subprocess.run([*pip[:3], "install", *pip[3:], "--no-deps", "--no-index", "--target", str(site), str(wheel)],
+                   cwd=root, check=True, timeout=120)
+    elsewhere = root / "elsewhere"
+    elsewhere.mkdir()
+    return site, elsewhere
+
+
+def run_installed(installed, *args, **env):
+    """``args`` run from a directory outside the checkout, with only the install target on PYTHONPATH."""
+    site, elsewhere = installed
+    environment = {**os.environ, "PYTHONPATH": str(site), **env}
+    return subprocess.run(list(args), cwd=elsewhere, env=environment, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.integration  # builds and installs a wheel: ~10 s
+def test_the_installed_copy_is_imported_with_its_own_configs(installed):
+    site, _ = installed
+    probe = ("import json, sys, src, src.config_dir as c; "
+             "print(json.dumps([src.__file__, str(c.CONF_DIR), sys.path]))")
+    done = run_installed(installed, sys.executable, "-c", probe)
+    assert done.returncode == 0, done.stderr
+    module, conf, path = json.loads(done.stdout)
+    assert Path(module).resolve().is_relative_to(site.resolve())
+    assert Path(conf).resolve() == (site / "src" / "conf").resolve() and (Path(conf) / "config.yaml").is_file()
+    assert not any(entry and Path(entry).resolve() in (REPO, REPO / "src") for entry in path)
+
+
+@pytest.mark.integration  # one tiny run of the installed copy: ~5 s
+def test_the_installed_copy_runs_from_another_directory(installed, mirror):
+    site, elsewhere = installed
+    run = site.parent / "run"
+    done = run_installed(installed, sys.executable, "-m", "src.run", "method=nmf", "dataset=yale",
+                         "protocol.ks=[2]", "protocol.n_trials=1", "method.params.stopping=fixed",
+                         "method.params.n_starts=1", "method.params.max_iter=20", f"paths.mirror={mirror}",
+                         f"hydra.run.dir={run}")
+    assert done.returncode == 0, done.stderr
+    assert len((run / "results.csv").read_text().splitlines()) == 2  # the header and the one cell
+    sources = yaml.safe_load((run / ".hydra" / "hydra.yaml").read_text())["hydra"]["runtime"]["config_sources"]
+    main, = (source["path"] for source in sources if source["provider"] == "main")
+    assert Path(main).resolve() == (site / "src" / "conf").resolve()
+    assert (elsewhere / "data" / "raw").is_dir()  # paths.data_dir is relative to the working directory
+
+
+@pytest.mark.integration
+def test_the_installed_data_command_helps_and_refuses_a_misspelled_name(installed):
+    done = run_installed(installed, sys.executable, "-m", "src.data", "--help")
+    assert done.returncode == 0 and "yale" in done.stdout and "usage" in done.stdout
+    done = run_installed(installed, sys.executable, "-m", "src.data", "yael")
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr.strip().count("\n") == 0 and "did you mean 'yale'" in done.stderr
+    done = run_installed(installed, sys.executable, "-m", "src.data")
+    assert done.returncode == 2 and all(name in done.stdout for name in ("orl", "yale", "coil20"))
+
+
+@pytest.mark.integration
+def test_the_console_script_installs_and_answers_tab_completion(installed):
+    site, _ = installed
+    script = site / "bin" / "repro-mf"
+    done = run_installed(installed, str(script), "-sc", "install=bash")
+    assert done.returncode == 0, done.stderr
+    assert "hydra_bash_completion" in done.stdout and done.stdout.rstrip().endswith("repro-mf")
+    done = run_installed(installed, str(script), "-sc", "query=bash", COMP_LINE="repro-mf method=nm")
+    assert done.returncode == 0, done.stderr
+    assert "method=nmf" in done.stdout.split()
+    done = run_installed(installed, str(script), "method=nmff")
+    assert done.returncode == 2 and "method='nmff' is not one of" in done.stderr
