@@ -24,6 +24,11 @@ BLAS = ThreadpoolController().select(user_api="blas")
 """numpy's BLAS (as loaded when this module is imported): its thread count is read by :func:`blas_threads`."""
 _BLAS = BLAS.lib_controllers
 
+FUSED_MAX_WIDTH = 32
+"""Widest products (columns over all starts) that :class:`SampleBlocks` fuses block by block: thin products
+re-read X from memory and gain from a pass over cache-sized blocks; wide ones (many starts together) are
+compute-bound and run faster as two whole GEMMs."""
+
 BLOCK_ELEMENTS = 2**16
 """Entries of X per block of every blocked pass (:class:`SampleBlocks`, the KL products, COP-KMeans): 512 kB
 in float64, so that a block stays in cache."""
@@ -142,8 +147,8 @@ class SampleBlocks:
     ``fused(P, rule, B)`` reads each block X_b once: G_b = X_b^T P (rows b of X^T P, every start), then
     ``rule(b, G_b)`` updates the rows b of B in place, then X_b B_b is added to X B. One pass over X instead
     of two (X^T P, then X B with the new B): faster than the two whole products with one BLAS thread, the
-    block products running single-threaded. With several BLAS threads (or sparse X) the two whole products
-    are used instead (see :func:`short_and_wide`); the result is the same up to rounding.
+    block products running single-threaded. With several BLAS threads, sparse X or products wider than
+    :data:`FUSED_MAX_WIDTH` the two whole products are used instead; the result is the same up to rounding.
 
     Parameters
     ----------
@@ -161,10 +166,10 @@ class SampleBlocks:
 
         P is (m x k) per start and B (n x k) per start, stacks or matrices alike.
         """
-        if sp.issparse(self.X) or not short_and_wide():
+        F = flat(P)
+        if sp.issparse(self.X) or not short_and_wide() or F.shape[1] > FUSED_MAX_WIDTH:
             rule(slice(None), xt_dot(self.X, P))
             return x_dot(self.X, B)
-        F = flat(P)
         XB = np.zeros((self.X.shape[0], F.shape[1]), dtype=np.result_type(self.X, B))
         for block in self.blocks:
             X_b = self.X[:, block]
