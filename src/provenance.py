@@ -37,12 +37,13 @@ FILE = "provenance.json"
 COMMAND_ENV = "REPRO_COMMAND"
 #: Modules under ``src/`` that only present or check results; editing them never changes a number.
 PRESENTATION = frozenset({
-    "errors.py", "figures.py", "files.py", "paper_report.py", "provenance.py", "report.py", "reproduce.py",
+    "config_dir.py", "errors.py", "figures.py", "files.py", "paper_report.py", "provenance.py", "report.py",
+    "reproduce.py",
     "scorecard.py", "sweep.py", "tables.py", "data/__main__.py", "papers/__init__.py", "papers/cnmf.py",
     "papers/lcf.py",
 })
 #: Tools beside the pipeline whose code never computes a result row.
-TOOLS = ("crosscheck/",)
+TOOLS = ("bench/", "crosscheck/")
 #: Packages whose version can change a computed number; part of the code fingerprint.
 NUMERICAL_PACKAGES = ("numpy", "scipy", "scikit-learn", "pynndescent", "numba", "opencv-python-headless")
 #: Packages named in a report's footer (all installed packages are in ``provenance.json``).
