@@ -89,7 +89,8 @@ def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> No
         raise ConfigError("protocol.ks is empty; give at least one number of classes")
     for k in ks:
         if isinstance(k, bool) or not isinstance(k, int) or not 2 <= k <= n_classes:
-            raise ConfigError(f"protocol.ks contains {k!r}; each k must be an integer in [2, {n_classes}]")
+            raise ConfigError(f"protocol.ks contains {k!r}; each k must be an integer in [2, {n_classes}] "
+                              f"(the data set has {n_classes} classes)")
     for key in ("n_trials", "kmeans_restarts"):
         check_positive_int(f"protocol.{key}", protocol[key])
     offset = protocol["rank_offset"]

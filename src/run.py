@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from . import methods, provenance, sweep
 from .config_dir import CONF_DIR
-from .data import Dataset, load_dataset
+from .data import Dataset, load_dataset, pin_user_file
 from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
 from .protocol import check_method, check_protocol, make_trial, run_cell
@@ -189,6 +189,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
     """
     started = provenance.now()
     forget_used_files()  # this job's data files only, in a worker that ran other jobs before
+    cfg = pin_user_file(cfg)  # a user's own data file: recorded (config, results, fingerprint) by absolute path and sha256
     plain = OmegaConf.to_container(cfg, resolve=True)
     run = prepare(plain)
     dataset, protocol, method = run.dataset, run.protocol, run.method

@@ -8,13 +8,16 @@ Common config keys: ``name`` (str), ``loader`` (one of :data:`DATASETS`) and ``p
 
 * ``none``: values as stored (0..255 for ORL/Yale/MNIST, [0, 1] for COIL20, counts for Caltech);
 * ``scale01``: divide by the largest possible value (255 for uint8 images, 1 for COIL20) so that
-  ``X`` lies in [0, 1]; for bag-of-words counts, which have no such bound, divide by the largest
-  count in the data set;
+  ``X`` lies in [0, 1]; for bag-of-words counts and a user's own file, which have no such bound,
+  divide by the largest value in the data set;
 * ``unit_norm`` (default): scale each sample to L2 norm 1 (all-zero samples stay zero), as Deng
   Cai's demos do.
 
+A user's own file (loader ``file``) defaults to ``none``: its values are used as given.
+
 Loader keys: ``deng_cai``: ``file``; ``mnist``: ``split``, ``subsample``; ``caltech101``: ``features``
-and its settings (see :mod:`src.data.caltech`).
+and its settings (see :mod:`src.data.caltech`); ``file`` (a user's own ``.mat``, ``.npz`` or ``.csv``,
+``conf/dataset/file.yaml``): ``path`` and the file's layout (see :mod:`src.data.user_file`).
 
 Pixel order: rows of ``X`` are kept as the files store them. Deng Cai's ``.mat`` rows are 32x32 images
 in MATLAB column-major order (``pixel_order="F"``: ``X[i].reshape(32, 32, order="F")`` is upright);
@@ -30,19 +33,21 @@ from pathlib import Path
 
 import numpy as np
 
-from src.data import caltech, deng_cai, mnist
+from src.data import caltech, deng_cai, mnist, user_file
 from src.errors import ConfigError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DATASETS", "PREPROCESS", "Dataset", "as_images", "load_dataset"]
+__all__ = ["DATASETS", "PREPROCESS", "Dataset", "as_images", "load_dataset", "pin_user_file"]
 
-_LOADERS = {"deng_cai": deng_cai, "mnist": mnist, "caltech101": caltech}
+_LOADERS = {"deng_cai": deng_cai, "mnist": mnist, "caltech101": caltech, "file": user_file}
 #: Loader names accepted by the config key ``loader``.
 DATASETS: tuple[str, ...] = tuple(_LOADERS)
 #: Values accepted by the config key ``preprocess``.
 PREPROCESS: tuple[str, ...] = ("none", "scale01", "unit_norm")
 _COMMON_KEYS = ("name", "loader", "preprocess")
+#: A run's config with a user file's absolute path and sha256 (see :func:`src.data.user_file.pin`).
+pin_user_file = user_file.pin
 
 
 @dataclass(frozen=True, eq=False)

@@ -354,6 +354,14 @@ def _record(key: str, path: Path, matched: str) -> Path:
     return Path(path)
 
 
+def record_user_file(path: Path, sha256: str) -> None:
+    """Remember that this process read a user's own data file (outside :data:`REGISTRY`), for provenance.
+
+    It is listed by :func:`used_files` under its absolute path, with the sha256 the loader computed.
+    """
+    _record(str(path), Path(path), f"sha256:{sha256}")
+
+
 def used_files() -> list[dict]:
     """The raw files fetched or found in the cache since :func:`forget_used_files`, each with its sha256."""
     return [dict(_USED[key]) for key in sorted(_USED)]
