@@ -180,12 +180,14 @@ def stale_reason(row: dict, fingerprint: str, code: str) -> str | None:
     return None
 
 
-def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
+def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level: int = logging.INFO) -> Path:
     """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``; returns results.csv.
 
     Cells already on disk with the same settings and code are reused; others are recomputed, with one
     line per reason. ``provenance.json`` records what produced the directory (written at the start and
-    completed at the end).
+    completed at the end). Progress is logged at ``progress_level`` as a line per k
+    (:class:`src.sweep.RunProgress`; a sweep job passes DEBUG: its sweep logs one line per job), each cell
+    at DEBUG.
     """
     started = provenance.now()
     forget_used_files()  # this job's data files only, in a worker that ran other jobs before
@@ -213,6 +215,8 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
         logger.warning("%d finished cell(s) in %s were %s; recomputing them (first: %s)",
                        len(names), out_dir / CELL_DIR, reason, names[0])
     rows, start, computed = [], time.perf_counter(), 0
+    progress = sweep.RunProgress(f"{dataset.name}/{method['label']}", cells,
+                                 [cell for cell, row in stored.items() if row is None], progress_level)
     for number, (k, trial_number) in enumerate(cells, 1):
         row = stored[k, trial_number]
         if row is None:
@@ -229,13 +233,14 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=()) -> Path:
         else:
             status = "already done, skipped"
         rows.append(row)
-        logger.info("[%s/%s] cell %d/%d k=%d trial=%d: %s (elapsed %.0fs)", dataset.name, method["label"],
-                    number, len(cells), k, trial_number, status, time.perf_counter() - start)
+        logger.debug("[%s/%s] cell %d/%d k=%d trial=%d: %s (elapsed %.0fs)", dataset.name, method["label"],
+                     number, len(cells), k, trial_number, status, time.perf_counter() - start)
+        progress.update(k, trial_number, row)
     with exclusive(out_dir / LOCK):  # runs sharing out_dir take turns writing results.csv, tables and figure
         write_reports(write_results(out_dir, rows), out_dir)
     provenance.write(out_dir, {**record, "ended": provenance.now(), "cells": len(cells), "cells_computed": computed,
                                "cells_reused": len(cells) - computed})
-    logger.info("wrote %s and the table and figure beside it", out_dir / RESULTS)
+    logger.log(progress_level, "wrote %s and the table and figure beside it", out_dir / RESULTS)
     return out_dir / RESULTS
 
 
@@ -246,11 +251,11 @@ def main(cfg: DictConfig) -> None:
     overrides = list(hydra_cfg.overrides.task)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN  # a failed sweep job is recorded; the others go on
     try:
-        with sweep.job_failures(Path(hydra_cfg.sweep.dir), hydra_cfg.job.num, overrides) if multirun \
-                else nullcontext():
+        with sweep.job(Path(hydra_cfg.sweep.dir), hydra_cfg.job.num, overrides, out_dir, cfg) if multirun \
+                else nullcontext():  # a sweep job: one line at its end, with the sweep's job counter
             check_run(OmegaConf.to_container(cfg, resolve=True))  # runtime.blas_threads, before it is used
             with threadpool_limits(limits=cfg.runtime.blas_threads):
-                run_experiment(cfg, out_dir, overrides)
+                run_experiment(cfg, out_dir, overrides, logging.DEBUG if multirun else logging.INFO)
     except UserError as exc:  # a single run: one line, exit status 2
         logger.error("%s", exc)
         sys.exit(2)

@@ -28,6 +28,10 @@ def test_single_run_writes_results_table_and_figure_and_is_deterministic(tmp_pat
         done = run("method=nmf", "dataset=yale", *SMALL, f"hydra.run.dir={out}", f"paths.data_dir={data_dir}")
         assert done.returncode == 0, done.stderr + done.stdout
         outputs.append(out)
+    log = done.stdout + done.stderr
+    progress = [line for line in log.splitlines() if "[yale/NMF] k=" in line and " done: " in line]  # one per k
+    assert len(progress) == 2 and "k=2 done: 2/4 cells" in progress[0] and "4/4 cells" in progress[1], log
+    assert " cell 1/4 " not in log
     first, second = (pd.read_csv(out / "results.csv") for out in outputs)
     for column in ("dataset", "method", "k", "trial", "seed", "acc", "nmi", "n_iter", "fit_seconds"):
         assert column in first.columns

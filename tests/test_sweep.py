@@ -1,18 +1,21 @@
-"""src.sweep: a multirun checks every job before starting any, and sums up the jobs that failed."""
+"""src.sweep: a multirun checks every job before starting any, sums up the jobs that failed, counts its
+jobs with the time left; run directories have names a shell takes as they are."""
 
 import json
+import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from omegaconf import OmegaConf
 
-from src import sweep
+from src import papers, sweep
 from src.errors import ConfigError
 
-pytestmark = pytest.mark.integration
-
+SHELL_SAFE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
 REPO = Path(__file__).resolve().parents[1]
 SMALL = ["protocol.ks=[2]", "protocol.n_trials=1", "protocol.kmeans_restarts=2", "method.params.max_iter=10"]
 
@@ -23,6 +26,7 @@ def multirun(*args, data_dir):
                           env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.integration  # python -m src.run -m in a subprocess
 def test_a_sweep_with_invalid_jobs_lists_each_on_one_line_and_starts_nothing(tmp_path):
     out = tmp_path / "sweep"
     done = multirun("method=nmf,cnmf,ccf", "dataset=yale", "method.params.max_iter=5,-1", *SMALL[:3],
@@ -38,6 +42,7 @@ def test_a_sweep_with_invalid_jobs_lists_each_on_one_line_and_starts_nothing(tmp
     assert not out.exists() or not [p for p in out.iterdir() if p.is_dir() and not p.name.startswith(".")]
 
 
+@pytest.mark.integration  # python -m src.run -m in a subprocess
 def test_a_job_failing_at_run_time_lets_the_others_finish_and_the_sweep_exits_nonzero(tmp_path):
     out = tmp_path / "sweep"
     (out / "1_orl_NMF" / "results.csv").mkdir(parents=True)  # job 1 cannot write its results.csv
@@ -63,3 +68,140 @@ def test_failures_are_recorded_per_job_and_other_errors_pass(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with sweep.job_failures(tmp_path, 5, []):
             raise KeyboardInterrupt
+
+
+NASTY = ["FNMF(farness=0.001)", "SemiGNMF(alpha=100)", "PCGNMF(alpha=1,beta=10)", "GNMF(alpha=100.0)",
+         "my method [v2]", "it's \"quoted\"", "a/b\\c", "-rf", "--help", ".hidden", "..", "=ls", "~user",
+         "$HOME", "`id`", "a;b&&c|d", "star*?", "{a,b}", "tab\there", "new\nline", "Café λ=0.3", "()", "",
+         "  ", "#comment", "!bang", "percent%", "<in>out", "x" * 3, "NMF-KL", "COP-KMeans", 42, 0.001]
+
+
+@pytest.mark.parametrize("label", NASTY)
+def test_safe_name_gives_a_name_a_shell_takes_unquoted(label):
+    name = sweep.safe_name(label)
+    assert SHELL_SAFE.match(name), name
+    assert not name.startswith(("-", ".", "=", "+", ","))
+    assert sweep.safe_name(name) == name  # a safe name stays as it is
+
+
+def test_safe_name_keeps_the_labels_readable_and_is_a_config_resolver():
+    assert sweep.safe_name("FNMF(farness=0.001)") == "FNMF-farness=0.001"
+    assert sweep.safe_name("PCGNMF(alpha=1,beta=10)") == "PCGNMF-alpha=1,beta=10"
+    assert sweep.safe_name("my method [v2]") == "my-method-v2"
+    assert sweep.safe_name("Café") == "Cafe" and sweep.safe_name("()") == "unnamed"
+    assert [sweep.safe_name(label) for label in ("NMF", "NMF-KL", "COP-KMeans")] == ["NMF", "NMF-KL", "COP-KMeans"]
+    sweep.register_resolver()  # twice: no error
+    config = OmegaConf.create({"label": "SemiGNMF(alpha=${alpha})", "alpha": 100,
+                               "subdir": "yale_${safe_name:${label}}"})
+    assert config.subdir == "yale_SemiGNMF-alpha=100"
+
+
+@pytest.mark.integration  # composes the jobs of every reproduction (half a minute)
+def test_the_reproductions_run_directories_are_shell_safe_and_distinct():
+    from hydra import compose, initialize_config_dir
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    names, dirs, composed = {}, {}, {}
+    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
+        for paper in papers.in_order():
+            params = compose("config", overrides=[paper.experiment], return_hydra_config=True).hydra.sweeper.params
+            for overrides in paper.sweep_overrides():
+                arguments = [f"{key}={value}" for key, value in params.items()] + overrides[1:]
+                parsed = OverridesParser.create().parse_overrides(arguments)
+                for batch in BasicSweeper.split_arguments(parsed, None):
+                    for job in batch:
+                        dataset = next(o.split("=", 1)[1] for o in job if o.startswith("dataset="))
+                        method = tuple(o for o in job if not o.startswith("dataset="))  # label: not per data set
+                        if (paper.name, method) not in composed:
+                            cfg = compose("config", overrides=[paper.experiment, *job], return_hydra_config=True)
+                            assert cfg.hydra.sweep.subdir == f"{dataset}_{sweep.safe_name(cfg.method.label)}"
+                            composed[paper.name, method] = (cfg.hydra.sweep.dir, cfg.method.label)
+                        sweep_dir, label = composed[paper.name, method]
+                        subdir = f"{dataset}_{sweep.safe_name(label)}"
+                        assert SHELL_SAFE.match(subdir), subdir
+                        names.setdefault(sweep.safe_name(label), set()).add(label)
+                        where = (sweep_dir, subdir)
+                        assert dirs.setdefault(where, (dataset, label)) == (dataset, label), where
+    assert len(names) > 20 and all(len(labels) == 1 for labels in names.values()), names
+    assert "FNMF-farness=0.001" in names and "SemiGNMF-alpha=100" in names
+
+
+def test_duration_and_time_left_read_as_a_person_says_them():
+    assert [sweep.duration(s) for s in (0.4, 35, 59.4, 60, 361, 3599, 3600, 7500)] == \
+        ["0 s", "35 s", "59 s", "1 min", "6 min", "1 h 00 min", "1 h 00 min", "2 h 05 min"]
+    assert sweep.time_left(60, 2, 3) == "1 min so far, about 2 min left"  # 30 s per job, 3 jobs left
+    assert sweep.time_left(60, 0, 3).endswith("time left not known yet")
+    assert sweep.time_left(60, 5, 0) == "1 min in all"
+
+
+def job_lines(caplog):
+    return [r.getMessage() for r in caplog.records if r.name == "src.sweep" and r.getMessage().startswith("[")]
+
+
+def test_the_job_counter_counts_this_launchs_jobs_across_processes(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="src.sweep")
+    sweep.start_progress(tmp_path, 3)
+    sweep.finish_job(tmp_path, 1, "yale NMF", 35, "mean AC 0.620 NMI 0.710 over 4 cells, 4 computed", True)
+    sweep.finish_job(tmp_path, 0, "yale KMeans", 2, "see the error above", False, failed=True)
+    sweep.finish_job(tmp_path, 2, "orl NMF", 40, "4 computed", True)
+    first, second, third = job_lines(caplog)
+    assert first.startswith("[1/3] yale NMF done in 35 s (mean AC 0.620") and first.endswith("left")
+    assert "about" in first and second.startswith("[2/3] yale KMeans failed after 2 s")
+    assert third.startswith("[3/3] orl NMF done in 40 s") and third.endswith("in all")
+    # a resumed launch into the same directory: the jobs of the earlier launch are not counted
+    caplog.clear()
+    sweep.start_progress(tmp_path, 3)
+    sweep.finish_job(tmp_path, 0, "yale KMeans", 0.1, "all reused", False)
+    sweep.finish_job(tmp_path, 1, "yale NMF", 0.1, "all reused", False)
+    lines = job_lines(caplog)
+    assert lines[0].startswith("[1/3]") and lines[1].startswith("[2/3]"), lines
+    assert all(line.endswith("time left not known yet") for line in lines)  # no rate from reused jobs
+
+
+def test_a_job_marks_its_end_also_when_it_fails(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="src.sweep")
+    sweep.start_progress(tmp_path, 2)
+    cfg = OmegaConf.create({"dataset": {"name": "yale"}, "method": {"label": "GNMF(alpha=1)"}})
+    with sweep.job(tmp_path, 0, ["method=gnmf"], tmp_path / "0", cfg):
+        raise ConfigError("method.params.alpha=-1 must be >= 0")
+    assert (sweep.failures_dir(tmp_path) / "0.json").is_file()
+    assert (sweep.progress_dir(tmp_path) / "job_0.json").is_file()
+    assert job_lines(caplog)[0].startswith("[1/2] yale GNMF(alpha=1) failed after")
+
+
+def test_run_progress_logs_a_line_per_k_with_the_cells_done(caplog):
+    caplog.set_level(logging.INFO, logger="src.sweep")
+    cells = [(2, 0), (2, 1), (3, 0), (3, 1)]
+    progress = sweep.RunProgress("yale/NMF", cells, todo=cells[1:], every=float("inf"))
+    for (k, trial), acc in zip(cells, (0.5, 0.7, 0.4, 0.6)):
+        progress.update(k, trial, {"acc": acc, "nmi": acc / 2})
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("[yale/NMF] k=2 done: 2/4 cells (1 reused), AC 0.600 NMI 0.300 at k=2;")
+    assert lines[0].endswith("left") and lines[1].endswith("in all") and "4/4 cells" in lines[1]
+
+
+def test_run_directories_named_by_raw_labels_are_renamed_for_a_resumed_sweep(tmp_path, caplog):
+    for name in ("orl_FNMF(farness=0.001)", "orl_NMF", "yale_GNMF(alpha=1)", "yale_GNMF-alpha=1", "notes (draft)"):
+        (tmp_path / name / ("cells" if name != "notes (draft)" else "other")).mkdir(parents=True)
+    sweep.rename_old_run_dirs(tmp_path)
+    left = sorted(path.name for path in tmp_path.iterdir())
+    assert left == ["notes (draft)", "orl_FNMF-farness=0.001", "orl_NMF", "yale_GNMF(alpha=1)", "yale_GNMF-alpha=1"]
+    assert "both exist" in caplog.text  # the new one is kept; the old one's cells are not reused
+
+
+@pytest.mark.integration  # python -m src.run -m in a subprocess
+def test_a_multirun_logs_one_line_per_job_with_the_counter_and_shell_safe_directories(tmp_path):
+    out = tmp_path / "sweep"
+    done = multirun("method=nmf,fnmf", "dataset=yale", *SMALL, f"hydra.sweep.dir={out}", data_dir=tmp_path / "data")
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    jobs = [line for line in log.splitlines() if re.search(r"\] - \[\d+/2\] yale ", line)]
+    assert len(jobs) == 2 and "[1/2] yale " in jobs[0] and "[2/2] yale " in jobs[1], log
+    assert re.search(r"(about .* left|not known yet)$", jobs[0]) and jobs[1].endswith("in all"), jobs
+    assert any("FNMF(farness=" in line for line in jobs)  # the label itself is unchanged
+    assert not re.search(r"\] cell \d+/\d+ k=", log) and "k=2 done" not in log  # cell and k lines: DEBUG
+    runs = [path.name for path in out.iterdir() if not path.name.startswith(".") and path.is_dir()]
+    assert sorted(runs) == ["0_yale_NMF", "1_yale_FNMF-farness=0.01"], runs
+    assert all(SHELL_SAFE.match(name) for name in runs)
