@@ -10,7 +10,7 @@ from sklearn.base import clone
 from src.errors import ConfigError
 from src.methods.concept import CCF, CF, concept_factors_from_nmf, concept_rules
 from src.methods.label_matrix import label_matrix
-from src.methods.loop import Stopping, per_start, solve
+from src.methods.loop import Stopping, solve
 from src.methods.nmf import NMF
 
 from helpers import FIXED, assert_same_fit, monotone, partial_labels, random_init, traced_peak
@@ -101,7 +101,7 @@ def test_implicit_kernel_equals_explicit_kernel(labelled, rng):
     for kernel in ("implicit", "explicit"):
         factors = {key: value.copy() for key, value in init.items()}
         update, objective = concept_rules(X, A, kernel)
-        runs[kernel] = solve({k: v[None] for k, v in factors.items()}, *per_start(update, objective), Stopping("fixed", max_iter=60))
+        runs[kernel] = solve({k: v[None] for k, v in factors.items()}, update, objective, Stopping("fixed", max_iter=60))
     for key in init:
         np.testing.assert_allclose(runs["implicit"].factors[key], runs["explicit"].factors[key], rtol=1e-10)
     np.testing.assert_allclose(runs["implicit"].history, runs["explicit"].history, rtol=1e-10)
@@ -111,8 +111,8 @@ def test_no_n_by_n_array_with_feature_data(rng):
     n, m = 3000, 20
     X = rng.random((n, m))
     y = partial_labels(n, rng, classes=5, fraction=0.1)
-    for cls in (CF, CCF):
-        _, peak = traced_peak(lambda: cls(n_components=5, max_iter=3, random_state=0).fit(X, y))
+    for cls in (CF, CCF):  # one start: s starts iterate together in (s, n, k) stacks, s times the factors
+        _, peak = traced_peak(lambda: cls(n_components=5, max_iter=3, random_state=0, n_starts=1).fit(X, y))
         assert peak < n * n * 8 / 20, f"{cls.__name__} peak {peak} bytes"
 
 
@@ -186,3 +186,32 @@ def test_ccf_init_from_nmf_errors(rng):
         CCF(init_from_nmf=True).fit(-X)
     with pytest.raises(ConfigError, match="NMF factors"):
         CCF(init_from_nmf=True, init={"W": rng.random((6, 2)), "Z": rng.random((6, 2))}).fit(X)
+
+
+# -- starts iterated together, float32 ---------------------------------------------------------------------
+@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+@pytest.mark.parametrize("cls", [CF, CCF])
+def test_batched_starts_equal_single_start_fits(cls, sign, rng):
+    """Four starts advancing in one stack give each start's objective (and the kept factors) of its own fit."""
+    X = rng.random((16, 7)) if sign == "nonnegative" else rng.normal(size=(16, 7))
+    y = partial_labels(16, rng)
+    inits = [random_init(cls, rng, 7, 16, 3, y) for _ in range(4)]
+    batched = cls(n_components=3, init=inits, n_starts=4, min_iter=5, stopping="fixed", max_iter=5).fit(X, y)
+    singles = [cls(n_components=3, init=init, n_starts=1, stopping="fixed", max_iter=5).fit(X, y) for init in inits]
+    assert batched.kernel_ == ("implicit" if sign == "nonnegative" else "explicit")
+    np.testing.assert_allclose(batched.start_objectives_, [s.objective_history_[-1] for s in singles], rtol=1e-9)
+    for name, value in singles[batched.best_start_].factors_.items():
+        np.testing.assert_allclose(batched.factors_[name], value, rtol=1e-9, err_msg=name)
+
+
+@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+@pytest.mark.parametrize("cls", [CF, CCF])
+def test_float32_fit_stays_float32_and_descends(cls, sign, rng):
+    X = rng.random((30, 12)) if sign == "nonnegative" else rng.normal(size=(30, 12))
+    y = partial_labels(30, rng)
+    model = cls(n_components=3, max_iter=60, random_state=0, dtype="float32", **FIXED).fit(X, y)
+    assert model.get_params()["dtype"] == "float32"
+    for name, factor in model.factors_.items():
+        assert factor.dtype == np.float32, name
+    history = model.objective_history_
+    assert np.all(np.diff(history) <= 1e-5 * history[0]) and history[-1] < history[0]

@@ -10,7 +10,7 @@ import pytest
 from src.errors import ConfigError
 from src.methods.concept import CF
 from src.methods.lcf import LCF, lcf_rules
-from src.methods.loop import Stopping, per_start, solve
+from src.methods.loop import Stopping, solve
 
 from helpers import FIXED, assert_same_fit, monotone, random_init, traced_peak
 
@@ -105,9 +105,10 @@ def test_general_rules_on_nonnegative_data_give_eq_37_for_w_but_eq_41_not_12_for
     Xp = rng.random((6, 9))
     lam = 0.3
     W, Vp = rng.random((9, 3)), rng.random((3, 9))
-    factors = {"W": W.copy(), "V": Vp.T.copy()}
+    factors = {"W": W[None].copy(), "V": Vp.T[None].copy()}
     update, _ = lcf_rules(Xp, lam, "explicit")
     update(factors)
+    factors = {key: value[0] for key, value in factors.items()}
     K = Xp.T @ Xp
     A = np.tile(np.diag(K), (3, 1))
     B = np.tile(np.diag(W.T @ K @ W)[:, None], (1, 9))
@@ -158,7 +159,8 @@ def test_locality_changes_the_factorization(rng):
 def test_no_n_by_n_array_with_feature_data(rng):
     n, m = 3000, 20
     X = rng.random((n, m))
-    model, peak = traced_peak(lambda: LCF(n_components=5, max_iter=3, random_state=0, lam=8.0).fit(X))
+    # one start: s starts iterate together in (s, n, k) stacks, s times the factors
+    model, peak = traced_peak(lambda: LCF(n_components=5, max_iter=3, random_state=0, lam=8.0, n_starts=1).fit(X))
     assert model.kernel_ == "implicit"
     assert peak < n * n * 8 / 20, f"LCF peak {peak} bytes"
 
@@ -224,5 +226,30 @@ def test_shared_loop_drives_lcf_rules_directly(rng):
     Xp = rng.random((6, 9))
     factors = {"W": rng.random((9, 2)), "V": rng.random((9, 2))}
     update, objective = lcf_rules(Xp, 0.3)
-    history = solve({k: v[None] for k, v in factors.items()}, *per_start(update, objective), Stopping("fixed", max_iter=50)).history
+    history = solve({k: v[None] for k, v in factors.items()}, update, objective, Stopping("fixed", max_iter=50)).history
     assert len(history) == 50 and monotone(history)
+
+
+# -- starts iterated together, float32 ---------------------------------------------------------------------
+@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+def test_batched_starts_equal_single_start_fits(sign, rng):
+    """Four starts advancing in one stack give each start's objective (and the kept factors) of its own fit."""
+    X = rng.random((16, 7)) if sign == "nonnegative" else rng.normal(size=(16, 7))
+    inits = [random_init(LCF, rng, 7, 16, 3) for _ in range(4)]
+    batched = LCF(n_components=3, lam=0.7, init=inits, n_starts=4, min_iter=5, stopping="fixed", max_iter=5).fit(X)
+    singles = [LCF(n_components=3, lam=0.7, init=init, n_starts=1, stopping="fixed", max_iter=5).fit(X) for init in inits]
+    assert batched.kernel_ == ("implicit" if sign == "nonnegative" else "explicit")
+    np.testing.assert_allclose(batched.start_objectives_, [s.objective_history_[-1] for s in singles], rtol=1e-9)
+    for name, value in singles[batched.best_start_].factors_.items():
+        np.testing.assert_allclose(batched.factors_[name], value, rtol=1e-9, err_msg=name)
+
+
+@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+def test_float32_fit_stays_float32_and_descends(sign, rng):
+    X = rng.random((30, 12)) if sign == "nonnegative" else rng.normal(size=(30, 12))
+    model = LCF(n_components=3, lam=0.7, max_iter=60, random_state=0, dtype="float32", **FIXED).fit(X)
+    assert model.get_params()["dtype"] == "float32"
+    for name, factor in model.factors_.items():
+        assert factor.dtype == np.float32, name
+    history = model.objective_history_
+    assert np.all(np.diff(history) <= 1e-5 * history[0]) and history[-1] < history[0]

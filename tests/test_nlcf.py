@@ -44,3 +44,25 @@ def test_nlcf_with_mu_zero_is_nmf(rng):
     assert_same_fit(a, b)
     c = NLCF(n_components=3, max_iter=20, init=init, mu=0.3).fit(X)
     assert not np.allclose(c.factors_["V"], NMF(n_components=3, max_iter=20, init=init).fit(X).factors_["V"])
+
+
+# -- starts iterated together, float32 ---------------------------------------------------------------------
+def test_batched_starts_equal_single_start_fits(rng):
+    """Four starts advancing in one stack give each start's objective (and the kept factors) of its own fit."""
+    X = rng.random((16, 7))
+    inits = [random_init(NLCF, rng, 7, 16, 3) for _ in range(4)]
+    batched = NLCF(n_components=3, mu=0.7, init=inits, n_starts=4, min_iter=5, stopping="fixed", max_iter=5).fit(X)
+    singles = [NLCF(n_components=3, mu=0.7, init=init, n_starts=1, stopping="fixed", max_iter=5).fit(X) for init in inits]
+    np.testing.assert_allclose(batched.start_objectives_, [s.objective_history_[-1] for s in singles], rtol=1e-9)
+    for name, value in singles[batched.best_start_].factors_.items():
+        np.testing.assert_allclose(batched.factors_[name], value, rtol=1e-9, err_msg=name)
+
+
+def test_float32_fit_stays_float32_and_descends(rng):
+    X = rng.random((30, 12))
+    model = NLCF(n_components=3, mu=0.7, max_iter=60, random_state=0, dtype="float32", **FIXED).fit(X)
+    assert model.get_params()["dtype"] == "float32"
+    for name, factor in model.factors_.items():
+        assert factor.dtype == np.float32, name
+    history = model.objective_history_
+    assert np.all(np.diff(history) <= 1e-5 * history[0]) and history[-1] < history[0]

@@ -16,6 +16,7 @@ from src.methods import products
 from src.methods.concept import CCF, CF
 from src.methods.label_matrix import label_matrix
 from src.methods.lcf import LCF
+from src.methods.nlcf import NLCF
 from src.methods.nmf import NMF
 from src.methods.products import SampleBlocks
 
@@ -34,6 +35,18 @@ def fit(cls, X_rows, y, init, block_elements, monkeypatch, **params):
     return cls(n_components=K, max_iter=4, init={f: v.copy() for f, v in init.items()}, **params).fit(X_rows, y)
 
 
+def random_factors(name, rng, y):
+    """Initial factors of method ``name`` for the N x M data of these tests."""
+    if name in ("nmf", "nlcf"):
+        return {"U": rng.random((M, K)), "V": rng.random((N, K))}
+    if name == "ccf":
+        return {"W": rng.random((N, K)), "Z": rng.random((label_matrix(y).shape[1], K))}
+    return {"W": rng.random((N, K)), "V": rng.random((N, K))}
+
+
+METHODS = {"nmf": (NMF, {}), "cf": (CF, {}), "ccf": (CCF, {}), "lcf": (LCF, {"lam": 0.5}), "nlcf": (NLCF, {"mu": 0.5})}
+
+
 def labels_with_a_singleton_class():
     """Classes 0 (5 samples, spread over blocks), 1 (2 samples), 2 (one sample: its own row of Z); rest -1."""
     y = np.full(N, -1)
@@ -43,22 +56,37 @@ def labels_with_a_singleton_class():
     return y
 
 
-@pytest.mark.parametrize("name", ["nmf", "cf", "ccf", "lcf"])
+@pytest.mark.parametrize("name", list(METHODS))
 def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
     rng = np.random.default_rng(7)
     X_rows = rng.random((N, M))
     y = labels_with_a_singleton_class() if name == "ccf" else None
-    cls, params = {"nmf": (NMF, {}), "cf": (CF, {}), "ccf": (CCF, {}), "lcf": (LCF, {"lam": 0.5})}[name]
-    if name == "nmf":
-        init = {"U": rng.random((M, K)), "V": rng.random((N, K))}
-    elif name == "ccf":
-        init = {"W": rng.random((N, K)), "Z": rng.random((label_matrix(y).shape[1], K))}
-    else:
-        init = {"W": rng.random((N, K)), "V": rng.random((N, K))}
+    cls, params = METHODS[name]
+    init = random_factors(name, rng, y)
 
     whole = fit(cls, X_rows, y, init, 10**9, monkeypatch, **params)
     blocked = fit(cls, X_rows, y, init, 3 * M, monkeypatch, **params)
     assert len(SampleBlocks(X_rows.T).blocks) == 7  # 3, 3, ..., 3, 2 samples
+    for factor, value in whole.factors_.items():
+        np.testing.assert_allclose(blocked.factors_[factor], value, rtol=1e-12, err_msg=factor)
+    np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["cf", "ccf", "lcf", "nlcf"])
+def test_blocks_of_stacked_starts_equal_one_block(name, monkeypatch):
+    """The same with four starts iterated together: every block serves every start of the stack."""
+    rng = np.random.default_rng(11)
+    X_rows = rng.random((N, M))
+    y = labels_with_a_singleton_class() if name == "ccf" else None
+    cls, params = METHODS[name]
+    inits = [random_factors(name, rng, y) for _ in range(4)]
+    runs = []
+    for block_elements in (10**9, 3 * M):
+        monkeypatch.setattr(products, "BLOCK_ELEMENTS", block_elements)
+        runs.append(cls(n_components=K, init=inits, n_starts=4, min_iter=3, max_iter=5, stopping="fixed",
+                        **params).fit(X_rows, y))
+    whole, blocked = runs
+    np.testing.assert_allclose(blocked.start_objectives_, whole.start_objectives_, rtol=1e-12)
     for factor, value in whole.factors_.items():
         np.testing.assert_allclose(blocked.factors_[factor], value, rtol=1e-12, err_msg=factor)
     np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_, rtol=1e-12)

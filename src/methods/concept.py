@@ -17,19 +17,22 @@ and prove Z first without fixing an order. With no label A = I and CCF is exactl
 
 Implicit kernel. With feature data every product with K is taken as K B = X^T (X B), O(mnk) time and
 O(mn + nk) memory: no n x n array is ever formed (tested with tracemalloc at n = 3000). W^T K W = (X W)^T
-(X W) and Tr(V^T K W) = <X V, X W>. The product X W of the objective is kept (with a copy of W to check it
-is still valid) and reused by the next update, so one iteration costs four m x n x k products. They take
-two passes over X (:class:`~src.methods.nmf.SampleBlocks`): each block of samples gives its rows of K W,
-their new rows of V (Z) and its share of X V; then its rows of K V, of the new W and its share of X W. In
-CCF a labelled class's row of Z pools all its samples: it is updated after the first pass from the class
-sums of K W, and its share of X V is (X A_c) z_c with the class sums X A_c of X computed once.
+(X W) and Tr(V^T K W) = <X V, X W>. The products X W and X V of an update are handed to the objective and
+X W on to the next update (:class:`~src.methods.loop.Handoff`), so one iteration costs four m x n x k
+products. The starts of a fit advance together: every factor is a stack (s, p, k) and each product with X
+serves all of them at once (:mod:`~src.methods.products`). The products take two passes over X
+(:class:`~src.methods.products.SampleBlocks`): each block of samples gives its rows of K W, their new rows
+of V (Z) and its share of X V; then its rows of K V, of the new W and its share of X W. In CCF a labelled
+class's row of Z pools all its samples: it is updated after the first pass from the class sums of K W, and
+its share of X V is (X A_c) z_c with the class sums X A_c of X computed once.
 
 General (mixed-sign) form. When X has negative entries, K has entries of both signs and the rules above
 can leave the nonnegative orthant. The CCF paper's section III-E then applies Sha et al.'s multiplicative
 rule for nonnegative quadratic programs, y <- y (-c + sqrt(c^2 + 4 (B+ y)(B- y))) / (2 B+ y) for
 Q(y) = y^T B y / 2 + c^T y, with K = K+ - K- split into its positive and negative entries. That needs K
 itself, so in this case (and only then) K, K+ and K- are built explicitly (n x n, O(n^2 m) once and
-O(n^2 k) per iteration, as in the paper's own complexity count). With P+- = K+- W Z^T A^T A Z and
+O(n^2 k) per iteration and start, as in the paper's own complexity count; one product per kernel serves
+all starts). With P+- = K+- W Z^T A^T A Z and
 Q+- = A^T A Z W^T K+- W:
 
     Z <- Z * (A^T K W + sqrt((A^T K W)^2 + 4 Q+ Q-)) / (2 Q+)       (eq. 27)
@@ -68,40 +71,33 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .multiplicative import EPS
 from .base import Factorization, check_data, check_labels
 from .label_matrix import label_matrix, n_constraint_columns
+from .loop import Handoff
+from .multiplicative import multiply
 from .nmf import NMF
-from .products import SampleBlocks, squared_norm, x_dot
+from .products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
 
 KERNELS = ("implicit", "explicit")
 
 
-class _DataProducts:
-    """X @ B for factors B, remembered with a copy of B so that a stale product is never reused."""
+def data_products(handoff: Handoff, X, W: np.ndarray, C: np.ndarray, expand=None):
+    """(X W, X V) for the factors W and C (V = ``expand(C)``, or C itself), handed on to the next taker.
 
-    def __init__(self, X: np.ndarray):
-        self.X = X
-        self.kept: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-
-    def times(self, name: str, B: np.ndarray) -> np.ndarray:
-        """Return X @ B (m x k), reusing the last product stored under ``name`` if B is unchanged."""
-        kept = self.kept.get(name)
-        if kept is not None and kept[0].shape == B.shape and np.array_equal(kept[0], B):
-            return kept[1]
-        XB = x_dot(self.X, B)
-        self.kept[name] = (B.copy(), XB)
-        return XB
-
-    def keep(self, name: str, B: np.ndarray, XB: np.ndarray) -> None:
-        """Store X @ B, computed elsewhere (by :class:`SampleBlocks`), for B as it is now."""
-        self.kept[name] = (B.copy(), XB)
+    Taken from ``handoff`` when the last update or objective left them for these arrays, else computed;
+    either way kept again for them (the objective changes no factor).
+    """
+    products = handoff.take(W, C)
+    if products is None:
+        products = (x_dot(X, W), x_dot(X, C if expand is None else expand(C)))
+    handoff.keep(products, W, C)
+    return products
 
 
 def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "implicit"):
-    """Return ``(update, objective)`` of CF (A None) or CCF (A given) on X (m x n).
+    """Return ``(update, objective)`` of CF (A None) or CCF (A given) on X (m x n), over stacks of starts.
 
     Parameters
     ----------
@@ -115,7 +111,8 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
 
     Returns
     -------
-    update, objective : callables over the factor dict {"W": (n, k), "V" or "Z": (n or r, k)}.
+    update, objective : callables over the factor dict {"W": (s, n, k), "V" or "Z": (s, n or r, k)}; the
+        objective returns one value per start, shape (s,).
     """
     if kernel not in KERNELS:
         raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
@@ -126,23 +123,23 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         A = sp.csr_matrix(A)
         if not (np.array_equal(A.indptr, np.arange(A.shape[0] + 1)) and np.all(A.data == 1)):
             raise ValueError("A must hold exactly one 1 per row (each sample in one column: its class or its own)")
+        A = A.astype(X.dtype)
         At = A.T.tocsr()
 
-        def expand(Z):  # A Z, (n x k)
-            return A @ Z
+        def expand(Z):  # A Z, (n x k) per start
+            return dot(A, Z)
 
-        def contract(B):  # A^T B, (r x k)
-            return At @ B
+        def contract(B):  # A^T B, (r x k) per start
+            return dot(At, B)
 
     trace_K = squared_norm(X)  # Tr(K) = ||X||_F^2 (np.vdot would copy an F-ordered X twice)
-    products = _DataProducts(X)
+    handoff = Handoff()  # (X W, X A Z) from the update to the objective, X W on to the next update
 
     def objective(factors):
-        W, V = factors["W"], expand(factors[coefficient])
-        XW = products.times("W", W)
-        XV = products.times("V", V)
-        # Tr(K) - 2 Tr(V^T K W) + Tr(V^T V W^T K W)
-        return float(trace_K - 2.0 * np.vdot(XV, XW) + np.vdot(V.T @ V, XW.T @ XW))
+        W, Z = factors["W"], factors[coefficient]
+        XW, XV = data_products(handoff, X, W, Z, expand)
+        # Tr(K) - 2 Tr(V^T K W) + Tr(V^T V W^T K W), per start
+        return trace_K - 2.0 * inner(XV, XW) + inner(gram(expand(Z)), gram(XW))
 
     if kernel == "implicit":
         blocks = SampleBlocks(X)
@@ -152,77 +149,67 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         sizes = np.bincount(column_of, minlength=column_of.size if A is None else A.shape[1])
         single = sizes[column_of] == 1  # (n,)
         pooled = np.flatnonzero(sizes > 1)  # columns of A with more than one sample
-        pooled_sizes = sizes[pooled].astype(np.float64)
+        pooled_sizes = sizes[pooled].astype(X.dtype)[:, None]
         if pooled.size:
             A_pooled_T = At[pooled]  # (p x n)
             XA_pooled = np.asarray(A_pooled_T @ X.T).T  # X A restricted to the pooled columns, (m x p)
 
         def update(factors):
             W, Z = factors["W"], factors[coefficient]
-            XW = products.times("W", W)
-            WKW = XW.T @ XW  # W^T K W, (k x k)
-            KW = np.empty_like(W)  # K W, (n x k), filled block by block, kept for the W update
-            V = Z if A is None else Z[column_of]  # A Z: each sample's row of Z (a copy for CCF)
+            kept = handoff.take(W, Z)
+            XW = x_dot(X, W) if kept is None else kept[0]
+            WKW = gram(XW)  # W^T K W, (k x k) per start
+            KW = np.empty_like(W)  # K W, (n x k) per start, filled block by block, kept for the W update
+            V = Z if A is None else Z[..., column_of, :]  # A Z: each sample's row of Z (a copy for CCF)
             if pooled.size:
-                V[~single] = 0.0  # pooled rows are updated after the pass; meanwhile they add nothing to X V
+                V[..., ~single, :] = 0.0  # pooled rows are updated after the pass; meanwhile they add nothing
 
             def z_rule(block, KW_block):  # eq. 11 for the rows of samples alone in their column of A
-                KW[block] = KW_block
-                V_b, own = V[block], single[block]
-                numerator = KW_block[own]  # A^T K W, row of one sample
-                denominator = V_b[own] @ WKW  # A^T A Z W^T K W with (A^T A)_jj = 1
-                np.maximum(denominator, EPS, out=denominator)
-                V_b[own] *= numerator / denominator
+                KW[..., block, :] = KW_block  # A^T K W for such a row; A^T A Z W^T K W with (A^T A)_jj = 1
+                V_b = V[..., block, :]
+                multiply(V_b, KW_block, V_b @ WKW)  # a pooled row is 0 and stays 0
 
             XV = blocks.fused(XW, z_rule, V)  # the independent rows and their share of X V, one pass over X
             if A is not None:
-                Z[column_of[single]] = V[single]
+                Z[..., column_of[single], :] = V[..., single, :]
             if pooled.size:  # eq. 11 for the classes' rows: A^T K W sums K W over the class
-                numerator = A_pooled_T @ KW
-                denominator = pooled_sizes[:, None] * (Z[pooled] @ WKW)  # A^T A Z W^T K W
-                np.maximum(denominator, EPS, out=denominator)
-                Z[pooled] *= numerator / denominator
-                XV += XA_pooled @ Z[pooled]  # their share of X V = X A Z
-                V[~single] = Z[column_of[~single]]
-            products.keep("V", V, XV)
+                Z_pooled = Z[..., pooled, :]  # a copy, written back
+                multiply(Z_pooled, dot(A_pooled_T, KW), pooled_sizes * (Z_pooled @ WKW))  # / A^T A Z W^T K W
+                Z[..., pooled, :] = Z_pooled
+                XV += dot(XA_pooled, Z_pooled)  # their share of X V = X A Z
+                V[..., ~single, :] = Z[..., column_of[~single], :]
 
-            VtV = V.T @ V  # Z^T A^T A Z
+            VtV = gram(V)  # Z^T A^T A Z
 
             def w_rule(block, KV_block):  # eq. 10, rows ``block``: W * K A Z / (K W Z^T A^T A Z)
-                denominator = KW[block] @ VtV
-                np.maximum(denominator, EPS, out=denominator)
-                W[block] *= KV_block / denominator
+                multiply(W[..., block, :], KV_block, KW[..., block, :] @ VtV)
 
-            products.keep("W", W, blocks.fused(XV, w_rule, W))  # X W for the objective and the next update
+            XW = blocks.fused(XV, w_rule, W)  # X W for the objective and the next update
+            handoff.keep((XW, XV), W, Z)
 
         return update, objective
 
     n = X.shape[1]
     logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
     K = X.T @ X
-    K_plus = np.maximum(K, 0.0)
-    K_minus = np.maximum(-K, 0.0)
+    K_plus = np.maximum(K, 0)
+    K_minus = np.maximum(-K, 0)
 
     def update_general(factors):
+        handoff.clear()
         W, Z = factors["W"], factors[coefficient]
-        KpW, KmW = K_plus @ W, K_minus @ W  # K+ W, K- W, (n x k)
+        KpW, KmW = dot(K_plus, W), dot(K_minus, W)  # K+ W, K- W, (n x k) per start
         V = expand(Z)
         G = contract(KpW - KmW)  # A^T K W
-        Q_plus = contract(V @ (W.T @ KpW))  # A^T A Z W^T K+ W
-        Q_minus = contract(V @ (W.T @ KmW))  # A^T A Z W^T K- W
-        numerator = G + np.sqrt(G * G + 4.0 * Q_plus * Q_minus)  # eq. 27 (constants of Theorem 2)
-        denominator = 2.0 * Q_plus
-        np.maximum(denominator, EPS, out=denominator)
-        Z *= numerator / denominator
+        Q_plus = contract(V @ (W.mT @ KpW))  # A^T A Z W^T K+ W
+        Q_minus = contract(V @ (W.mT @ KmW))  # A^T A Z W^T K- W
+        multiply(Z, G + np.sqrt(G * G + 4.0 * Q_plus * Q_minus), 2.0 * Q_plus)  # eq. 27 (Theorem 2's constants)
 
         V = expand(Z)
-        S = V.T @ V  # Z^T A^T A Z
-        KV = K @ V  # K A Z
+        S = gram(V)  # Z^T A^T A Z
+        KV = dot(K, V)  # K A Z
         P_plus, P_minus = KpW @ S, KmW @ S  # K+- W Z^T A^T A Z
-        numerator = KV + np.sqrt(KV * KV + 4.0 * P_plus * P_minus)  # eq. 23 (constants of Theorem 2)
-        denominator = 2.0 * P_plus
-        np.maximum(denominator, EPS, out=denominator)
-        W *= numerator / denominator
+        multiply(W, KV + np.sqrt(KV * KV + 4.0 * P_plus * P_minus), 2.0 * P_plus)  # eq. 23 (Theorem 2's)
 
     return update_general, objective
 
@@ -260,12 +247,13 @@ class _ConceptFactorization(Factorization):
     """Shared machinery of CF and CCF: the data are kept during ``fit`` for the kernel normalization."""
 
     nonnegative_data = False  # mixed-sign data run the general rules (eqs. 23, 27) with an explicit K
+    batched = True
     coefficient = "V"
 
     def fit(self, X, y=None):
         """Fit to X (n_samples, n_features), labels y (-1 = unlabelled); X may have negative entries."""
         self.check_params()
-        X_rows = check_data(X, nonnegative=False)
+        X_rows = check_data(X, nonnegative=False, dtype=self.dtype)
         self._data = X_rows.T  # a view, (m x n); dropped after fitting
         self._labels = check_labels(y, X_rows.shape[0])
         self._prepare(self._labels)
@@ -293,7 +281,7 @@ class _ConceptFactorization(Factorization):
         V = factors[self.coefficient]
         A = self._constraint()
         if A is not None:
-            V = A @ V
+            V = dot(A.astype(V.dtype), V)
         return V * self._concept_norms(factors)  # eq. 12 applied to V = A Z
 
     def _basis(self, factors):
@@ -329,7 +317,7 @@ class CCF(_ConceptFactorization):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`.
     init_from_nmf : bool, default=False
         Initialize from NMF as the paper does: fit :class:`~src.methods.nmf.NMF` with the same
@@ -359,8 +347,8 @@ class CCF(_ConceptFactorization):
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  init_from_nmf=False,
-                 n_starts=10, min_iter=30, stopping="reference"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
         self.init_from_nmf = init_from_nmf
 
     def check_params(self):
@@ -401,6 +389,7 @@ class CCF(_ConceptFactorization):
             n_starts=self.n_starts,
             min_iter=self.min_iter,
             stopping=self.stopping,
+            dtype=self.dtype,
         ).fit(X.T)
         logger.debug("CCF initialized from NMF after %d iterations", nmf.n_iter_)
         W, Z = concept_factors_from_nmf(X, nmf.factors_["U"], nmf.factors_["V"], self._constraint())

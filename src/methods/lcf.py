@@ -20,9 +20,11 @@ LCCF code and our CF (:mod:`src.methods.concept`) do; Theorem 1 holds for either
 order LCF with lambda = 0 is CF iterate for iterate (tested).
 
 Implicit kernel. With nonnegative feature data every product with K is taken as K B = X^T (X B): no n x n
-array is formed (tested with tracemalloc at n = 3000), one iteration costs four m x n x k products (X W is
-kept from the objective and reused, as in CF) instead of the paper's O(n^2 k) (its Table II), in two passes
-over X as CF's (the rows of both updates are independent: :class:`~src.methods.nmf.SampleBlocks`).
+array is formed (tested with tracemalloc at n = 3000), one iteration costs four m x n x k products (X W and
+X V are handed from the update to the objective and X W on to the next update, as in CF) instead of the
+paper's O(n^2 k) (its Table II), in two passes over X as CF's (the rows of both updates are independent:
+:class:`~src.methods.products.SampleBlocks`). As in CF, the starts of a fit advance together, each product
+with X serving all of them (:mod:`~src.methods.products`).
 
 General (mixed-sign) form, section V-C. When X has negative entries we apply Sha et al.'s rule (Theorem 2)
 with K = K+ - K-, which needs K itself: K, K+ and K- are then built (n x n, as in the paper's complexity
@@ -61,16 +63,30 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .multiplicative import EPS
 from .base import check_nonnegative_float
-from .concept import KERNELS, _ConceptFactorization, _DataProducts
-from .products import SampleBlocks, squared_norm
+from .concept import KERNELS, _ConceptFactorization, data_products
+from .loop import Handoff
+from .multiplicative import multiply
+from .products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
 
 
+def _diagonal(M: np.ndarray) -> np.ndarray:
+    """diag(M_i) of every (k x k) matrix of a stack, (s, k) (a read-only view)."""
+    return np.diagonal(M, axis1=-2, axis2=-1)
+
+
+def _locality_gram(V: np.ndarray, lam: float) -> np.ndarray:
+    """V^T V + lambda diag(1^T V), (k x k) per start."""
+    M = gram(V)
+    diagonal = np.arange(M.shape[-1])
+    M[..., diagonal, diagonal] += lam * V.sum(axis=-2)
+    return M
+
+
 def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
-    """Return ``(update, objective)`` of LCF on X (m x n).
+    """Return ``(update, objective)`` of LCF on X (m x n), over stacks of starts.
 
     Parameters
     ----------
@@ -84,81 +100,77 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
 
     Returns
     -------
-    update, objective : callables over the factor dict {"W": (n, k), "V": (n, k)}.
+    update, objective : callables over the factor dict {"W": (s, n, k), "V": (s, n, k)}; the objective
+        returns one value per start, shape (s,).
     """
     if kernel not in KERNELS:
         raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
     trace_K = squared_norm(X)  # Tr(K)
     a = np.einsum("ij,ij->j", X, X)  # diag(K) = squared sample norms, (n,)
-    products = _DataProducts(X)
+    handoff = Handoff()  # (X W, X V) from the update to the objective, X W on to the next update
 
     def objective(factors):
         W, V = factors["W"], factors["V"]
-        XW = products.times("W", W)
-        XV = products.times("V", V)
-        WKW = XW.T @ XW
-        cross = np.vdot(XV, XW)  # Tr(V^T K W)
-        fit = trace_K - 2.0 * cross + np.vdot(V.T @ V, WKW)  # ||X - X W V^T||^2
+        XW, XV = data_products(handoff, X, W, V)
+        WKW = gram(XW)
+        cross = inner(XV, XW)  # Tr(V^T K W)
+        fit = trace_K - 2.0 * cross + inner(gram(V), WKW)  # ||X - X W V^T||^2
         # sum_ik v_ik (K_ii - 2 (K W)_ik + (W^T K W)_kk)
-        locality = a @ V.sum(axis=1) - 2.0 * cross + np.diag(WKW) @ V.sum(axis=0)
-        return float(fit + lam * locality)
+        locality = V.sum(axis=-1) @ a - 2.0 * cross + np.einsum("...k,...k->...", _diagonal(WKW), V.sum(axis=-2))
+        return fit + lam * locality
 
     if kernel == "implicit":
         blocks = SampleBlocks(X)
+        locality_a = lam * a[:, None]  # lambda a 1^T, (n x 1)
 
         def update(factors):
             W, V = factors["W"], factors["V"]
-            XW = products.times("W", W)
-            WKW = XW.T @ XW  # W^T K W, (k x k)
-            locality_V = lam * (a[:, None] + np.diag(WKW)[None, :])  # lambda (a 1^T + 1 b^T), (n x k)
+            kept = handoff.take(W, V)
+            XW = x_dot(X, W) if kept is None else kept[0]
+            WKW = gram(XW)  # W^T K W, (k x k) per start
+            locality_b = lam * _diagonal(WKW)[..., None, :]  # lambda 1 b^T, (1 x k) per start
             KW = np.empty_like(W)
 
             def v_rule(block, KW_block):  # eq. 12, rows ``block`` (they are independent)
-                KW[block] = KW_block  # K W, (n x k), kept for the W update
-                numerator = 2.0 * (1.0 + lam) * KW_block
-                denominator = 2.0 * (V[block] @ WKW) + locality_V[block]
-                np.maximum(denominator, EPS, out=denominator)
-                V[block] *= numerator / denominator
+                KW[..., block, :] = KW_block  # K W, (n x k) per start, kept for the W update
+                V_b = V[..., block, :]
+                denominator = 2.0 * (V_b @ WKW)
+                denominator += locality_a[block]
+                denominator += locality_b
+                multiply(V_b, 2.0 * (1.0 + lam) * KW_block, denominator)
 
             XV = blocks.fused(XW, v_rule, V)  # the V update and X V in one pass over X
-            products.keep("V", V, XV)
-            M = V.T @ V + lam * np.diag(V.sum(axis=0))
+            M = _locality_gram(V, lam)
 
             def w_rule(block, KV_block):  # eq. 11, rows ``block``
-                numerator = (1.0 + lam) * KV_block  # K V + lambda sum_i X^T x_i 1^T D_i
-                denominator = KW[block] @ M  # K W V^T V + lambda sum_i K W D_i
-                np.maximum(denominator, EPS, out=denominator)
-                W[block] *= numerator / denominator
+                # K V + lambda sum_i X^T x_i 1^T D_i over K W V^T V + lambda sum_i K W D_i
+                multiply(W[..., block, :], (1.0 + lam) * KV_block, KW[..., block, :] @ M)
 
-            products.keep("W", W, blocks.fused(XV, w_rule, W))  # X W for the objective and the next update
+            XW = blocks.fused(XV, w_rule, W)  # X W for the objective and the next update
+            handoff.keep((XW, XV), W, V)
 
         return update, objective
 
     n = X.shape[1]
     logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
     K = X.T @ X
-    K_plus = np.maximum(K, 0.0)
-    K_minus = np.maximum(-K, 0.0)
+    K_plus = np.maximum(K, 0)
+    K_minus = np.maximum(-K, 0)
 
     def update_general(factors):
+        handoff.clear()
         W, V = factors["W"], factors["V"]
-        KpW, KmW = K_plus @ W, K_minus @ W  # K+ W, K- W, (n x k)
-        WKpW, WKmW = W.T @ KpW, W.T @ KmW  # W^T K+- W, (k x k)
-        b = np.diag(WKpW - WKmW)  # diag(W^T K W)
-        c = 2.0 * (1.0 + lam) * (KpW - KmW) - lam * (a[:, None] + b[None, :])
+        KpW, KmW = dot(K_plus, W), dot(K_minus, W)  # K+ W, K- W, (n x k) per start
+        WKpW, WKmW = W.mT @ KpW, W.mT @ KmW  # W^T K+- W, (k x k) per start
+        b = _diagonal(WKpW - WKmW)[..., None, :]  # diag(W^T K W), (1 x k) per start
+        c = 2.0 * (1.0 + lam) * (KpW - KmW) - lam * (a[:, None] + b)
         Q_plus, Q_minus = 2.0 * (V @ WKpW), 2.0 * (V @ WKmW)
-        numerator = c + np.sqrt(c * c + 4.0 * Q_plus * Q_minus)  # eq. 40
-        denominator = 2.0 * Q_plus
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
+        multiply(V, c + np.sqrt(c * c + 4.0 * Q_plus * Q_minus), 2.0 * Q_plus)  # eq. 40
 
-        M = V.T @ V + lam * np.diag(V.sum(axis=0))
-        c = (1.0 + lam) * (K @ V)
+        M = _locality_gram(V, lam)
+        c = (1.0 + lam) * dot(K, V)
         P_plus, P_minus = KpW @ M, KmW @ M
-        numerator = c + np.sqrt(c * c + 4.0 * P_plus * P_minus)  # eq. 36 (with Theorem 2's 4 P+ P-)
-        denominator = 2.0 * P_plus
-        np.maximum(denominator, EPS, out=denominator)
-        W *= numerator / denominator
+        multiply(W, c + np.sqrt(c * c + 4.0 * P_plus * P_minus), 2.0 * P_plus)  # eq. 36 (Theorem 2's 4 P+ P-)
 
     return update_general, objective
 
@@ -168,7 +180,7 @@ class LCF(_ConceptFactorization):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
     lam : float, default=0.3
         The paper's lambda (eq. 3), the weight of the locality term; ``lambda`` is a Python keyword, hence
@@ -194,8 +206,8 @@ class LCF(_ConceptFactorization):
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  lam=0.3,
-                 n_starts=10, min_iter=30, stopping="reference"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
         self.lam = lam
 
     def check_params(self):

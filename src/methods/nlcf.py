@@ -18,7 +18,9 @@ The NLCF paper is not among the project's texts, so these rules are derived here
 (the same derivation as the LCF paper's eqs. 11-12 with X W replaced by U); the objective is tested to never
 increase, and mu = 0 is exactly our Frobenius NMF (:mod:`src.methods.nmf`, same update order, tested).
 
-Scale: each iteration costs two m x n x k products (X^T U and X V; X V is reused by the objective), as NMF.
+Scale: each iteration costs two m x n x k products (X^T U and X V; X V is reused by the objective), as NMF,
+taken in one pass over X by blocks of samples (:class:`~src.methods.products.SampleBlocks`); the starts of a
+fit advance together, each product with X serving all of them (:mod:`~src.methods.products`).
 The objective is not invariant under (U D, V D^-1); as for NMF, ``embedding_`` is V with U's columns scaled
 to unit L2 norm (Deng Cai's NormalizeUV, applied once at the end).
 
@@ -31,37 +33,46 @@ IEEE TNNLS 2014).
 
 import numpy as np
 
-from .loop import Handoff
-from .multiplicative import EPS
 from .base import Factorization, check_nonnegative_float
 from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from .loop import Handoff
+from .multiplicative import multiply
+from .products import SampleBlocks, gram, inner, squared_norm, x_dot
 
 
 def nlcf_rules(X: np.ndarray, mu: float):
     """Return ``(update, objective)`` of NLCF on X (m x n) >= 0 with locality weight ``mu`` >= 0.
 
-    The U update computes X V with the new V; the objective after the sweep reuses it.
+    Over stacks of starts: factors {"U": (s, m, k), "V": (s, n, k)}, the objective one value per start. The
+    V update reads X once (:class:`~src.methods.products.SampleBlocks`): X^T U for a block of samples,
+    their new rows of V and X V accumulated from the same block; the U update and the objective after the
+    sweep use that X V.
     """
     X_norm2 = squared_norm(X)
     a = np.einsum("ij,ij->j", X, X)  # ||x_i||^2, (n,)
+    locality_a = mu * a[:, None]  # mu a 1^T, (n x 1)
+    blocks = SampleBlocks(X)
     handoff = Handoff()
 
     def update(factors):
         handoff.clear()
         U, V = factors["U"], factors["V"]
-        UtU = U.T @ U
-        numerator = 2.0 * (1.0 + mu) * xt_dot(X, U)  # V update, (n x k)
-        denominator = 2.0 * (V @ UtU) + mu * (a[:, None] + np.diag(UtU)[None, :])
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
+        UtU = gram(U)
+        locality_c = mu * np.diagonal(UtU, axis1=-2, axis2=-1)[..., None, :]  # mu 1 c^T, (1 x k) per start
 
-        XV = x_dot(X, V)  # U update, (m x k)
+        def v_rule(block, XtU_block):  # V update, rows ``block``
+            V_b = V[..., block, :]
+            denominator = 2.0 * (V_b @ UtU)
+            denominator += locality_a[block]
+            denominator += locality_c
+            multiply(V_b, 2.0 * (1.0 + mu) * XtU_block, denominator)
+
+        XV = blocks.fused(U, v_rule, V)  # the V update and X V (m x k per start) in one pass over X
+        M = gram(V)  # V^T V + mu diag(1^T V)
+        diagonal = np.arange(M.shape[-1])
+        M[..., diagonal, diagonal] += mu * V.sum(axis=-2)
+        multiply(U, (1.0 + mu) * XV, U @ M)  # U update
         handoff.keep(XV, U, V)
-        numerator = (1.0 + mu) * XV
-        denominator = U @ (V.T @ V + mu * np.diag(V.sum(axis=0)))
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
@@ -70,8 +81,9 @@ def nlcf_rules(X: np.ndarray, mu: float):
             XV = x_dot(X, V)
         fit = frobenius_objective(X, U, V, XV, X_norm2)
         # sum_ik v_ik (||x_i||^2 - 2 u_k^T x_i + ||u_k||^2)
-        locality = a @ V.sum(axis=1) - 2.0 * np.vdot(U, XV) + np.einsum("ik,ik->k", U, U) @ V.sum(axis=0)
-        return float(fit + mu * locality)
+        squared_u = np.einsum("...ik,...ik->...k", U, U)
+        locality = V.sum(axis=-1) @ a - 2.0 * inner(U, XV) + np.einsum("...k,...k->...", squared_u, V.sum(axis=-2))
+        return fit + mu * locality
 
     return update, objective
 
@@ -81,7 +93,7 @@ class NLCF(Factorization):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"U": (m, k), "V": (n, k)}.
     mu : float, default=0.3
         Weight of the locality penalty. Neither the LCF paper (which tunes every baseline "via cross
@@ -101,10 +113,12 @@ class NLCF(Factorization):
     representation", IEEE Trans. Image Processing 22(3), 2013.
     """
 
+    batched = True
+
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  mu=0.3,
-                 n_starts=10, min_iter=30, stopping="reference"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
         self.mu = mu
 
     def check_params(self):
