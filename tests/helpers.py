@@ -139,6 +139,44 @@ def check_same_seed_same_result_and_init_untouched(cls, rng):
         np.testing.assert_array_equal(init[key], kept[key])
 
 
+# -- stacks of starts (methods with ``batched = True``) -------------------------------------------------------
+def check_starts_together_equal_each_alone(cls, params, rng, n_labelled=0):
+    """4 starts advanced together (5 fixed iterations) reach the objectives and factors each reaches alone.
+
+    X has 300 samples of 230 features: 69,000 entries, two blocks of samples in the fused passes of
+    src.methods.products.SampleBlocks (4 starts of 3 components are narrow enough to be fused)."""
+    n, m, k = 300, 230, 3
+    X = rng.random((n, m))
+    y = random_partial_labels(rng, n, 3, n_labelled) if n_labelled else None
+    starts = [random_init(cls, rng, m, n, k, y) for _ in range(4)]
+    together = cls(n_components=k, init=starts, n_starts=4, min_iter=5, stopping="fixed", max_iter=5,
+                   **params).fit(X, y)
+    assert len(together.start_objectives_) == 4
+    for index, (start, value) in enumerate(zip(starts, together.start_objectives_)):
+        alone = cls(n_components=k, init=start, max_iter=5, **params, **FIXED).fit(X, y)
+        assert abs(alone.objective_history_[-1] - value) <= 1e-9 * abs(value), (index, value)
+        if index == together.best_start_:
+            for name, factor in alone.factors_.items():
+                np.testing.assert_allclose(together.factors_[name], factor, rtol=1e-8)
+
+
+def check_float32_fit(cls, params, rng, n_labelled=0):
+    """A float32 fit keeps float32 factors, its objective never increases (relative slack 1e-5) and it ends
+    near the float64 fit of the same (float32-representable) data."""
+    X = rng.random((40, 15)).astype(np.float32).astype(np.float64)  # the same graph in both precisions
+    y = random_partial_labels(rng, 40, 3, n_labelled) if n_labelled else None
+    common = dict(n_components=4, random_state=0, n_starts=3, min_iter=5, stopping="fixed", max_iter=60, **params)
+    single = cls(dtype="float32", **common).fit(X, y)
+    double = cls(**common).fit(X, y)
+    assert all(factor.dtype == np.float32 for factor in single.factors_.values())
+    assert single.embedding_.dtype == np.float32
+    history = np.asarray(single.objective_history_)
+    assert len(history) == 56 and np.all(np.isfinite(history))  # at the selection, then 55 updates
+    assert np.all(np.diff(history) <= 1e-5 * abs(history[0]))
+    assert single.best_start_ == double.best_start_
+    assert abs(history[-1] - double.objective_history_[-1]) <= 1e-3 * abs(double.objective_history_[-1])
+
+
 # -- memory ---------------------------------------------------------------------------------------------
 def traced_peak(call):
     """Run ``call()`` under tracemalloc: its result and the peak of traced memory in bytes."""

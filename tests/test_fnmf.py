@@ -15,7 +15,8 @@ from src.methods.fnmf import (
 from src.methods.knn_graph import knn_graph
 from src.methods.nmf import NMF
 
-from helpers import FIXED, assert_same_fit, initial_factors, traced_peak
+from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone,
+                     initial_factors, traced_peak)
 
 
 def nmf_step(X, U, V):
@@ -124,14 +125,14 @@ def test_fnmf_v_update_is_eq_14_with_a_constant_factor_when_u_has_unit_columns(r
     W = knn_graph(X, 3)
     gamma = 0.05
     update, _ = fnmf_rules(Xp, W, gamma)
-    factors = {"U": U.copy(), "V": V.copy()}
+    factors = {"U": U[None].copy(), "V": V[None].copy()}  # a stack of one start
     update(factors)
     G = np.ones((16, 16)) - np.eye(16) - W.toarray()
     L = np.diag(G.sum(axis=1)) - G
     L_plus, L_minus = np.maximum(L, 0), np.maximum(-L, 0)  # the paper's split: L^+ = D_G, L^- = G
     np.testing.assert_array_equal(L_plus, np.diag(G.sum(axis=1)))
     V1 = V * (Xp.T @ U + gamma * L_plus @ V) / (V @ U.T @ U + gamma * L_minus @ V)  # eq. 14, factor gamma
-    np.testing.assert_allclose(factors["V"], V1, rtol=1e-10)
+    np.testing.assert_allclose(factors["V"][0], V1, rtol=1e-10)
 
 
 def test_fnmf_with_farness_zero_is_nmf(rng):
@@ -184,3 +185,11 @@ def test_fnmf_pushes_far_samples_apart(rng):
         return complement_traces(W, E).sum() / np.sum(E**2)
 
     assert spread(far) > spread(nmf)
+
+
+def test_starts_advanced_together_equal_each_start_alone(rng):
+    check_starts_together_equal_each_alone(FNMF, {"farness": 0.3}, rng)
+
+
+def test_float32_keeps_its_precision_and_the_objective_decreasing(rng):
+    check_float32_fit(FNMF, {"farness": 0.3}, rng)

@@ -8,7 +8,8 @@ from src.errors import ConfigError
 from src.methods.gnmf import GNMF, SemiGNMF
 from src.methods.nmf import NMF
 
-from helpers import FIXED, assert_same_fit, dense_knn, dense_label_graph, initial_factors, random_partial_labels
+from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone, dense_knn,
+                     dense_label_graph, initial_factors, random_partial_labels)
 
 
 # -- GNMF and SemiGNMF ----------------------------------------------------------------------------
@@ -100,6 +101,20 @@ def test_semignmf_without_labels_is_gnmf(rng):
         np.testing.assert_allclose(semi.objective_history_, gnmf.objective_history_, rtol=1e-10)
     labelled = SemiGNMF(n_components=3, max_iter=30, init=init, alpha=5.0).fit(X, random_partial_labels(rng, 18, 2, 8))
     assert abs(labelled.graph_ - gnmf.graph_).max() > 0
+
+
+# -- stacks of starts -------------------------------------------------------------------------------
+STACKED = [(GNMF, {"alpha": 10.0}, 0), (SemiGNMF, {"alpha": 10.0, "weight": "heat"}, 60)]
+
+
+@pytest.mark.parametrize("cls, params, n_labelled", STACKED, ids=["gnmf", "semignmf"])
+def test_starts_advanced_together_equal_each_start_alone(cls, params, n_labelled, rng):
+    check_starts_together_equal_each_alone(cls, params, rng, n_labelled)
+
+
+@pytest.mark.parametrize("cls, params, n_labelled", [(GNMF, {}, 0), (SemiGNMF, {}, 15)], ids=["gnmf", "semignmf"])
+def test_float32_keeps_its_precision_and_the_objective_decreasing(cls, params, n_labelled, rng):
+    check_float32_fit(cls, params, rng, n_labelled)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,8 @@ from src.methods.gnmf import GNMF
 from src.methods.knn_graph import knn_graph
 from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
 
-from helpers import FIXED, assert_same_fit, initial_factors, random_partial_labels, traced_peak
+from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone,
+                     initial_factors, random_partial_labels, traced_peak)
 
 
 # -- PCGNMF ----------------------------------------------------------------------------------------
@@ -84,7 +85,8 @@ def test_pcgnmf_objective_gradient_is_the_appendix_eq_21(rng):
         for b in range(3):
             E = np.zeros_like(V)
             E[a, b] = h
-            numeric[a, b] = (objective({"U": U, "V": V + E}) - objective({"U": U, "V": V - E})) / (2 * h)
+            plus, minus = objective({"U": U[None], "V": (V + E)[None]}), objective({"U": U[None], "V": (V - E)[None]})
+            numeric[a, b] = (plus[0] - minus[0]) / (2 * h)
     np.testing.assert_allclose(numeric, grad, rtol=1e-5, atol=1e-6)
 
 
@@ -126,3 +128,11 @@ def test_pcgnmf_never_builds_an_l_by_l_array():
     model, peak = traced_peak(lambda: PCGNMF(n_components=4, max_iter=3, random_state=0).fit(X, y))
     assert peak < n * n * 8 / 10, peak
     assert np.all(np.isfinite(model.embedding_))
+
+
+def test_starts_advanced_together_equal_each_start_alone(rng):
+    check_starts_together_equal_each_alone(PCGNMF, {"alpha": 10.0, "beta": 50.0}, rng, n_labelled=60)
+
+
+def test_float32_keeps_its_precision_and_the_objective_decreasing(rng):
+    check_float32_fit(PCGNMF, {}, rng, n_labelled=15)

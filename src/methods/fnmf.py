@@ -72,7 +72,9 @@ term is 4-10% of the reconstruction error after 200-500 iterations, so it acts w
 the representation then mostly spreads the samples apart.
 
 Cost. G is dense but never formed: G B = 1 (1^T B) - B - W B (O(nk) plus the sparse product), and its
-degrees are D_G = (n - 1) - deg_W. One iteration is O(mnk) like NMF; memory O(nk + nnz(W)).
+degrees are D_G = (n - 1) - deg_W. One iteration is O(mnk) like NMF, with NMF's products: all starts of a
+fit together, one pass over X for the V update and X V from the same pass (:mod:`.gnmf`); memory
+O(nk + nnz(W)) per start.
 
 References
 ----------
@@ -86,11 +88,12 @@ import numpy as np
 
 from ..errors import ConfigError
 from .loop import Handoff
-from .multiplicative import EPS
+from .multiplicative import multiply
 from .base import Factorization, check_nonnegative_float, check_positive_int
+from .gnmf import regularized_v_update
 from .knn_graph import check_algorithm, degree, knn_graph
-from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from . import frobenius
+from .products import SampleBlocks, column_sums, dot, gram, squared_norm
 
 logger = logging.getLogger(__name__)
 
@@ -116,27 +119,33 @@ def complement_product(W, B: np.ndarray) -> np.ndarray:
     ----------
     W : scipy.sparse matrix of shape (n, n)
         Symmetric 0-1 graph with a zero diagonal.
-    B : ndarray of shape (n, k)
+    B : ndarray of shape (n, k) or a stack of starts (s, n, k)
 
     Returns
     -------
-    ndarray of shape (n, k)
-        1 (1^T B) - B - W B.
+    ndarray, shaped like B
+        1 (1^T B) - B - W B, per start.
     """
-    GB = np.broadcast_to(B.sum(axis=0), B.shape) - B
-    GB -= W @ B
+    GB = column_sums(B) - B
+    GB -= dot(W, B)
     return GB
 
 
-def complement_traces(W, V: np.ndarray, D_G: np.ndarray | None = None) -> np.ndarray:
-    """Per-column farness t_k = v_k^T L_G v_k = (1/2) sum_ij G_ij (V_ik - V_jk)^2, shape (k,).
+def squared_column_norms(B: np.ndarray) -> np.ndarray:
+    """||b_k||^2 for every column of B, shape (k,) for a matrix and (s, k) for a stack."""
+    return np.einsum("...ik,...ik->...k", B, B)
 
-    ``D_G`` (n,) may be passed when already computed. Clipped at 0 against rounding (L_G is PSD).
+
+def complement_traces(W, V: np.ndarray, D_G: np.ndarray | None = None) -> np.ndarray:
+    """Per-column farness t_k = v_k^T L_G v_k = (1/2) sum_ij G_ij (V_ik - V_jk)^2.
+
+    Shape (k,) for V (n x k), (s, k) for a stack (s, n, k). ``D_G`` (n,) may be passed when already
+    computed. Clipped at 0 against rounding (L_G is PSD).
     """
     if D_G is None:
         D_G = complement_degree(W)
     LV = D_G[:, None] * V - complement_product(W, V)
-    return np.maximum(np.einsum("ik,ik->k", V, LV), 0.0)
+    return np.maximum(np.einsum("...ik,...ik->...k", V, LV), 0.0)
 
 
 def paper_factor(V: np.ndarray, W, beta: float = PAPER_BETA) -> tuple[float, float]:
@@ -144,6 +153,11 @@ def paper_factor(V: np.ndarray, W, beta: float = PAPER_BETA) -> tuple[float, flo
 
     Evaluated exactly as printed (no rescaling of V). At any realistic scale of V the factor is exactly
     0.0 in float64 (see the module docstring).
+
+    Parameters
+    ----------
+    V : ndarray of shape (n, k)
+    W : scipy.sparse matrix of shape (n, n)
 
     Returns
     -------
@@ -154,7 +168,10 @@ def paper_factor(V: np.ndarray, W, beta: float = PAPER_BETA) -> tuple[float, flo
 
 
 def fnmf_rules(X: np.ndarray, W, gamma: float):
-    """Return ``(update, objective)`` of FNMF on X (m x n) with the 0-1 kNN graph W (n x n).
+    """Return ``(update, objective)`` of FNMF on X (m x n) with the 0-1 kNN graph W (n x n), over stacks of starts.
+
+    The V update reads X once (:func:`.gnmf.regularized_v_update`); the U update and the objective use
+    the X V of that pass.
 
     Parameters
     ----------
@@ -166,31 +183,34 @@ def fnmf_rules(X: np.ndarray, W, gamma: float):
         Weight of the farness term, F = ||X - U V^T||^2 - gamma Tr(V~^T L_G V~) (module docstring).
     """
     W = W.tocsr()
-    D_G = complement_degree(W)[:, None]  # (n x 1): D_G V is a row scaling
+    D_G = complement_degree(W).astype(X.dtype)  # (n,); D_G[:, None] V is a row scaling
+    W = W.astype(X.dtype)
     handoff = Handoff()
     X_norm2 = squared_norm(X)
+    blocks = SampleBlocks(X)
 
     def update(factors):
         handoff.clear()
         U, V = factors["U"], factors["V"]
-        nu = np.einsum("ik,ik->k", U, U)  # squared column norms of U, (k,)
-        numerator = xt_dot(X, U) + gamma * (D_G * V) * nu  # V update (eq. 14 with the constant weight), (n x k)
-        denominator = V @ (U.T @ U) + gamma * complement_product(W, V) * nu
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
+        weight = gamma * squared_column_norms(U)[..., None, :]  # gamma N = gamma diag(||u_k||^2), (1 x k) per start
+        numerator = D_G[:, None] * V  # V update (eq. 14 with the constant weight)
+        numerator *= weight
+        denominator = complement_product(W, V)
+        denominator *= weight
+        XV = regularized_v_update(blocks, U, V, numerator, denominator)
 
-        t = complement_traces(W, V, D_G[:, 0])  # (k,)
-        numerator = x_dot(X, V)  # U update (eq. 13 plus the farness term's U gradient), (m x k)
-        handoff.keep(numerator.copy(), U, V)
-        numerator += gamma * U * t
-        denominator = U @ (V.T @ V)
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        t = complement_traces(W, V, D_G)  # (k,) per start
+        numerator = gamma * U * t[..., None, :]  # U update (eq. 13 plus the farness term's U gradient)
+        numerator += XV
+        multiply(U, numerator, U @ gram(V))
+        handoff.keep((XV, t), U, V)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        farness = np.dot(np.einsum("ik,ik->k", U, U), complement_traces(W, V, D_G[:, 0]))  # Tr(V~^T L_G V~)
-        return frobenius_objective(X, U, V, handoff.take(U, V), X_norm2) - gamma * float(farness)
+        kept = handoff.take(U, V)
+        XV, t = kept if kept is not None else (None, complement_traces(W, V, D_G))
+        farness = np.einsum("...k,...k->...", squared_column_norms(U), t)  # Tr(V~^T L_G V~), per start
+        return frobenius.objective(X, U, V, XV, X_norm2) - gamma * farness
 
     return update, objective
 
@@ -203,7 +223,7 @@ class FNMF(Factorization):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`.
     farness : float, default=0.01
         Dimensionless weight of the farness term, 0 <= farness < 1; the term's weight is farness / n.
@@ -222,6 +242,8 @@ class FNMF(Factorization):
     factorization", Proc. IEEE ICIP 2014.
     """
 
+    batched = True
+
     def __init__(
         self,
         n_components=2,
@@ -235,10 +257,11 @@ class FNMF(Factorization):
         n_starts=10,
         min_iter=30,
         stopping="reference",
+        dtype="float64",
     ):
         super().__init__(
             n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
-            n_starts=n_starts, min_iter=min_iter, stopping=stopping
+            n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype
         )
         self.farness = farness
         self.n_neighbors = n_neighbors

@@ -13,6 +13,13 @@ Multiplicative updates (V first, then U, as in Deng Cai's ``GNMF_Multi.m`` and i
 Cai et al. prove that O never increases under these rules. With alpha = 0 they are Lee and Seung's NMF
 rules exactly.
 
+Cost. All starts of a fit advance together (stacks of factors, :mod:`.loop`): X^T U and X V are each one
+product over the k columns of every start, and the V update reads X only once, X^T U block by block of
+samples with X V accumulated from the same blocks (:func:`regularized_v_update`); the U update and the
+objective use that X V. W V is one sparse product over all starts. The objective's graph term is summed
+edge by edge, Tr(V^T L V) = sum_{i<j} W_ij ||v_i - v_j||^2 (no cancellation: as accurate in float32 as
+the factors are). One iteration costs O(mnk + nnz(W) k) per start.
+
 The graph is built inside ``_rules`` from the samples (the columns of X): the ``n_neighbors``-nearest-
 neighbour graph of :func:`.knn_graph.knn_graph`, symmetrized as max(W, W^T). The defaults are the GNMF
 paper's: 5 neighbours, 0-1 ("binary") weights, alpha = 100. (Cai's ``constructW.m`` itself defaults to a
@@ -44,18 +51,95 @@ pp. 63-72 (GNMF and the semi-supervised SemiGNMF).
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from .loop import Handoff
-from .multiplicative import EPS
+from .multiplicative import multiply
 from .base import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
 from .knn_graph import check_algorithm, check_t, check_weight, degree, knn_graph, label_graph
-from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from . import frobenius
+from .products import SampleBlocks, block_slices, dot, gram, squared_norm
+
+
+def regularized_v_update(blocks: SampleBlocks, U: np.ndarray, V: np.ndarray, numerator: np.ndarray | None,
+                         denominator: np.ndarray | None) -> np.ndarray:
+    """V <- V * (X^T U + numerator) / (V U^T U + denominator) in place, in one pass over X; returns X V.
+
+    The V rule of every Frobenius method with a regularizer on V (GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF):
+    the regularizer's parts are computed by the caller from the current factors, before the pass (they
+    mix rows of V, which the pass updates block by block). X^T U is read block by block of samples and
+    X V is accumulated from the same blocks with the new rows of V (:meth:`.products.SampleBlocks.fused`).
+
+    Parameters
+    ----------
+    blocks : SampleBlocks
+        The data X (m x n).
+    U : ndarray of shape (s, m, k)
+    V : ndarray of shape (s, n, k)
+        Updated in place.
+    numerator, denominator : ndarray of shape (s, n, k) or None
+        The regularizer's terms of the rule (None: no term).
+
+    Returns
+    -------
+    ndarray of shape (s, m, k)
+        X V with the new V.
+    """
+    UtU = gram(U)
+
+    def rule(block, XtU_block):  # rows ``block`` of V; XtU_block is a fresh product, free to overwrite
+        if numerator is not None:
+            XtU_block += numerator[..., block, :]
+        scaled = V[..., block, :] @ UtU
+        if denominator is not None:
+            scaled += denominator[..., block, :]
+        multiply(V[..., block, :], XtU_block, scaled)
+
+    return blocks.fused(U, rule, V)
+
+
+def graph_operator(W, dtype) -> tuple:
+    """The graph as the rules use it: W (n x n, CSR, of ``dtype``) and its degrees D as an (n x 1) column.
+
+    The degrees are summed in float64 before the cast, so that a float32 fit has the float64 fit's D
+    rounded once.
+    """
+    W = W.tocsr()
+    D = degree(W)[:, None].astype(dtype)  # (n x 1): D V is a row scaling, for every start
+    return W.astype(dtype), D
+
+
+def graph_edges(W) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The edges i < j of a symmetric graph W and their float64 weights: ``(rows, cols, weights)``."""
+    upper = sp.triu(W, k=1).tocoo()
+    return upper.row, upper.col, upper.data.astype(np.float64)
+
+
+def graph_smoothness(edges: tuple[np.ndarray, np.ndarray, np.ndarray], V: np.ndarray) -> np.ndarray:
+    """Tr(V^T L V) = sum over the edges i < j of W_ij ||v_i - v_j||^2, per start (float64, shape (s,)).
+
+    For a symmetric W (``edges`` from :func:`graph_edges`). Written this way it has none of the cancellation
+    of Tr(V^T D V) - Tr(V^T W V), two nearly equal large numbers once V is smooth on the graph (float32
+    would keep no digit of their difference); the squares are summed in float64. By blocks of edges
+    (:func:`.products.block_slices`): no (s, edges, k) array.
+    """
+    rows, cols, weights = edges
+    total = np.zeros(V.shape[:-2], dtype=np.float64)  # one value per start
+    for block in block_slices(rows.size, V[..., :1, :].size):  # width: k per start, all starts
+        difference = V[..., rows[block], :]  # (s, edges, k)
+        difference -= V[..., cols[block], :]
+        np.multiply(difference, difference, out=difference)
+        total += difference.sum(axis=-1, dtype=np.float64) @ weights[block]
+    return total
 
 
 def gnmf_rules(X: np.ndarray, W, alpha: float):
-    """Return ``(update, objective)`` of GNMF on X (m x n) with the sparse (n x n) graph W.
+    """Return ``(update, objective)`` of GNMF on X (m x n) with the sparse (n x n) graph W, over stacks of starts.
+
+    The V update reads X once (:func:`regularized_v_update`); the U update and the objective after the
+    sweep use the X V of that pass. The objective's graph term is summed over the edges
+    (:func:`graph_smoothness`).
 
     Parameters
     ----------
@@ -66,29 +150,26 @@ def gnmf_rules(X: np.ndarray, W, alpha: float):
     alpha : float
         Weight of the graph term alpha Tr(V^T L V).
     """
-    W = W.tocsr()
-    D = degree(W)[:, None]  # (n x 1): D V is a row scaling
+    W, D = graph_operator(W, X.dtype)
+    edges = graph_edges(W)
+    alpha_D = alpha * D
     handoff = Handoff()
     X_norm2 = squared_norm(X)
+    blocks = SampleBlocks(X)
 
     def update(factors):
-        handoff.clear()
         U, V = factors["U"], factors["V"]
-        numerator = xt_dot(X, U) + alpha * (W @ V)  # V update (Cai et al. 2011, GNMF rule for V), (n x k)
-        denominator = V @ (U.T @ U) + alpha * (D * V)
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
-
-        numerator = x_dot(X, V)  # U update (Cai et al. 2011, GNMF rule for U), (m x k)
-        handoff.keep(numerator.copy(), U, V)
-        denominator = U @ (V.T @ V)
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        handoff.clear()
+        WV = dot(W, V)  # V update (Cai et al. 2011, GNMF rule for V): the graph terms with the current V
+        WV *= alpha
+        XV = regularized_v_update(blocks, U, V, WV, alpha_D * V)
+        frobenius.u_update(U, V, XV)  # U update (Cai et al. 2011, GNMF rule for U)
+        handoff.keep(XV, U, V)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        smoothness = np.vdot(V, D * V) - np.vdot(V, W @ V)  # Tr(V^T L V) = Tr(V^T D V) - Tr(V^T W V)
-        return frobenius_objective(X, U, V, handoff.take(U, V), X_norm2) + alpha * float(smoothness)
+        data = frobenius.objective(X, U, V, handoff.take(U, V), X_norm2)
+        return data + alpha * graph_smoothness(edges, V)
 
     return update, objective
 
@@ -98,7 +179,7 @@ class GNMF(NormalizedInitMixin, Factorization):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`.
     alpha : float, default=100.0
         Graph regularization weight (Cai's default, used in the GNMF paper's experiments).
@@ -124,6 +205,8 @@ class GNMF(NormalizedInitMixin, Factorization):
     representation", IEEE TPAMI 33(8), 2011.
     """
 
+    batched = True
+
     def __init__(
         self,
         n_components=2,
@@ -140,10 +223,11 @@ class GNMF(NormalizedInitMixin, Factorization):
         n_starts=10,
         min_iter=30,
         stopping="reference",
+        dtype="float64",
     ):
         super().__init__(
             n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
-            n_starts=n_starts, min_iter=min_iter, stopping=stopping
+            n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype
         )
         self.alpha = alpha
         self.n_neighbors = n_neighbors

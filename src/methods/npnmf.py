@@ -40,7 +40,9 @@ never increases over 200 iterations on random data, including large mu.
 
 Cost: building M takes O(n k (m + k^2)) after the neighbour search (that of :mod:`.knn_graph`: exact
 up to 30,000 samples, NN-descent above, ``knn_algorithm``), in blocks of samples; L has at most
-n (k + 1)^2 stored entries; one iteration is O(mnk + n k^2 k_c) with k_c the rank. No n x n dense array.
+n (k + 1)^2 stored entries; one iteration is O(mnk + n k^2 k_c) per start with k_c the rank, the
+products those of :mod:`.gnmf` (all starts of a fit together, one pass over X for the V update). No n x n
+dense array.
 
 References
 ----------
@@ -57,12 +59,12 @@ import scipy.sparse as sp
 
 from ..errors import ConfigError
 from .loop import Handoff
-from .multiplicative import EPS
 from .base import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
+from .gnmf import regularized_v_update
 from .knn_graph import check_algorithm, nearest_neighbours
-from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from . import frobenius
+from .products import SampleBlocks, dot, inner, squared_norm
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +159,10 @@ def split_regularizer(M) -> tuple[sp.csr_matrix, sp.csr_matrix]:
 
 
 def npnmf_rules(X: np.ndarray, M, mu: float):
-    """Return ``(update, objective)`` of NPNMF on X (m x n) with LLE weights M (n x n).
+    """Return ``(update, objective)`` of NPNMF on X (m x n) with LLE weights M (n x n), over stacks of starts.
+
+    The V update reads X once (:func:`.gnmf.regularized_v_update`); the U update and the objective use
+    the X V of that pass.
 
     Parameters
     ----------
@@ -169,28 +174,27 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
         Weight of the neighbourhood preserving term mu ||(I - M) V||_F^2.
     """
     M = sp.csr_matrix(M)
-    L_plus, L_minus = split_regularizer(M)
+    L_plus, L_minus = (part.astype(X.dtype) for part in split_regularizer(M))
+    M = M.astype(X.dtype)
     handoff = Handoff()
     X_norm2 = squared_norm(X)
+    blocks = SampleBlocks(X)
 
     def update(factors):
         handoff.clear()
         U, V = factors["U"], factors["V"]
-        numerator = xt_dot(X, U) + mu * (L_minus @ V)  # V update (NPNMF rule for V, L = L^+ - L^-), (n x k)
-        denominator = V @ (U.T @ U) + mu * (L_plus @ V)
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
-
-        numerator = x_dot(X, V)  # U update (NPNMF rule for U = Lee and Seung's), (m x k)
-        handoff.keep(numerator.copy(), U, V)
-        denominator = U @ (V.T @ V)
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        numerator = dot(L_minus, V)  # V update (NPNMF rule for V, L = L^+ - L^-), the terms with the current V
+        numerator *= mu
+        denominator = dot(L_plus, V)
+        denominator *= mu
+        XV = regularized_v_update(blocks, U, V, numerator, denominator)
+        frobenius.u_update(U, V, XV)  # U update (NPNMF rule for U = Lee and Seung's)
+        handoff.keep(XV, U, V)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        residual = V - M @ V  # (I - M) V: Tr(V^T L V) = ||(I - M) V||^2 without cancellation
-        return frobenius_objective(X, U, V, handoff.take(U, V), X_norm2) + mu * squared_norm(residual)
+        residual = V - dot(M, V)  # (I - M) V: Tr(V^T L V) = ||(I - M) V||^2 without cancellation
+        return frobenius.objective(X, U, V, handoff.take(U, V), X_norm2) + mu * inner(residual, residual)
 
     return update, objective
 
@@ -200,7 +204,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`.
     mu : float, default=100.0
         Weight of the neighbourhood preserving term (not given by the FNMF paper; GNMF's alpha).
@@ -222,6 +226,8 @@ class NPNMF(NormalizedInitMixin, Factorization):
     Q. Gu and J. Zhou, "Neighborhood preserving nonnegative matrix factorization", Proc. BMVC 2009.
     """
 
+    batched = True
+
     def __init__(
         self,
         n_components=2,
@@ -237,10 +243,11 @@ class NPNMF(NormalizedInitMixin, Factorization):
         n_starts=10,
         min_iter=30,
         stopping="reference",
+        dtype="float64",
     ):
         super().__init__(
             n_components=n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
-            n_starts=n_starts, min_iter=min_iter, stopping=stopping
+            n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype
         )
         self.mu = mu
         self.n_neighbors = n_neighbors

@@ -44,7 +44,9 @@ Choices where the text is silent or inconsistent:
 
 Cost. M and C are never formed: with Y (n x c) the sparse one-hot matrix of the labelled samples and P
 the diagonal indicator of labelled samples, M V = Y (Y^T V) - P V and C V = 1_l (1_l^T V) - Y (Y^T V)
-(1_l: indicator vector of the labelled samples); M V A = (M V 1) 1^T - M V. All O(nk); no l x l array.
+(1_l: indicator vector of the labelled samples); M V A = (M V 1) 1^T - M V. All O(nk) per start; no l x l
+array. The products with X and W are GNMF's (:mod:`.gnmf`): all starts together, one pass over X for the
+V update.
 
 References
 ----------
@@ -56,21 +58,23 @@ import numpy as np
 import scipy.sparse as sp
 
 from .loop import Handoff
-from .multiplicative import EPS
 from .base import UNLABELLED, check_nonnegative_float
-from .gnmf import GNMF
-from .knn_graph import degree
-from .frobenius import objective as frobenius_objective
-from .products import squared_norm, x_dot, xt_dot
+from .gnmf import GNMF, graph_edges, graph_operator, graph_smoothness, regularized_v_update
+from . import frobenius
+from .products import SampleBlocks, column_sums, dot, inner, squared_norm
 
 
 class PairwiseConstraints:
     """Must-link M and cannot-link C matrices of partial labels, applied without forming them.
 
+    The products take one (n x k) matrix or a stack of starts (s, n, k) alike.
+
     Parameters
     ----------
     y : array-like of shape (n,)
         Class labels, -1 for unlabelled samples.
+    dtype : numpy dtype, default=float64
+        Of the products (that of the factors they are applied to).
 
     Attributes
     ----------
@@ -80,14 +84,14 @@ class PairwiseConstraints:
         Number of must-link and cannot-link unordered pairs.
     """
 
-    def __init__(self, y):
+    def __init__(self, y, dtype=np.float64):
         y = np.asarray(y)
         n = y.shape[0]
         labelled = np.flatnonzero(y != UNLABELLED)
         classes, codes = np.unique(y[labelled], return_inverse=True)
-        self.Y = sp.csr_matrix((np.ones(labelled.size), (labelled, codes)), shape=(n, classes.size))
+        self.Y = sp.csr_matrix((np.ones(labelled.size, dtype=dtype), (labelled, codes)), shape=(n, classes.size))
         self.Yt = self.Y.T.tocsr()
-        self.is_labelled = np.zeros((n, 1))
+        self.is_labelled = np.zeros((n, 1), dtype=dtype)
         self.is_labelled[labelled] = 1.0
         self.n_labelled = int(labelled.size)
         sizes = np.bincount(codes, minlength=classes.size).astype(np.int64)
@@ -95,20 +99,20 @@ class PairwiseConstraints:
         self.n_cannot = int((self.n_labelled**2 - (sizes**2).sum()) // 2)
 
     def same_class(self, V: np.ndarray) -> np.ndarray:
-        """Y Y^T V: sum of V over the labelled samples of each labelled sample's class, (n x k)."""
-        return self.Y @ (self.Yt @ V)
+        """Y Y^T V: sum of V over the labelled samples of each labelled sample's class, (n x k) per start."""
+        return dot(self.Y, dot(self.Yt, V))
 
     def must(self, V: np.ndarray, same: np.ndarray | None = None) -> np.ndarray:
-        """M V, (n x k). ``same`` = :meth:`same_class` (V) may be passed when already computed."""
+        """M V, (n x k) per start. ``same`` = :meth:`same_class` (V) may be passed when already computed."""
         if same is None:
             same = self.same_class(V)
         return same - self.is_labelled * V
 
     def cannot(self, V: np.ndarray, same: np.ndarray | None = None) -> np.ndarray:
-        """C V, (n x k). ``same`` = :meth:`same_class` (V) may be passed when already computed."""
+        """C V, (n x k) per start. ``same`` = :meth:`same_class` (V) may be passed when already computed."""
         if same is None:
             same = self.same_class(V)
-        return self.is_labelled * (self.is_labelled * V).sum(axis=0) - same
+        return self.is_labelled * column_sums(self.is_labelled * V) - same
 
     def dense(self) -> tuple[np.ndarray, np.ndarray]:
         """M and C as dense (n x n) arrays, for inspection and tests on tiny n only."""
@@ -121,11 +125,14 @@ class PairwiseConstraints:
 
 def times_offdiagonal_ones(B: np.ndarray) -> np.ndarray:
     """B A with A = 1 1^T - I (k x k): each entry replaced by the sum of the other entries of its row."""
-    return B.sum(axis=1, keepdims=True) - B
+    return B.sum(axis=-1, keepdims=True) - B
 
 
 def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
-    """Return ``(update, objective)`` of PCGNMF on X (m x n), kNN graph W (n x n), labels y.
+    """Return ``(update, objective)`` of PCGNMF on X (m x n), kNN graph W (n x n), labels y, over stacks of starts.
+
+    As :func:`.gnmf.gnmf_rules` (the V update reads X once, the graph term of the objective is summed by
+    edges); the pairwise terms M V and C V are O(nk) per start.
 
     Parameters
     ----------
@@ -140,38 +147,38 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     y : array-like of shape (n,)
         Class labels, -1 for unlabelled samples (defines M and C).
     """
-    W = W.tocsr()
-    D = degree(W)[:, None]  # (n x 1): D V is a row scaling
-    pairs = PairwiseConstraints(y)
+    W, D = graph_operator(W, X.dtype)
+    edges = graph_edges(W)
+    alpha_D = alpha * D
+    pairs = PairwiseConstraints(y, X.dtype)
     handoff = Handoff()
     X_norm2 = squared_norm(X)
+    blocks = SampleBlocks(X)
 
     def pairwise_terms(V):
         same = pairs.same_class(V)
         return pairs.must(V, same), pairs.cannot(V, same)
 
     def update(factors):
-        handoff.clear()
         U, V = factors["U"], factors["V"]
+        handoff.clear()
+        WV = dot(W, V)  # V update (eq. 15 = appendix eq. 29): the graph and pairwise terms with the current V
+        WV *= alpha
         MV, CV = pairwise_terms(V)
-        numerator = xt_dot(X, U) + alpha * (W @ V)  # V update (eq. 15 = appendix eq. 29), (n x k)
-        denominator = V @ (U.T @ U) + alpha * (D * V) + (0.5 * beta) * (times_offdiagonal_ones(MV) + CV)
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
-
-        numerator = x_dot(X, V)  # U update (eq. 16, NMF's rule), (m x k)
-        handoff.keep(numerator.copy(), U, V)
-        denominator = U @ (V.T @ V)
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        denominator = times_offdiagonal_ones(MV)
+        denominator += CV
+        denominator *= 0.5 * beta
+        denominator += alpha_D * V
+        XV = regularized_v_update(blocks, U, V, WV, denominator)
+        frobenius.u_update(U, V, XV)  # U update (eq. 16, NMF's rule)
+        handoff.keep(XV, U, V)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
-        smoothness = np.vdot(V, D * V) - np.vdot(V, W @ V)  # Tr(V^T L V)
         MV, CV = pairwise_terms(V)
-        pairwise = np.vdot(MV, times_offdiagonal_ones(V)) + np.vdot(V, CV)  # Tr(V^T M V A) + Tr(V^T C V)
-        data = frobenius_objective(X, U, V, handoff.take(U, V), X_norm2)
-        return data + alpha * float(smoothness) + 0.5 * beta * float(pairwise)
+        pairwise = inner(MV, times_offdiagonal_ones(V)) + inner(V, CV)  # Tr(V^T M V A) + Tr(V^T C V)
+        data = frobenius.objective(X, U, V, handoff.take(U, V), X_norm2)
+        return data + alpha * graph_smoothness(edges, V) + 0.5 * beta * pairwise  # Tr(V^T L V) by edges
 
     return update, objective
 
@@ -185,7 +192,7 @@ class PCGNMF(GNMF):
 
     Parameters
     ----------
-    n_components, max_iter, tol, init, random_state
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
         As in :class:`~src.methods.base.Factorization`.
     alpha : float, default=100.0
         Graph regularization weight (GNMF's default; the paper's value is not known).
@@ -221,6 +228,7 @@ class PCGNMF(GNMF):
         n_starts=10,
         min_iter=30,
         stopping="reference",
+        dtype="float64",
     ):
         super().__init__(
             n_components=n_components,
@@ -237,6 +245,7 @@ class PCGNMF(GNMF):
             n_starts=n_starts,
             min_iter=min_iter,
             stopping=stopping,
+            dtype=dtype,
         )
         self.beta = beta
 
