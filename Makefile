@@ -73,12 +73,15 @@ $(PAPERS:%=reproduce-%) reproduce-all: reproduce-%: $(STAMP)
 
 BENCH_ARGS ?=
 
-bench: $(STAMP) ## Speed and scale benchmark, every method -> outputs/bench/bench.md, bench.csv (~25 min; quiet machine)
-	$(PY) -m src.data yale coil20 mnist10k mnist
-	$(PY) benchmarks/bench.py --out outputs/bench $(BENCH_ARGS)
+# python -m src.bench (src/bench/): every target of the speed issue in one run; BENCH_ARGS is passed on,
+# e.g. BENCH_ARGS="--methods nmf nmf_kl --datasets yale coil20".
+bench: $(STAMP) ## Speed and scale targets, every method -> outputs/bench/bench.md, bench.csv (~30 min; quiet machine)
+	$(PY) -m src.data yale orl coil20 mnist10k mnist
+	$(PY) -m src.bench --out outputs/bench $(BENCH_ARGS)
 
-bench-quick: $(STAMP) ## The benchmark on small sizes and few iterations, to check the script (~3 min)
-	$(PY) benchmarks/bench.py --quick --out outputs/bench/quick $(BENCH_ARGS)
+bench-quick: $(STAMP) ## The benchmark on tiny sizes and few iterations, to check its code (~1 min)
+	$(PY) -m src.data yale coil20 mnist10k
+	$(PY) -m src.bench --quick --out outputs/bench/quick $(BENCH_ARGS)
 
 # Needs GNU Octave (not installed by the project: apt-get install -y octave). The reference files are fetched
 # like the data (REPRO_REFERENCE_MIRROR, else ../reference beside REPRO_DATA_MIRROR, else upstream). Pass
