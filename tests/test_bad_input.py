@@ -209,7 +209,7 @@ def labels(n=8):
     (np.zeros(5, dtype=int), r"y must have shape \(8,\), got \(5,\)"),
     (np.zeros(9, dtype=int), r"y must have shape \(8,\), got \(9,\)"),
     (np.zeros((8, 1), dtype=int), r"y must have shape \(8,\), got \(8, 1\)"),
-    (np.zeros(8), "y must hold integer class labels .* got dtype float64"),
+    (np.full(8, 0.5), "y must hold integer class labels .* got dtype float64 with non-integer values"),
     (np.array(list("abcdefgh")), "y must hold integer class labels"),
     (np.full(8, -2), "y has label -2"),
 ], ids=["short", "long", "2-D", "float", "str", "below -1"])

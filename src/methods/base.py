@@ -24,18 +24,57 @@ Fitted attributes:
     whether the reference stopping rule was met before ``max_iter`` (None under ``stopping="fixed"``).
 ``best_start_``, ``start_objectives_``
     index of the kept start and the objective of every start after its ``min_iter`` iterations.
+``n_features_in_``, ``feature_names_in_``
+    as in scikit-learn (the latter when X has string column names, e.g. a pandas DataFrame).
+
+scikit-learn estimator API. Every method is a transformer: ``transform(X_new)`` gives the representation
+of new samples, ``get_feature_names_out`` and ``set_output`` work as in scikit-learn, and X is validated as
+scikit-learn does (array-likes, DataFrames; scipy.sparse CSR where the class sets ``accept_sparse``; other
+methods name themselves and ask for a dense array). ``__sklearn_tags__`` says whether X must be >= 0
+(``positive_only``) and whether sparse X is accepted; ``expected_failed_checks`` lists the checks of
+``sklearn.utils.estimator_checks.check_estimator`` that cannot hold for a method, each with its reason
+(see :mod:`src.methods.estimator_checks`).
+
+``transform`` (new samples are unlabelled). The fitted basis factors (``basis_factors``, e.g. ``("U",)``)
+are held fixed, restored after every update of the method's own rules built on the new data
+(``_rules(X_new, y = all -1)``, on a copy of the estimator so that no fitted attribute changes); the other
+factors start, row by row, from the sample's least-squares scale on the summed basis (a function of the
+sample alone: no random draw, so a sample's result does not depend on the batch for the methods whose
+coefficient rows are independent). One start is iterated under the estimator's stopping rule (``stopping``,
+``max_iter``, ``tol``; ``ConvergenceWarning`` when the cap is reached first), and the result is returned in
+the convention of ``embedding_`` (e.g. V scaled by the fitted U's column norms). Methods whose graph
+couples the samples (GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF) build it among the new samples, with
+``n_neighbors`` clipped to n_new - 1; a single new sample has no graph term (NMF's rule). Classes whose
+basis is not a factor of their own rules override ``_new_samples`` (concept factorizations, NTF: see
+:mod:`.fixed_basis`).
 """
 
+import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ConfigError
-from .loop import STOPPING, Factors, Stopping, per_start, solve
+from ..errors import ConfigError, UserError
+from .fixed_basis import sample_scales
+from .loop import STOPPING, Factors, Solution, Stopping, per_start, solve
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+
+    _FINITE = "ensure_all_finite"
+except ImportError:  # scikit-learn 1.4 and 1.5: the estimator method, and the older keyword
+
+    def _validate_data(estimator, X, **params):
+        return estimator._validate_data(X, **params)
+
+    _FINITE = "force_all_finite"
 
 UNLABELLED = -1
 
@@ -64,6 +103,34 @@ def check_bool(name: str, value) -> bool:
 DTYPES = ("float64", "float32")
 
 
+class DataTypeError(UserError, TypeError):
+    """X holds something that is not a number (a TypeError, as scikit-learn raises it); one line."""
+
+
+def _check_shape(shape: tuple) -> None:
+    """Raise :class:`ConfigError` unless ``shape`` is that of a non-empty 2-D array (scikit-learn's wording too)."""
+    if len(shape) == 2 and shape[0] >= 1 and shape[1] >= 1:
+        return
+    text = f"X must be a non-empty 2-D array (n_samples, n_features), got shape {shape}"
+    if len(shape) == 2:  # scikit-learn's own phrases, which its checks look for
+        what = "sample(s)" if shape[0] < 1 else "feature(s)"
+        text += f": found {min(shape)} {what} (shape={shape}) while a minimum of 1 is required."
+    elif len(shape) == 1:
+        text += ". Reshape your data with X.reshape(-1, 1) (one feature) or X.reshape(1, -1) (one sample)"
+    raise ConfigError(text)
+
+
+def _check_values(X, nonnegative: bool, who: str = "this method") -> None:
+    """Raise :class:`ConfigError` if X (dense or sparse) has NaN or infinite values, or negative ones when
+    ``nonnegative``."""
+    values = X.data if sp.issparse(X) else X
+    if not np.all(np.isfinite(values)):
+        raise ConfigError("X contains NaN or infinite values")
+    if nonnegative and values.size and values.min() < 0:
+        raise ConfigError(f"Negative values in data passed to {who}: X has negative entries (min "
+                          f"{values.min():.4g}) but this method needs X >= 0")
+
+
 def check_data(X, nonnegative: bool, dtype="float64") -> np.ndarray:
     """Validate a data matrix with one sample per row and return it as an array of ``dtype``.
 
@@ -78,34 +145,124 @@ def check_data(X, nonnegative: bool, dtype="float64") -> np.ndarray:
         X = np.asarray(X, dtype=dtype)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"X must be a numeric array ({exc})") from None
-    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ConfigError(f"X must be a non-empty 2-D array (n_samples, n_features), got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ConfigError("X contains NaN or infinite values")
-    if nonnegative and X.min() < 0:
-        raise ConfigError(f"X has negative entries (min {X.min():.4g}) but this method needs X >= 0")
+    _check_shape(X.shape)
+    _check_values(X, nonnegative)
     return X
 
 
 def check_labels(y, n_samples: int) -> np.ndarray:
-    """Validate partial labels: an integer array of length n_samples, -1 marking unlabelled samples."""
+    """Validate partial labels: integer class labels of length n_samples, -1 marking unlabelled samples.
+
+    Real or object arrays whose values are all integers (e.g. 0.0, 1.0, as scikit-learn passes them) are
+    accepted and converted.
+    """
     if y is None:
         return np.full(n_samples, UNLABELLED, dtype=np.int64)
     y = np.asarray(y)
     if y.shape != (n_samples,):
         raise ConfigError(f"y must have shape ({n_samples},), got {y.shape}")
     if not np.issubdtype(y.dtype, np.integer):
-        raise ConfigError(f"y must hold integer class labels (-1 = unlabelled), got dtype {y.dtype}")
+        values = None
+        if y.dtype.kind in "fO":
+            try:
+                values = y.astype(np.float64)
+            except (TypeError, ValueError):
+                values = None
+        if values is None or not np.all(np.isfinite(values)) or np.any(values != np.round(values)):
+            raise ConfigError(f"y must hold integer class labels (-1 = unlabelled), got dtype {y.dtype}"
+                              + (" with non-integer values" if values is not None else ""))
+        y = values
     if np.any(y < UNLABELLED):
         raise ConfigError(f"y has label {int(y.min())}; class labels are >= 0 and -1 marks unlabelled")
     return y.astype(np.int64)
 
 
-class Factorization(BaseEstimator):
+class SampleInputMixin:
+    """X validated as scikit-learn validates it, with this project's one-line errors, and the input tags.
+
+    ``nonnegative_data`` (X >= 0 required) and ``accept_sparse`` (scipy.sparse CSR accepted) are class
+    attributes.
+    """
+
+    nonnegative_data: bool = True
+    accept_sparse: bool = False
+
+    def expected_failed_checks(self) -> dict[str, str]:
+        """The checks of scikit-learn's ``check_estimator`` that cannot hold for this method, with the reason.
+
+        Pass it on: ``check_estimator(est, expected_failed_checks=est.expected_failed_checks())``. The table
+        is :data:`src.methods.estimator_checks.EXPECTED_FAILED_CHECKS`.
+        """
+        from .estimator_checks import expected_failed_checks
+
+        return expected_failed_checks(self)
+
+    def _validate_X(self, X, reset: bool, dtype="float64"):
+        """X (n_samples, n_features) as an array of ``dtype`` (CSR when sparse and accepted).
+
+        Sets ``n_features_in_`` and ``feature_names_in_`` when ``reset``, else checks X against them.
+        """
+        name = type(self).__name__
+        if sp.issparse(X):
+            if not self.accept_sparse:
+                raise ConfigError(f"{name} does not accept sparse X: pass a dense array (X.toarray())")
+            _check_shape(X.shape)
+        else:
+            try:
+                shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
+            except ValueError as exc:  # a ragged nested list
+                raise ConfigError(f"X must be a 2-D array (n_samples, n_features) ({exc})") from None
+            _check_shape(shape)
+        try:
+            X = _validate_data(self, X, reset=reset, accept_sparse="csr" if self.accept_sparse else False,
+                               dtype=dtype, **{_FINITE: False})
+        except TypeError as exc:
+            raise DataTypeError(f"X must be a numeric array ({' '.join(str(exc).split())})") from None
+        except ValueError as exc:
+            text = " ".join(str(exc).split())
+            raise ConfigError(f"X must be a numeric array ({text})" if "convert" in text else text) from None
+        _check_values(X, self.nonnegative_data, name)
+        return X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = bool(self.nonnegative_data)
+        tags.input_tags.sparse = bool(self.accept_sparse)
+        return tags
+
+    def _more_tags(self):  # scikit-learn < 1.6
+        return {"requires_positive_X": bool(self.nonnegative_data)}
+
+
+@dataclass
+class NewSamples:
+    """What ``transform`` solves for new samples X (m x n_new): see the module docstring.
+
+    Attributes
+    ----------
+    update, objective : callable
+        The rules over stacks of starts (as :func:`~src.methods.loop.solve` takes them).
+    factors : dict of str to ndarray of shape (1, p, k)
+        The initial factors, the fixed ones already at their fitted values.
+    representation : callable
+        Maps the final factors (p x k matrices) to the (n_new, n_components) representation.
+    fixed : dict of str to ndarray
+        Factors the rules update but ``transform`` holds fixed: restored after every update.
+    """
+
+    update: Callable[[Factors], None]
+    objective: Callable[[Factors], np.ndarray]
+    factors: Factors
+    representation: Callable[[Factors], np.ndarray]
+    fixed: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class Factorization(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, BaseEstimator):
     """Base class of the matrix factorization methods (see the module docstring for the contract).
 
     Subclasses set ``factor_names`` and implement ``_factor_shapes``, ``_rules`` and, if the
-    representation is not ``V``, ``_representation`` and ``_basis``.
+    representation is not ``V``, ``_representation`` and ``_basis``; ``basis_factors`` names the factors
+    that ``transform`` holds fixed (override ``_new_samples`` where that does not apply).
 
     Parameters
     ----------
@@ -141,6 +298,7 @@ class Factorization(BaseEstimator):
     """
 
     factor_names: tuple[str, ...] = ("U", "V")
+    basis_factors: tuple[str, ...] = ("U",)  # held fixed by ``transform``
     nonnegative_data: bool = True
     needs_labels: bool = False  # label-constrained methods: a protocol must give some labelled samples
     batched: bool = False  # whether ``_rules`` takes stacks of starts (s, p, k) (see src.methods.loop)
@@ -223,8 +381,12 @@ class Factorization(BaseEstimator):
         ``callback``, if given, is called with a :class:`src.methods.loop.Pass` after every update.
         """
         self.check_params()
-        X_rows = check_data(X, self.nonnegative_data, self.dtype)
+        X_rows = self._validate_X(X, reset=True, dtype=self.dtype)
         y = check_labels(y, X_rows.shape[0])
+        return self._fit(X_rows, y, callback)
+
+    def _fit(self, X_rows, y: np.ndarray, callback=None):
+        """Fit to validated data X_rows (n_samples, n_features) and labels y."""
         X = X_rows.T  # the papers' orientation: m features x n samples
         m, n = X.shape
         shapes = self._factor_shapes(m, n, y)
@@ -242,7 +404,7 @@ class Factorization(BaseEstimator):
         if solution.converged is False:
             warnings.warn(f"{type(self).__name__}: the reference stopping rule (tol={self.tol}) was not met "
                           f"within max_iter={self.max_iter} iterations; raise max_iter", ConvergenceWarning,
-                          stacklevel=2)
+                          stacklevel=3)
         self.factors_ = solution.factors
         self.n_iter_ = solution.n_iter
         self.objective_history_ = np.asarray(solution.history)
@@ -254,8 +416,105 @@ class Factorization(BaseEstimator):
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit and return the (n_samples, n_components) representation."""
+        """Fit and return the (n_samples, n_components) representation ``embedding_``."""
         return self.fit(X, y).embedding_
+
+    # -- new samples ------------------------------------------------------------------------------
+    @property
+    def _n_features_out(self) -> int:
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = [str(self.dtype)]  # the representation comes in ``dtype``
+        return tags
+
+    def transform(self, X):
+        """Representation of new samples X (n_samples, n_features), the fitted basis held fixed.
+
+        The new samples are unlabelled. See the module docstring (and the class's ``_new_samples`` where
+        it overrides it) for how the representation is solved.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            In the convention of ``embedding_``.
+        """
+        check_is_fitted(self)
+        X_rows = self._validate_X(X, reset=False, dtype=self.dtype)
+        return self._transform(X_rows.T)[0]
+
+    def _transform(self, X) -> tuple[np.ndarray, Solution]:
+        """(representation, solution of the loop) for new samples X (m x n_new)."""
+        problem = self._new_samples(X)
+        update = problem.update
+        if problem.fixed:
+            def update(factors, rules=problem.update, fixed=problem.fixed):
+                rules(factors)
+                for name, value in fixed.items():  # in place: the rules' views and handoffs stay valid
+                    factors[name][0] = value
+
+        stopping = Stopping(self.stopping, int(self.max_iter), int(self.min_iter), float(self.tol))
+        solution = solve(problem.factors, update, problem.objective, stopping)
+        if solution.converged is False:
+            warnings.warn(f"{type(self).__name__}.transform: the reference stopping rule (tol={self.tol}) was "
+                          f"not met within max_iter={self.max_iter} iterations; raise max_iter",
+                          ConvergenceWarning, stacklevel=3)
+        return problem.representation(solution.factors), solution
+
+    def _transform_rules(self, X, y: np.ndarray):
+        """``(update, objective)`` of the method on new samples X (m x n_new), labels y (all -1).
+
+        Called on a copy of the fitted estimator (``_rules`` may set attributes): the method's own rules.
+        """
+        return self._rules(X, y)
+
+    def _new_samples(self, X) -> NewSamples:
+        """The method's own rules on X (m x n_new), ``basis_factors`` fixed (see the module docstring)."""
+        m, n = X.shape
+        y = np.full(n, UNLABELLED, dtype=np.int64)
+        model = copy.copy(self)  # the rules may set attributes (graph_, constraint_matrix_, ...): not on self
+        graph = getattr(model, "n_neighbors", None) is not None
+        if graph and n == 1:  # no neighbour: the graph term vanishes (NPNMF's would be a ridge: dropped)
+            from .nmf import frobenius_rules
+
+            update, objective = frobenius_rules(X)
+            batched = True
+        else:
+            if graph:
+                model.n_neighbors = min(int(model.n_neighbors), n - 1)
+            update, objective = model._transform_rules(X, y)
+            batched = model.batched
+        if not batched:
+            update, objective = per_start(update, objective)
+        shapes = model._factor_shapes(m, n, y)
+        fixed = {name: np.asarray(self.factors_[name], dtype=self.dtype) for name in self.basis_factors}
+        basis = fixed["U"] if "U" in fixed else self._basis(self.factors_)
+        scales = sample_scales(X, basis).astype(self.dtype)
+        factors = {}
+        for name, shape in shapes.items():
+            if name in fixed:
+                factors[name] = fixed[name][None].copy()
+            elif shape[0] == n:  # a coefficient factor, one row per new sample
+                factors[name] = np.repeat(scales[None, :, None], shape[1], axis=2)
+            else:
+                raise NotImplementedError(f"{type(self).__name__}: factor {name!r} of shape {shape} is neither "
+                                          "a basis factor nor one row per sample; override _new_samples")
+        return NewSamples(update, objective, factors, model._representation, fixed)
+
+    def _fixed_basis_samples(self, X, basis: np.ndarray, lam: float = 0.0) -> NewSamples:
+        """New samples on a fixed basis (m x k) by :func:`.fixed_basis.fixed_basis_rules` (factor ``V``).
+
+        The representation is V scaled by the basis's column norms, as ``embedding_`` of NMF, CF and NTF.
+        """
+        from .fixed_basis import fixed_basis_rules
+
+        basis = np.asarray(basis, dtype=self.dtype)
+        update, objective = fixed_basis_rules(X, basis, lam)
+        scales = sample_scales(X, basis).astype(self.dtype)
+        factors = {"V": np.repeat(scales[None, :, None], basis.shape[1], axis=2)}
+        norms = np.linalg.norm(basis, axis=0)
+        return NewSamples(update, objective, factors, lambda solved: solved["V"] * norms)
 
 
 class NormalizedInitMixin:

@@ -84,6 +84,7 @@ class CNMF(Factorization):
 
     factor_names = ("U", "Z")
     batched = True
+    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components

@@ -71,7 +71,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .base import Factorization, check_data, check_labels
+from .base import Factorization
 from .label_matrix import label_matrix, n_constraint_columns
 from .loop import Handoff
 from .multiplicative import multiply
@@ -250,17 +250,31 @@ class _ConceptFactorization(Factorization):
     batched = True
     coefficient = "V"
 
-    def fit(self, X, y=None):
-        """Fit to X (n_samples, n_features), labels y (-1 = unlabelled); X may have negative entries."""
-        self.check_params()
-        X_rows = check_data(X, nonnegative=False, dtype=self.dtype)
+    def _fit(self, X_rows, y, callback=None):
+        """Fit to validated X (n_samples, n_features), labels y (-1 = unlabelled); X may have negative entries.
+
+        Also sets ``concept_norms_`` (k,), sqrt(diag(W^T K W)): ``components_.T * concept_norms_`` is X W.
+        """
         self._data = X_rows.T  # a view, (m x n); dropped after fitting
-        self._labels = check_labels(y, X_rows.shape[0])
-        self._prepare(self._labels)
+        self._prepare(y)
         try:
-            return super().fit(X_rows, y)
+            super()._fit(X_rows, y, callback)
+            self.concept_norms_ = self._concept_norms(self.factors_)
+            return self
         finally:
-            del self._data, self._labels
+            del self._data
+
+    def _new_samples(self, X):
+        """CF's coefficient rule with the fitted concepts U = X W as a fixed basis (:mod:`.fixed_basis`).
+
+        The concepts are tied to the training samples, so ``transform`` keeps them: K W becomes X_new^T U
+        (new samples unlabelled, so A = I for CCF). Returns V diag(||u_k||), the convention of ``embedding_``.
+        """
+        return self._fixed_basis_samples(X, self.components_.T * self.concept_norms_, self._locality())
+
+    def _locality(self) -> float:
+        """Weight of LCF's locality term in ``transform`` (0 for CF and CCF)."""
+        return 0.0
 
     def _prepare(self, y):
         """Hook run before fitting with the validated labels y (n,)."""

@@ -81,10 +81,11 @@ N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 20
 import logging
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
-from .base import UNLABELLED, check_data, check_labels, check_positive_int
+from .base import UNLABELLED, SampleInputMixin, check_labels, check_positive_int
 from .products import block_rows, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
@@ -358,11 +359,13 @@ def cop_kmeans_run(X, chunk_of, n_clusters, rng, max_iter, data=None):
     return labels, n_iter
 
 
-class COPKMeans(BaseEstimator):
+class COPKMeans(ClusterMixin, SampleInputMixin, BaseEstimator):
     """COP-KMeans (Wagstaff et al. 2001) with the labelled samples' must-link and cannot-link constraints.
 
     It clusters directly (``clusters_directly = True``): the protocol calls ``fit_predict(X, y)`` and skips
-    its own KMeans. See the module docstring for the chunk formulation and the choices made.
+    its own KMeans. See the module docstring for the chunk formulation and the choices made. A clusterer,
+    not a transformer: ``predict(X_new)`` puts new (unlabelled, hence unconstrained) samples in the
+    cluster of the nearest centre of ``cluster_centers_``.
 
     Parameters
     ----------
@@ -419,7 +422,7 @@ class COPKMeans(BaseEstimator):
     def fit(self, X, y=None):
         """Cluster X (n_samples, n_features) under the constraints of the partial labels y (-1 = unlabelled)."""
         self.check_params()
-        X = check_data(X, nonnegative=False)
+        X = self._validate_X(X, reset=True)
         n = X.shape[0]
         y = check_labels(y, n)
         K = self.n_components
@@ -464,3 +467,9 @@ class COPKMeans(BaseEstimator):
     def fit_predict(self, X, y=None):
         """Fit and return the cluster labels, shape (n_samples,)."""
         return self.fit(X, y).labels_
+
+    def predict(self, X):
+        """Cluster of the nearest centre (Euclidean) for each new sample of X (n_samples, n_features)."""
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        return squared_distances(X, self.cluster_centers_).argmin(axis=1)

@@ -218,6 +218,9 @@ class LCF(_ConceptFactorization):
         k = self.n_components
         return {"W": (n, k), "V": (n, k)}
 
+    def _locality(self):
+        return float(self.lam)  # transform: LCF's coefficient rule on the fixed anchors X W
+
     def _rules(self, X, y):
         self.kernel_ = "explicit" if X.min() < 0 else "implicit"
         return lcf_rules(X, float(self.lam), self.kernel_)

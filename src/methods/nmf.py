@@ -62,6 +62,7 @@ class NMF(Factorization):
     """
 
     batched = True
+    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
 
     def _rules(self, X, y):
         return frobenius_rules(X)

@@ -68,4 +68,13 @@ class NMFNCW(Factorization):
 
     def _rules(self, X, y):
         self.sample_weights_ = ncw_weights(X)
+        self.feature_sums_ = X.sum(axis=1)  # X 1, (m,): the training graph's degrees of new samples
         return frobenius_rules(X * self.sample_weights_)  # X D^{-1/2}: column j scaled by d_j^(-1/2)
+
+    def _transform_rules(self, X, y):
+        """``transform``: a new sample x is weighted by its degree in the training graph, x^T (X_train 1)
+        (so that its weight does not depend on the other new samples), then NMF's rules with U fixed."""
+        d = X.T @ self.feature_sums_
+        weights = np.zeros_like(d)
+        np.divide(1.0, np.sqrt(d), out=weights, where=d > 0)
+        return frobenius_rules(X * weights)

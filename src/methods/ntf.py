@@ -167,6 +167,7 @@ class NTF(Factorization):
 
     factor_names = ("A", "B", "C")
     batched = True
+    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  image_shape=None, n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
@@ -193,3 +194,8 @@ class NTF(Factorization):
 
     def _basis(self, factors):
         return khatri_rao_rows(factors["A"], factors["B"])
+
+    def _new_samples(self, X):
+        """``transform``: the C rule with A and B fixed is NMF's V rule on the basis images U = A ⊙ B
+        (U^T U = (A^T A) * (B^T B)); C scaled by ||a_j|| ||b_j|| = ||u_j||, as ``embedding_``."""
+        return self._fixed_basis_samples(X, self._basis(self.factors_))

@@ -55,10 +55,11 @@ import logging
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
-from .base import UNLABELLED, check_data, check_labels, check_nonnegative_float, check_positive_int
+from .base import UNLABELLED, SampleInputMixin, check_labels, check_nonnegative_float, check_positive_int
 from .knn_graph import check_algorithm, knn_graph, laplacian
 
 logger = logging.getLogger(__name__)
@@ -151,8 +152,10 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     return directions, eigenvalues
 
 
-class SDA(BaseEstimator):
+class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, BaseEstimator):
     """Semi-supervised discriminant analysis: a linear embedding from labelled and unlabelled samples.
+
+    ``transform(X_new)`` projects new samples on the directions, X_new @ components_.T (as ``embedding_``).
 
     Parameters
     ----------
@@ -214,7 +217,10 @@ class SDA(BaseEstimator):
     def fit(self, X, y=None):
         """Learn the directions from X (n_samples, n_features) and partial labels y (-1 = unlabelled)."""
         self.check_params()
-        X = check_data(X, nonnegative=False)
+        X = self._validate_X(X, reset=True)
+        if y is None:
+            raise ConfigError("SDA needs labelled samples: it requires y to be passed, but the target y is "
+                              "None (partial labels, -1 = unlabelled)")
         y = check_labels(y, X.shape[0])
         if np.all(y == UNLABELLED):
             raise ConfigError("SDA needs labelled samples: y has no label >= 0 (protocol.labels.mode='none'?)")
@@ -239,3 +245,17 @@ class SDA(BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit and return the (n_samples, n_components) embedding."""
         return self.fit(X, y).embedding_
+
+    def transform(self, X):
+        """Project new samples X (n_samples, n_features) on the directions: (n_samples, n_components)."""
+        check_is_fitted(self)
+        return self._validate_X(X, reset=False) @ self.components_.T
+
+    @property
+    def _n_features_out(self) -> int:
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the labelled samples define the discriminant directions
+        return tags

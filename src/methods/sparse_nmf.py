@@ -113,6 +113,7 @@ class SparseNMF(Factorization):
         check_nonnegative_float("beta", self.beta)
 
     batched = True
+    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
 
     def _rules(self, X, y):
         return sparse_rules(X, float(self.beta))

@@ -1,0 +1,43 @@
+"""scikit-learn's check_estimator on every registered method (src.methods.estimator_checks): every check passes
+but the ones declared, with their reason, in EXPECTED_FAILED_CHECKS, and every declared one does fail."""
+
+import pytest
+
+from src import methods
+from src.methods import estimator_checks
+
+FAST = {"kmeans", "nmf", "nmf_ncw", "ntf", "copkmeans", "sda", "cnmf"}
+"""A few structurally different methods run in the fast suite (about 5 s); the rest (about 45 s) are integration."""
+
+
+@pytest.mark.parametrize("name", [name if name in FAST else pytest.param(name, marks=pytest.mark.integration)
+                                  for name in methods.NAMES])
+def test_check_estimator(name):
+    results = estimator_checks.run_checks(name)
+    failed = {r["check_name"]: f"{type(r['exception']).__name__}: {r['exception']}" for r in results
+              if r["status"] == "failed"}
+    assert not failed, failed
+    stale = sorted({r["check_name"] for r in results if r["expected_to_fail"] and r["status"] == "passed"})
+    assert not stale, f"declared as expected failures but passing: {stale}"
+    summary = estimator_checks.summary(results)
+    assert summary["passed"] >= 30
+    assert set(summary["expected"]) == set(estimator_checks.checked_estimator(name).expected_failed_checks())
+
+
+def test_expected_failures_name_real_checks_and_classes():
+    from sklearn.utils import estimator_checks as sk
+
+    classes = {cls.__name__ for cls in methods.REGISTRY.values()}
+    assert set(estimator_checks.EXPECTED_FAILED_CHECKS) <= classes
+    for checks in estimator_checks.EXPECTED_FAILED_CHECKS.values():
+        for check, reason in checks.items():
+            assert hasattr(sk, check) and len(reason) > 20
+
+
+def test_results_table_has_a_row_per_method():
+    summaries = {"nmf": {"passed": 47, "xfail": 0, "skipped": 1, "failed": [], "expected": {}},
+                 "gnmf": {"passed": 46, "xfail": 1, "skipped": 1, "failed": [],
+                          "expected": {"check_methods_subset_invariance": "the graph"}}}
+    table = estimator_checks.results_table(summaries)
+    assert table.splitlines()[2] == "| nmf | 47 | 0 | 1 | none | none |"
+    assert table.splitlines()[3] == "| gnmf | 46 | 1 | 1 | none | `check_methods_subset_invariance`: the graph |"
