@@ -27,8 +27,9 @@ U <- U * (X / Y) V / (1_m 1_n^T V).
 Order: Z first, then U (as :class:`~src.methods.nmf_kl.NMFKL` updates V, then U); with no label A = I and
 the method is exactly NMF-KL from the same initial factors (tested). The KL objective is tested to never
 increase. Cost: one iteration is O(mnk) as NMF-KL (A is sparse; the paper's Table 1 counts a dense A); the
-ratio X / Y is formed block by block by :class:`~src.methods.nmf_kl.KLProducts` (no m x n array), and the
-objective's pass gives the next Z update its (X / Y)^T U, as in NMF-KL.
+ratio X / Y is formed block by block by :class:`~src.methods.nmf_kl.KLProducts` (no m x n array, each block
+of X read once for all the starts), and the objective's pass gives the next Z update its (X / Y)^T U through
+a :class:`~src.methods.loop.Handoff`, as in NMF-KL. The products with A and A^T serve all the starts at once.
 
 References
 ----------
@@ -40,43 +41,41 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 import numpy as np
 import scipy.sparse as sp
 
-from .multiplicative import EPS
 from .base import Factorization
 from .label_matrix import label_matrix, n_constraint_columns
-from .nmf_kl import NMFKL, KeptProduct, KLProducts
+from .loop import Handoff
+from .multiplicative import multiply
+from .nmf_kl import NMFKL, KLProducts
+from .products import column_sums, dot
 
 
 def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
     """Return ``(update, objective)`` of KL-divergence CNMF on X (m x n) with constraint matrix A (n x r).
 
-    Factors: ``U`` (m x k) and ``Z`` (r x k).
+    Factors: ``U`` (m x k) and ``Z`` (r x k) per start, stacks of starts (s, ., k).
     """
-    A = sp.csr_matrix(A)
+    A = sp.csr_matrix(A, dtype=X.dtype)
     At = A.T.tocsr()
-    class_sizes = np.asarray(A.sum(axis=0)).ravel()  # A^T 1_n, (r,)
+    class_sizes = np.asarray(A.sum(axis=0)).reshape(-1, 1)  # A^T 1_n, (r x 1)
     products = KLProducts(X)
-    kept = KeptProduct()
+    handoff = Handoff()
 
     def update(factors):
         U, Z = factors["U"], factors["Z"]
-        RtU = kept.take(U, Z)  # (X / Y)^T U, computed by the objective at these factors
+        RtU = handoff.take(U, Z)  # (X / Y)^T U, computed by the objective at these factors
         if RtU is None:
-            RtU = products.v_numerator(U, A @ Z)[0]
-        numerator = At @ RtU  # Z update (derived): A^T (X / Y)^T U, (r x k)
-        denominator = np.outer(class_sizes, U.sum(axis=0))  # (A^T 1_n)(1_m^T U)
-        np.maximum(denominator, EPS, out=denominator)
-        Z *= numerator / denominator
+            RtU = products.v_numerator(U, dot(A, Z))[0]
+        # Z update (derived): A^T (X / Y)^T U / ((A^T 1_n)(1_m^T U)), (r x k) per start
+        multiply(Z, dot(At, RtU), class_sizes * column_sums(U))
 
-        V = A @ Z
-        numerator = products.u_numerator(U, V)  # U update (Lee & Seung): (X / Y) A Z, (m x k)
-        denominator = np.broadcast_to(V.sum(axis=0), U.shape).copy()  # 1_m 1_n^T A Z
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        V = dot(A, Z)
+        # U update (Lee & Seung): (X / Y) A Z / (1_m 1_n^T A Z), (m x k) per start
+        multiply(U, products.u_numerator(U, V), np.broadcast_to(column_sums(V), U.shape).copy())
 
     def objective(factors):
         U, Z = factors["U"], factors["Z"]
-        RtU, divergence = products.v_numerator(U, A @ Z, divergence=True)
-        kept.keep(RtU, U, Z)
+        RtU, divergence = products.v_numerator(U, dot(A, Z), divergence=True)
+        handoff.keep(RtU, U, Z)
         return divergence
 
     return update, objective
@@ -97,6 +96,8 @@ class CNMFKL(Factorization):
     """
 
     needs_labels = True  # a run under a protocol without labels is refused (src.run)
+    batched = True
+    loss = "kl"
 
     factor_names = ("U", "Z")
     __init__ = NMFKL.__init__  # the KL methods' reference defaults (min_iter=10)
@@ -110,4 +111,5 @@ class CNMFKL(Factorization):
         return cnmf_kl_rules(X, self.constraint_matrix_)
 
     def _representation(self, factors):
-        return (self.constraint_matrix_ @ factors["Z"]) * np.linalg.norm(factors["U"], axis=0)
+        Z = factors["Z"]
+        return np.asarray(self.constraint_matrix_ @ Z, dtype=Z.dtype) * np.linalg.norm(factors["U"], axis=0)

@@ -6,49 +6,83 @@ Updates (V first, then U):
     V_jk <- V_jk * sum_i U_ik X_ij / Y_ij / sum_i U_ik       (Lee & Seung 2001, eq. 5, transposed)
     U_ik <- U_ik * sum_j X_ij / Y_ij V_jk / sum_j V_jk
 
-Cost. Both numerators are products with the ratio R = X / Y (m x n). :class:`KLProducts` forms R block by
-block (a few rows of X at a time, in X's contiguous orientation: one small GEMM for the block of Y, the floor,
-the division and the product, all in cache) and never as a whole: two passes over X per iteration and no
-m x n temporary, where forming R directly costs five m x n arrays per iteration. The objective after a sweep
-takes the pass that the next V update needs anyway (same U, V), keeps that numerator and adds the divergence
-to it; sum_ij Y_ij is (1^T U)(V^T 1), and x log(x / y) is evaluated at the nonzero entries of X only (their
-positions are kept per block when X has zeros). One iteration: two passes, four m x n x k products in small
-GEMMs.
+Cost. Both numerators are products with the ratio R = X / Y (m x n), one R per start: unlike the Frobenius
+updates, the products of the starts cannot be one GEMM over all of them. :class:`KLProducts` forms R block
+by block (a few rows of X at a time, in X's contiguous orientation) and never as a whole: each block of X is
+read once per pass for all the starts, which then take their turn on it while it is in cache (one small GEMM
+for the block of Y, the floor, the division and the product). Two passes over X per iteration, no m x n
+temporary.
+
+The objective after a sweep takes the pass that the next V update needs anyway (same U, V), hands that
+numerator to the update (:class:`~src.methods.loop.Handoff`) and adds the divergence to it, written as
+
+    D = sum_ij X_ij log X_ij - sum_ij X_ij log Y_ij - sum_ij X_ij + (1^T U)(V^T 1)
+
+where the first and third sums are constants of the data (computed once, with 0 log 0 = 0) and the second
+takes one ``log`` of each block of Y, in place, and a dot product with the block of X: no masking of the
+zeros of X (a zero x gives 0 log y = 0, Y being floored at EPS). That log is the objective's whole extra cost,
+about two thirds of a pass: an iteration with the objective costs about 2.7 passes, one without it 2.
+In float32 the log is taken as log2 (twice as fast there) and the products x log y are summed in float64:
+the objective then differs from its float64 value by about 1e-7 relative, far below the stopping rule's
+``tol``.
+
+With several BLAS threads (and data of a few blocks) the rows of a pass are cut into as many ranges, each
+run by one thread of a pool with single-threaded block products (numpy releases the GIL in its ufuncs and
+BLAS calls); the partial sums of the ranges are added in a fixed order.
 
 References
 ----------
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
-from scipy.special import rel_entr
+from scipy.special import xlogy
 
-from .multiplicative import EPS
+from . import products
 from .base import Factorization
-from .products import block_slices, one_blas_thread
+from .loop import Handoff
+from .multiplicative import EPS, multiply
+from .products import column_sums, one_blas_thread
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
-def kl_divergence(X: np.ndarray, Y: np.ndarray) -> float:
-    """Generalized KL divergence D(X || Y), with 0 log 0 = 0 and Y floored at EPS."""
-    return float(rel_entr(X, np.maximum(Y, EPS)).sum() - X.sum() + Y.sum())
+def _pool(workers: int) -> ThreadPoolExecutor:
+    """A process-wide pool of ``workers`` threads for the blocked passes (created once per size)."""
+    if workers not in _POOLS:
+        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="kl-pass")
+    return _POOLS[workers]
 
 
-def ratio(X: np.ndarray, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """X / (U V^T), (m x n), with the reconstruction floored at EPS (the whole matrix; see :class:`KLProducts`)."""
-    Y = U @ V.T
-    np.maximum(Y, EPS, out=Y)
-    return np.divide(X, Y, out=Y)
+def _stack(A: np.ndarray) -> np.ndarray:
+    """A factor as a stack of starts: a (p x k) matrix as a stack of one (a view)."""
+    return A if A.ndim == 3 else A[None]
+
+
+def _broadcast_sums(A: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """1^T A (column sums per start) repeated over the rows of ``like``: a fresh array of ``like``'s shape."""
+    return np.broadcast_to(column_sums(A), like.shape).copy()
 
 
 class KLProducts:
     """The products of the KL updates on X (m x n), with R = X / max(U V^T, EPS) formed block by block.
 
-    ``v_numerator(U, V)`` = R^T U (n x k), optionally with D(X || U V^T); ``u_numerator(U, V)`` = R V (m x k).
-    X is read in blocks of :data:`~src.methods.nmf.BLOCK_ELEMENTS` entries along its contiguous orientation
-    (samples when the rows of the data, X^T, are C-ordered; features when X is); an X with neither layout is
-    copied once.
-    The block products are small (b x m x k): a pass runs BLAS single-threaded
-    (:func:`~src.methods.nmf.one_blas_thread`).
+    ``v_numerator(U, V)`` = R^T U (n x k per start), optionally with D(X || U V^T) per start;
+    ``u_numerator(U, V)`` = R V (m x k per start). Factors are stacks of starts (s, p, k) or single
+    (p x k) matrices; the results take the same form.
+
+    X is read in blocks of :data:`~src.methods.products.BLOCK_ELEMENTS` entries along its contiguous
+    orientation (samples when the rows of the data, X^T, are C-ordered; features when X is); an X with
+    neither layout is copied once. Within a block the starts take their turn (one R_i = X_b / Y_b,i in cache
+    at a time). The block products are small (b x q x k) and run single-threaded; with w > 1 BLAS threads
+    (:func:`~src.methods.products.blas_threads`) the rows are cut into w ranges, one per thread of a pool.
+
+    Parameters
+    ----------
+    X : ndarray of shape (m, n)
+        The data, one sample per column, nonnegative.
     """
 
     def __init__(self, X: np.ndarray):
@@ -58,115 +92,152 @@ class KLProducts:
             self.M, self.samples_major = X, False  # rows of M are features: M ~ U V^T
         else:
             self.M, self.samples_major = np.ascontiguousarray(X.T), True
-        p, q = self.M.shape
-        self.blocks = block_slices(p, q)  # blocks of rows of M, so that a block of R stays in cache
-        self.X_sum = float(X.sum())
-        # the divergence needs x log(x / y) at the nonzero x only: where a block has zeros, keep the flat
-        # positions of its nonzeros and their values (sparse data such as MNIST: 19% nonzero)
-        self.nonzeros = []
-        for block in self.blocks:
-            flat = self.M[block].ravel()
-            where = np.flatnonzero(flat)
-            self.nonzeros.append(None if where.size == flat.size else (where, flat[where]))
+        self._parts: dict[int, list[list[slice]]] = {}
+        self._buffers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.X_sum = 0.0  # sum x and sum x log x (0 log 0 = 0), in float64 block by block
+        self.X_log_X = 0.0
+        for block in self._blocks(1)[0]:
+            values = self.M[block].astype(np.float64)
+            self.X_sum += float(values.sum())
+            self.X_log_X += float(xlogy(values, values).sum())
 
-    def _ratio_block(self, P_b, Q, block):
-        Y = P_b @ Q.T
-        np.maximum(Y, EPS, out=Y)
-        return np.divide(self.M[block], Y, out=Y)
+    # -- blocks, threads and buffers ------------------------------------------------------------------
+    def _blocks(self, workers: int) -> list[list[slice]]:
+        """The rows of M cut into ``workers`` contiguous ranges, each in blocks that stay in cache."""
+        if workers not in self._parts:
+            p, q = self.M.shape
+            bounds = [p * j // workers for j in range(workers + 1)]
+            self._parts[workers] = [
+                [slice(lo + block.start, lo + block.stop) for block in products.block_slices(hi - lo, q)]
+                for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+        return self._parts[workers]
 
-    def _fit(self, i, block, R):
-        """sum x log(x / y) over block i, R = M / max(Y, EPS) of that block (0 log 0 = 0)."""
-        nonzeros = self.nonzeros[i]
-        if nonzeros is None:  # no zero in the block
-            return float(np.dot(self.M[block].ravel(), np.log(R.ravel())))
-        where, values = nonzeros
-        return float(np.dot(values, np.log(R.ravel()[where])))
+    def _workers(self) -> int:
+        """Threads a pass runs in: the BLAS threads, for data of more than a few blocks, else one."""
+        threads = products.blas_threads()
+        return threads if threads > 1 and self.M.size >= 4 * products.BLOCK_ELEMENTS else 1
 
-    def _row_side(self, P, Q, divergence):
-        """R_M Q (p x k) for M ~ P Q^T, R_M = M / max(P Q^T, EPS); and sum M log R_M if asked."""
-        out = np.empty_like(P)
-        fit = 0.0
-        for i, block in enumerate(self.blocks):
-            R = self._ratio_block(P[block], Q, block)
-            np.matmul(R, Q, out=out[block])
-            if divergence:
-                fit += self._fit(i, block, R)
-        return out, fit
+    def _buffer(self, part: int, rows: int, width: int):
+        """Scratch arrays of worker ``part``: Y and R blocks (rows x q) and one (q x width) product."""
+        q = self.M.shape[1]
+        kept = self._buffers.get(part)
+        if kept is None or kept[0].shape[0] < rows or kept[2].shape[1] != width:
+            kept = (np.empty((rows, q), self.M.dtype), np.empty((rows, q), self.M.dtype),
+                    np.empty((q, width), self.M.dtype))
+            self._buffers[part] = kept
+        return kept
 
-    def _column_side(self, P, Q, divergence):
-        """R_M^T P (q x k); and sum M log R_M if asked."""
-        out = np.zeros_like(Q)
-        fit = 0.0
-        for i, block in enumerate(self.blocks):
-            R = self._ratio_block(P[block], Q, block)
-            out += R.T @ P[block]
-            if divergence:
-                fit += self._fit(i, block, R)
-        return out, fit
+    # -- one pass ---------------------------------------------------------------------------------------
+    def _part(self, index: int, blocks: list[slice], P, Q, row_side: bool, divergence: bool, out):
+        """The blocks of one row range, every start in turn on each block (see :meth:`_pass`).
 
-    def v_numerator(self, U: np.ndarray, V: np.ndarray, divergence: bool = False):
-        """(R^T U (n x k), D(X || U V^T) or None): the V update's numerator and, if asked, the objective."""
+        Returns (sum over these blocks of R_i^T P_i[b] per start, or None on the row side; and
+        sum x log y per start, or None).
+        """
+        s, k = P.shape[0], P.shape[2]
+        Y, R, product = self._buffer(index, max(b.stop - b.start for b in blocks), k)
+        acc = None if row_side else np.zeros((s, self.M.shape[1], k), dtype=self.M.dtype)
+        fits = np.zeros(s) if divergence else None
+        single = self.M.dtype != np.float64
+        for block in blocks:
+            M_b = self.M[block]
+            rows = block.stop - block.start
+            Y_b, R_b = Y[:rows], R[:rows]
+            for i in range(s):
+                P_b = P[i, block]
+                np.matmul(P_b, Q[i].T, out=Y_b)
+                if Y_b.min() < EPS:  # rare (a zero column of a factor): floor only then
+                    np.maximum(Y_b, EPS, out=Y_b)
+                np.divide(M_b, Y_b, out=R_b)
+                if row_side:
+                    np.matmul(R_b, Q[i], out=out[i, block])
+                else:
+                    np.matmul(R_b.T, P_b, out=product)
+                    acc[i] += product
+                if divergence:  # sum x log y over the block
+                    if single:  # float32: log2 (twice as fast as log), the products summed in float64
+                        np.log2(Y_b, out=Y_b)
+                        fits[i] += np.multiply(M_b, Y_b, out=Y_b).sum(dtype=np.float64)
+                    else:
+                        np.log(Y_b, out=Y_b)
+                        fits[i] += np.dot(M_b.ravel(), Y_b.ravel())
+        if divergence and single:
+            fits *= np.log(2.0)
+        return acc, fits
+
+    def _pass(self, P: np.ndarray, Q: np.ndarray, row_side: bool, divergence: bool):
+        """One pass over M ~ P Q^T (stacks): R_i Q_i (p x k) if ``row_side`` else R_i^T P_i (q x k), R_i =
+        M / max(P_i Q_i^T, EPS); and sum M log max(P_i Q_i^T, EPS) per start if ``divergence``."""
+        out = np.empty(P.shape, dtype=self.M.dtype) if row_side else None
+        parts = self._blocks(self._workers())
         with one_blas_thread():
-            if self.samples_major:
-                numerator, fit = self._row_side(V, U, divergence)
+            if len(parts) == 1:
+                results = [self._part(0, parts[0], P, Q, row_side, divergence, out)]
             else:
-                numerator, fit = self._column_side(U, V, divergence)
+                results = list(_pool(len(parts)).map(
+                    lambda j: self._part(j, parts[j], P, Q, row_side, divergence, out), range(len(parts))))
+        if not row_side:  # partial sums of the row ranges, added in a fixed order
+            out = results[0][0]
+            for acc, _ in results[1:]:
+                out += acc
+        fits = None
+        if divergence:
+            fits = results[0][1]
+            for _, part_fits in results[1:]:
+                fits = fits + part_fits
+        return out, fits
+
+    # -- the numerators ---------------------------------------------------------------------------------
+    def v_numerator(self, U: np.ndarray, V: np.ndarray, divergence: bool = False):
+        """(R^T U (n x k per start), D(X || U V^T) per start or None): the V update's numerator and the objective.
+
+        The divergence is an array of shape (s,) for stacks of s starts, a float for (p x k) matrices.
+        """
+        U3, V3 = _stack(U), _stack(V)
+        if self.samples_major:
+            numerator, fits = self._pass(V3, U3, True, divergence)
+        else:
+            numerator, fits = self._pass(U3, V3, False, divergence)
+        if U.ndim == 2:
+            numerator = numerator[0]
         if not divergence:
             return numerator, None
-        return numerator, fit - self.X_sum + float(U.sum(axis=0) @ V.sum(axis=0))  # sum Y = (1^T U)(V^T 1)
+        Y_sums = np.einsum("sk,sk->s", U3.sum(axis=-2, dtype=np.float64), V3.sum(axis=-2, dtype=np.float64))
+        values = self.X_log_X - fits - self.X_sum + Y_sums  # sum Y = (1^T U)(V^T 1)
+        return numerator, (float(values[0]) if U.ndim == 2 else values)
 
     def u_numerator(self, U: np.ndarray, V: np.ndarray) -> np.ndarray:
-        """R V (m x k), the U update's numerator."""
-        with one_blas_thread():
-            if self.samples_major:
-                return self._column_side(V, U, False)[0]
-            return self._row_side(U, V, False)[0]
-
-
-class KeptProduct:
-    """A product computed for given factors, reused only while those factors are unchanged (copies kept)."""
-
-    def __init__(self):
-        self.factors: tuple[np.ndarray, ...] | None = None
-        self.value = None
-
-    def keep(self, value, *factors):
-        self.factors, self.value = tuple(f.copy() for f in factors), value
-
-    def take(self, *factors):
-        """The kept value if it was computed for exactly these factors (then forgotten), else None."""
-        kept, value = self.factors, self.value
-        self.factors = self.value = None
-        if kept is None or len(kept) != len(factors):
-            return None
-        if all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(kept, factors)):
-            return value
-        return None
+        """R V (m x k per start), the U update's numerator."""
+        U3, V3 = _stack(U), _stack(V)
+        if self.samples_major:
+            numerator = self._pass(V3, U3, False, False)[0]
+        else:
+            numerator = self._pass(U3, V3, True, False)[0]
+        return numerator if U.ndim == 3 else numerator[0]
 
 
 def kl_rules(X: np.ndarray):
-    """Return ``(update, objective)`` of KL-divergence NMF on X (m x n)."""
+    """Return ``(update, objective)`` of KL-divergence NMF on X (m x n), over stacks of starts.
+
+    The objective's pass computes the next V update's numerator at the same factors and hands it over
+    (:class:`~src.methods.loop.Handoff`): with the objective after every update, two passes per iteration.
+    Single (p x k) factors are accepted too (the objective is then a float).
+    """
     products = KLProducts(X)
-    kept = KeptProduct()
+    handoff = Handoff()
 
     def update(factors):
         U, V = factors["U"], factors["V"]
-        numerator = kept.take(U, V)  # computed by the objective at these factors
+        numerator = handoff.take(U, V)  # computed by the objective at these factors
         if numerator is None:
             numerator = products.v_numerator(U, V)[0]  # V update, (X / Y)^T U, (n x k)
-        denominator = np.broadcast_to(U.sum(axis=0), V.shape).copy()
-        np.maximum(denominator, EPS, out=denominator)
-        V *= numerator / denominator
-
-        numerator = products.u_numerator(U, V)  # U update, (X / Y) V, (m x k)
-        denominator = np.broadcast_to(V.sum(axis=0), U.shape).copy()
-        np.maximum(denominator, EPS, out=denominator)
-        U *= numerator / denominator
+        multiply(V, numerator, _broadcast_sums(U, V))  # / 1_n 1_m^T U
+        multiply(U, products.u_numerator(U, V), _broadcast_sums(V, U))  # U update, (X / Y) V / 1_m 1_n^T V
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
         numerator, divergence = products.v_numerator(U, V, divergence=True)
-        kept.keep(numerator, U, V)
+        handoff.keep(numerator, U, V)
         return divergence
 
     return update, objective
@@ -184,9 +255,13 @@ class NMFKL(Factorization):
     D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
     """
 
+    batched = True
+    loss = "kl"
+
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 n_starts=10, min_iter=10, stopping="reference"):
-        Factorization.__init__(self, n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping)
+                 n_starts=10, min_iter=10, stopping="reference", dtype="float64"):
+        Factorization.__init__(self, n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping,
+                               dtype)
 
     def _rules(self, X, y):
         return kl_rules(X)
