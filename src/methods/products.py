@@ -7,9 +7,9 @@ or a single (p x k) matrix and return the same form.
 
 Threads. A fit runs in the threads numpy's BLAS is given (``threadpoolctl``): the sweeps of this project
 give each job one (``runtime.blas_threads``), a researcher calling an estimator directly gets the library
-default (every core). With one thread the passes over X go by blocks of samples that stay in cache
-(:class:`SampleBlocks`) and the products take their fastest single-threaded form
-(:func:`short_and_wide`); with more threads whole products run on all of them.
+default (every core). With OpenBLAS the products with X take their short-and-wide form
+(:func:`short_and_wide`), at any number of threads; with one thread the passes over X go by blocks of
+samples that stay in cache (:class:`SampleBlocks`), with more threads whole products run on all of them.
 """
 
 from __future__ import annotations
@@ -49,14 +49,28 @@ def one_blas_thread():
 
 
 def short_and_wide() -> bool:
-    """Whether products with X take the short-and-wide form and the blocked passes: one OpenBLAS thread.
+    """Whether products with X take the short-and-wide form: numpy's BLAS is OpenBLAS.
 
-    With one thread OpenBLAS runs (k x m)(m x n) 1.5-2x faster than (n x m)(m x k) at this project's shapes
-    (k <= 11 per start), with the same result. With several threads the wide form is split across them in
-    small synchronized panels, up to 7x slower than the plain one, so the plain form is used, as with any
-    other BLAS.
+    OpenBLAS runs (k x m)(m x n) faster than (n x m)(m x k) at this project's shapes (k <= 11 per start),
+    1.5-2x with one thread and 1.2-1.8x with two on Yale, COIL20 and MNIST-10k, with the same result up to
+    rounding. With another BLAS the products are written as the equations read.
     """
-    return len(_BLAS) > 0 and all(lib.internal_api == "openblas" and lib.get_num_threads() == 1 for lib in _BLAS)
+    return len(_BLAS) > 0 and all(lib.internal_api == "openblas" for lib in _BLAS)
+
+
+SMALL_ELEMENTS = 2**18
+"""Data with at most this many entries (Yale's 165 x 1024 has 168,960) is read by blocks on one thread even
+when more are available: its products are too small for threads to pay for their synchronization."""
+
+
+def blocked_passes(X) -> bool:
+    """Whether :class:`SampleBlocks` reads X by cache-sized blocks (on one thread): OpenBLAS, and one thread
+    or small X.
+
+    Many small block products cannot use several threads (each would be synchronized, hundreds of times
+    per pass), so with more threads the whole products run on all of them instead, unless X is small.
+    """
+    return short_and_wide() and (blas_threads() == 1 or X.shape[0] * X.shape[1] <= SMALL_ELEMENTS)
 
 
 def flat(B: np.ndarray) -> np.ndarray:
@@ -83,7 +97,7 @@ def dot(M, B: np.ndarray) -> np.ndarray:
 def xt_dot(X, B: np.ndarray) -> np.ndarray:
     """X^T B (n x k per start) for data X (m x n) and a factor B (m x k per start), one product for all starts.
 
-    Dense X with one OpenBLAS thread: computed as (B^T X)^T (see :func:`short_and_wide`).
+    Dense X with OpenBLAS: computed as (B^T X)^T (see :func:`short_and_wide`).
     """
     F = flat(B)
     if not sp.issparse(X) and short_and_wide():
@@ -147,8 +161,9 @@ class SampleBlocks:
     ``fused(P, rule, B)`` reads each block X_b once: G_b = X_b^T P (rows b of X^T P, every start), then
     ``rule(b, G_b)`` updates the rows b of B in place, then X_b B_b is added to X B. One pass over X instead
     of two (X^T P, then X B with the new B): faster than the two whole products with one BLAS thread, the
-    block products running single-threaded. With several BLAS threads, sparse X or products wider than
-    :data:`FUSED_MAX_WIDTH` the two whole products are used instead; the result is the same up to rounding.
+    block products running single-threaded. With several BLAS threads (unless X is small: see
+    :func:`blocked_passes`), sparse X or products wider than :data:`FUSED_MAX_WIDTH` the two whole products
+    are used instead; the result is the same up to rounding.
 
     Parameters
     ----------
@@ -167,12 +182,13 @@ class SampleBlocks:
         P is (m x k) per start and B (n x k) per start, stacks or matrices alike.
         """
         F = flat(P)
-        if sp.issparse(self.X) or not short_and_wide() or F.shape[1] > FUSED_MAX_WIDTH:
+        if sp.issparse(self.X) or not blocked_passes(self.X) or F.shape[1] > FUSED_MAX_WIDTH:
             rule(slice(None), xt_dot(self.X, P))
             return x_dot(self.X, B)
         XB = np.zeros((self.X.shape[0], F.shape[1]), dtype=np.result_type(self.X, B))
-        for block in self.blocks:
-            X_b = self.X[:, block]
-            rule(block, unflat(X_b.T @ F, P))
-            XB += X_b @ flat(B[..., block, :])
+        with one_blas_thread():
+            for block in self.blocks:
+                X_b = self.X[:, block]
+                rule(block, unflat(X_b.T @ F, P))
+                XB += X_b @ flat(B[..., block, :])
         return unflat(XB, B)
