@@ -8,12 +8,13 @@ mode an ordinary ``open(path, "w")`` would have given it (0644 under umask 022, 
 collaborators on a shared file system can read the results.
 """
 
+import fcntl
 import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "current_umask", "make_readable", "write_atomic"]
+__all__ = ["atomic_path", "current_umask", "locked", "make_readable", "write_atomic"]
 
 
 def current_umask() -> int:
@@ -61,3 +62,18 @@ def write_atomic(path, content: str | bytes) -> None:
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
+
+
+@contextmanager
+def locked(path: Path):
+    """Hold an exclusive advisory lock (``flock``) on the file ``path`` for the duration of the block.
+
+    Runs and sweep jobs sharing a directory take turns through it (results, tables, the progress count).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -13,7 +13,6 @@ command) and the table and figure of :mod:`src.report`. A bad value stops the ru
 computed, with one line naming the parameter; a multirun checks every job first (:mod:`src.sweep`).
 """
 
-import fcntl
 import hashlib
 import json
 import logging
@@ -23,7 +22,7 @@ import shlex
 import sys
 import time
 from collections.abc import Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
 from .protocol import check_method, check_protocol, make_trial, run_cell
 from .report import write_reports
-from .files import write_atomic
+from .files import locked, write_atomic
 from .results import CELL_DIR, RESULTS, cell_path, load_cell, save_cell, setting_columns, write_results
 
 logger = logging.getLogger(__name__)
@@ -93,18 +92,6 @@ def check_run(plain: Mapping) -> None:
     threads = (plain.get("runtime") or {}).get("blas_threads")
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ConfigError(f"runtime.blas_threads={threads!r} must be a positive integer or null (library default)")
-
-
-@contextmanager
-def exclusive(path: Path):
-    """Hold an exclusive advisory lock (``flock``) on the file ``path`` for the duration of the block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def needs_labels_check(method: Mapping, labels: Mapping, dataset: str) -> None:
@@ -236,7 +223,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
         logger.debug("[%s/%s] cell %d/%d k=%d trial=%d: %s (elapsed %.0fs)", dataset.name, method["label"],
                      number, len(cells), k, trial_number, status, time.perf_counter() - start)
         progress.update(k, trial_number, row)
-    with exclusive(out_dir / LOCK):  # runs sharing out_dir take turns writing results.csv, tables and figure
+    with locked(out_dir / LOCK):  # runs sharing out_dir take turns writing results.csv, tables and figure
         write_reports(write_results(out_dir, rows), out_dir)
     provenance.write(out_dir, {**record, "ended": provenance.now(), "cells": len(cells), "cells_computed": computed,
                                "cells_reused": len(cells) - computed})

@@ -31,7 +31,6 @@ starts (:func:`rename_old_run_dirs`), so that it resumes from their cells.
 from __future__ import annotations
 
 import csv
-import fcntl
 import json
 import logging
 import math
@@ -51,7 +50,7 @@ from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
 from .errors import UserError, one_line
-from .files import write_atomic
+from .files import locked, write_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -219,18 +218,6 @@ def job_failures(sweep_dir, job_number: int, overrides: list[str]):
 
 def progress_dir(sweep_dir) -> Path:
     return Path(sweep_dir) / PROGRESS_DIR
-
-
-@contextmanager
-def locked(path: Path):
-    """Hold an exclusive advisory lock (``flock``) on the file ``path`` for the duration of the block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def start_progress(sweep_dir, n_jobs: int) -> None:
