@@ -411,8 +411,9 @@ class Factorization(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInp
         self.converged_ = solution.converged
         self.best_start_ = solution.best_start
         self.start_objectives_ = np.asarray(solution.start_objectives)
-        self.components_ = self._basis(solution.factors).T
-        self.embedding_ = self._representation(solution.factors)
+        # in the fit's dtype, whatever the dtype of a method's constant matrices (e.g. CNMF's label matrix)
+        self.components_ = self._basis(solution.factors).T.astype(self.dtype, copy=False)
+        self.embedding_ = self._representation(solution.factors).astype(self.dtype, copy=False)
         return self
 
     def fit_transform(self, X, y=None):
