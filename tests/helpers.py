@@ -160,19 +160,21 @@ def check_starts_together_equal_each_alone(cls, params, rng, n_labelled=0):
                 np.testing.assert_allclose(together.factors_[name], factor, rtol=1e-8)
 
 
-def check_float32_fit(cls, params, rng, n_labelled=0):
-    """A float32 fit keeps float32 factors, its objective never increases (relative slack 1e-5) and it ends
-    near the float64 fit of the same (float32-representable) data."""
-    X = rng.random((40, 15)).astype(np.float32).astype(np.float64)  # the same graph in both precisions
+def check_float32_fit(cls, params, rng, n_labelled=0, mixed_sign=False):
+    """A float32 fit keeps float32 factors, its objective never increases (relative slack 1e-5) and ends
+    lower than it began and near the float64 fit of the same (float32-representable) data."""
+    X = rng.normal(size=(40, 15)) if mixed_sign else rng.random((40, 15))
+    X = X.astype(np.float32).astype(np.float64)  # the same data (and graph) in both precisions
     y = random_partial_labels(rng, 40, 3, n_labelled) if n_labelled else None
     common = dict(n_components=4, random_state=0, n_starts=3, min_iter=5, stopping="fixed", max_iter=60, **params)
     single = cls(dtype="float32", **common).fit(X, y)
     double = cls(**common).fit(X, y)
+    assert single.get_params()["dtype"] == "float32"
     assert all(factor.dtype == np.float32 for factor in single.factors_.values())
     assert single.embedding_.dtype == np.float32
     history = np.asarray(single.objective_history_)
     assert len(history) == 56 and np.all(np.isfinite(history))  # at the selection, then 55 updates
-    assert np.all(np.diff(history) <= 1e-5 * abs(history[0]))
+    assert np.all(np.diff(history) <= 1e-5 * abs(history[0])) and history[-1] < history[0]
     assert single.best_start_ == double.best_start_
     assert abs(history[-1] - double.objective_history_[-1]) <= 1e-3 * abs(double.objective_history_[-1])
 

@@ -6,7 +6,7 @@ import pytest
 from src.methods.cnmf_kl import CNMFKL
 from src.methods.label_matrix import label_matrix
 
-from helpers import FIXED, check_float32_fit, check_starts_together_equal_each_alone, partial_labels, random_init
+from helpers import FIXED, partial_labels, random_init
 
 
 def test_one_cnmf_kl_step_follows_the_derived_rules(rng):
@@ -26,11 +26,3 @@ def test_one_cnmf_kl_step_follows_the_derived_rules(rng):
     assert model.objective_history_[0] == pytest.approx((X * np.log(X / Y) - X + Y).sum(), rel=1e-12)
     # the embedding scales V by the L2 norms of U's columns, as GNMF_KL_Multi.m (Norm = 2)
     np.testing.assert_allclose(model.embedding_, V1 * np.linalg.norm(U1, axis=0), rtol=1e-12)
-
-
-def test_starts_together_equal_each_alone(rng):
-    check_starts_together_equal_each_alone(CNMFKL, {}, rng, n_labelled=60)
-
-
-def test_float32_fit(rng):
-    check_float32_fit(CNMFKL, {}, rng, n_labelled=12)

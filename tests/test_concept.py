@@ -13,7 +13,7 @@ from src.methods.label_matrix import label_matrix
 from src.methods.loop import Stopping, solve
 from src.methods.nmf import NMF
 
-from helpers import FIXED, assert_same_fit, monotone, partial_labels, random_init, traced_peak
+from helpers import FIXED, assert_same_fit, check_float32_fit, monotone, partial_labels, random_init, traced_peak
 
 
 @pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
@@ -204,14 +204,7 @@ def test_batched_starts_equal_single_start_fits(cls, sign, rng):
         np.testing.assert_allclose(batched.factors_[name], value, rtol=1e-9, err_msg=name)
 
 
-@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
 @pytest.mark.parametrize("cls", [CF, CCF])
-def test_float32_fit_stays_float32_and_descends(cls, sign, rng):
-    X = rng.random((30, 12)) if sign == "nonnegative" else rng.normal(size=(30, 12))
-    y = partial_labels(30, rng)
-    model = cls(n_components=3, max_iter=60, random_state=0, dtype="float32", **FIXED).fit(X, y)
-    assert model.get_params()["dtype"] == "float32"
-    for name, factor in model.factors_.items():
-        assert factor.dtype == np.float32, name
-    history = model.objective_history_
-    assert np.all(np.diff(history) <= 1e-5 * history[0]) and history[-1] < history[0]
+def test_float32_fit_on_mixed_sign_data(cls, rng):
+    """The general rules (explicit kernel) in float32; nonnegative data: tests/test_methods.py."""
+    check_float32_fit(cls, {}, rng, n_labelled=12 if cls.needs_labels else 0, mixed_sign=True)

@@ -8,7 +8,7 @@ from src.errors import ConfigError
 from src.methods.gnmf import GNMF, SemiGNMF
 from src.methods.nmf import NMF
 
-from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone, dense_knn,
+from helpers import (FIXED, assert_same_fit, check_starts_together_equal_each_alone, dense_knn,
                      dense_label_graph, initial_factors, random_partial_labels)
 
 
@@ -110,11 +110,6 @@ STACKED = [(GNMF, {"alpha": 10.0}, 0), (SemiGNMF, {"alpha": 10.0, "weight": "hea
 @pytest.mark.parametrize("cls, params, n_labelled", STACKED, ids=["gnmf", "semignmf"])
 def test_starts_advanced_together_equal_each_start_alone(cls, params, n_labelled, rng):
     check_starts_together_equal_each_alone(cls, params, rng, n_labelled)
-
-
-@pytest.mark.parametrize("cls, params, n_labelled", [(GNMF, {}, 0), (SemiGNMF, {}, 15)], ids=["gnmf", "semignmf"])
-def test_float32_keeps_its_precision_and_the_objective_decreasing(cls, params, n_labelled, rng):
-    check_float32_fit(cls, params, rng, n_labelled)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from src.methods.concept import CF
 from src.methods.lcf import LCF, lcf_rules
 from src.methods.loop import Stopping, solve
 
-from helpers import FIXED, assert_same_fit, monotone, random_init, traced_peak
+from helpers import FIXED, assert_same_fit, check_float32_fit, monotone, random_init, traced_peak
 
 
 # -- LCF written out by hand (paper orientation: Xp m x n, W n x k, Vp k x n) ------------------------------
@@ -244,12 +244,6 @@ def test_batched_starts_equal_single_start_fits(sign, rng):
         np.testing.assert_allclose(batched.factors_[name], value, rtol=1e-9, err_msg=name)
 
 
-@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
-def test_float32_fit_stays_float32_and_descends(sign, rng):
-    X = rng.random((30, 12)) if sign == "nonnegative" else rng.normal(size=(30, 12))
-    model = LCF(n_components=3, lam=0.7, max_iter=60, random_state=0, dtype="float32", **FIXED).fit(X)
-    assert model.get_params()["dtype"] == "float32"
-    for name, factor in model.factors_.items():
-        assert factor.dtype == np.float32, name
-    history = model.objective_history_
-    assert np.all(np.diff(history) <= 1e-5 * history[0]) and history[-1] < history[0]
+@pytest.mark.parametrize("mixed_sign", [False, True], ids=["nonnegative", "mixed"])
+def test_float32_fit_stays_float32_and_descends(mixed_sign, rng):
+    check_float32_fit(LCF, {"lam": 0.7}, rng, mixed_sign=mixed_sign)

@@ -10,7 +10,7 @@ from src import methods
 from src.errors import ConfigError
 from src.methods.base import Factorization
 
-from helpers import FIXED, initial_factors, monotone, partial_labels, random_init
+from helpers import FIXED, check_float32_fit, check_starts_together_equal_each_alone, initial_factors
 
 # methods that run on any matrix (NTF needs an image shape and has its own tests)
 FACTORIZATIONS = [name for name, cls in methods.REGISTRY.items()
@@ -72,27 +72,14 @@ def test_objective_never_increases_and_factors_stay_nonnegative(name, rng):
 @pytest.mark.parametrize("name", FACTORIZATIONS)
 def test_starts_advanced_together_equal_each_start_alone(name, rng):
     """The selection phase of a batched fit gives every start the objective it has when fitted alone."""
-    X = rng.random((24, 9))  # 24 samples, 9 features
     cls = methods.REGISTRY[name]
-    y = partial_labels(24, rng) if cls.needs_labels else None
-    labels = np.full(24, -1) if y is None else y
-    starts = [random_init(cls, rng, 9, 24, 3, labels) for _ in range(4)]
-    together = methods.make(name, n_components=3, init=starts, min_iter=5, stopping="fixed", max_iter=5).fit(X, y)
-    for start, value in zip(starts, together.start_objectives_):
-        alone = methods.make(name, n_components=3, init=start, max_iter=5, **FIXED).fit(X, y)
-        assert alone.objective_history_[-1] == pytest.approx(value, rel=1e-9)
+    check_starts_together_equal_each_alone(cls, {}, rng, n_labelled=60 if cls.needs_labels else 0)
 
 
 @pytest.mark.parametrize("name", FACTORIZATIONS)
 def test_float32_keeps_its_precision_and_the_objective_decreasing(name, rng):
-    X = rng.random((24, 9))
     cls = methods.REGISTRY[name]
-    y = partial_labels(24, rng) if cls.needs_labels else None
-    fit = methods.make(name, n_components=3, dtype="float32", random_state=0, n_starts=2, min_iter=3,
-                       stopping="fixed", max_iter=40).fit(X, y)
-    assert all(factor.dtype == np.float32 for factor in fit.factors_.values())
-    history = np.asarray(fit.objective_history_)
-    assert np.all(np.isfinite(history)) and np.all(np.diff(history) <= 1e-5 * abs(history[0]))
+    check_float32_fit(cls, {}, rng, n_labelled=15 if cls.needs_labels else 0)
 
 
 @pytest.mark.parametrize("name", FACTORIZATIONS)

@@ -6,7 +6,7 @@ import pytest
 from src.methods.nlcf import NLCF
 from src.methods.nmf import NMF
 
-from helpers import FIXED, assert_same_fit, random_init
+from helpers import FIXED, assert_same_fit, check_float32_fit, random_init
 
 
 # -- NLCF ---------------------------------------------------------------------------------------------------
@@ -59,10 +59,4 @@ def test_batched_starts_equal_single_start_fits(rng):
 
 
 def test_float32_fit_stays_float32_and_descends(rng):
-    X = rng.random((30, 12))
-    model = NLCF(n_components=3, mu=0.7, max_iter=60, random_state=0, dtype="float32", **FIXED).fit(X)
-    assert model.get_params()["dtype"] == "float32"
-    for name, factor in model.factors_.items():
-        assert factor.dtype == np.float32, name
-    history = model.objective_history_
-    assert np.all(np.diff(history) <= 1e-5 * history[0]) and history[-1] < history[0]
+    check_float32_fit(NLCF, {"mu": 0.7}, rng)

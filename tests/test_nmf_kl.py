@@ -11,9 +11,7 @@ from scipy.special import rel_entr
 
 from src.methods import nmf_kl, products
 from src.methods.multiplicative import EPS
-from src.methods.nmf_kl import NMFKL, KLProducts, kl_rules
-
-from helpers import check_float32_fit, check_starts_together_equal_each_alone
+from src.methods.nmf_kl import KLProducts, kl_rules
 
 
 def dense_products(X, U, V):
@@ -95,14 +93,6 @@ def test_objective_hands_the_next_v_numerator_to_the_update(rng):
     alone(expected)
     for name in others:
         np.testing.assert_allclose(others[name], expected[name], rtol=1e-14)
-
-
-def test_starts_together_equal_each_alone(rng):
-    check_starts_together_equal_each_alone(NMFKL, {}, rng)
-
-
-def test_float32_fit(rng):
-    check_float32_fit(NMFKL, {}, rng)
 
 
 def test_float32_objective_is_close_to_the_float64_one(rng):

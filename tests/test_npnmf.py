@@ -6,7 +6,7 @@ import pytest
 from src.methods.nmf import NMF
 from src.methods.npnmf import NPNMF, lle_weights, split_regularizer
 
-from helpers import FIXED, check_float32_fit, check_starts_together_equal_each_alone, initial_factors
+from helpers import FIXED, check_starts_together_equal_each_alone, initial_factors
 
 
 # -- NPNMF ------------------------------------------------------------------------------------------
@@ -101,7 +101,3 @@ def test_npnmf_with_mu_zero_is_nmf(normalize_init, rng):
 
 def test_starts_advanced_together_equal_each_start_alone(rng):
     check_starts_together_equal_each_alone(NPNMF, {"mu": 10.0}, rng)
-
-
-def test_float32_keeps_its_precision_and_the_objective_decreasing(rng):
-    check_float32_fit(NPNMF, {}, rng)

@@ -7,7 +7,7 @@ from src.methods.gnmf import GNMF
 from src.methods.knn_graph import knn_graph
 from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
 
-from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone,
+from helpers import (FIXED, assert_same_fit, check_starts_together_equal_each_alone,
                      initial_factors, random_partial_labels, traced_peak)
 
 
@@ -132,7 +132,3 @@ def test_pcgnmf_never_builds_an_l_by_l_array():
 
 def test_starts_advanced_together_equal_each_start_alone(rng):
     check_starts_together_equal_each_alone(PCGNMF, {"alpha": 10.0, "beta": 50.0}, rng, n_labelled=60)
-
-
-def test_float32_keeps_its_precision_and_the_objective_decreasing(rng):
-    check_float32_fit(PCGNMF, {}, rng, n_labelled=15)
