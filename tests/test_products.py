@@ -25,7 +25,7 @@ M, N, K = 7, 20, 3
 
 @pytest.fixture(autouse=True)
 def one_thread():
-    """The blocked passes run with one BLAS thread (with more, whole products are used)."""
+    """The blocked passes run with one BLAS thread (threads are simulated by patching ``blas_threads``)."""
     with threadpool_limits(limits=1, user_api="blas"):
         yield
 
@@ -70,6 +70,43 @@ def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
     for factor, value in whole.factors_.items():
         np.testing.assert_allclose(blocked.factors_[factor], value, rtol=1e-12, err_msg=factor)
     np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_blocks_shared_among_threads_equal_one_block(name, monkeypatch):
+    """Three threads, each with its own range of blocks, give the factors and objective of one block."""
+    rng = np.random.default_rng(5)
+    X_rows = rng.random((N, M))
+    y = labels_with_a_singleton_class() if name == "ccf" else None
+    cls, params = METHODS[name]
+    init = random_factors(name, rng, y)
+    whole = fit(cls, X_rows, y, init, 10**9, monkeypatch, **params)
+    monkeypatch.setattr(products, "blas_threads", lambda: 3)
+    monkeypatch.setattr(products, "PARALLEL_MIN_BLOCKS", 1)
+    threaded = fit(cls, X_rows, y, init, 2 * M, monkeypatch, **params)
+    assert [len(part) for part in SampleBlocks(X_rows.T).parts(products.pass_workers(N * M))] == [3, 4, 4]
+    assert 3 in products._POOLS  # the pool ran the ranges
+    for factor, value in whole.factors_.items():
+        np.testing.assert_allclose(threaded.factors_[factor], value, rtol=1e-12, err_msg=factor)
+    np.testing.assert_allclose(threaded.objective_history_, whole.objective_history_, rtol=1e-12)
+
+
+def test_part_slices_cover_the_rows_once_in_order():
+    for length, width, workers in [(20, 7, 3), (5, 1, 8), (1000, 3, 2), (1, 100, 1)]:
+        parts = products.part_slices(length, width, workers)
+        assert len(parts) == min(workers, length)
+        rows = np.concatenate([np.arange(length)[block] for part in parts for block in part])
+        np.testing.assert_array_equal(rows, np.arange(length))
+        assert all(block.stop - block.start <= products.block_rows(width) for part in parts for block in part)
+
+
+def test_pass_workers_needs_blocks_for_every_thread(monkeypatch):
+    monkeypatch.setattr(products, "blas_threads", lambda: 2)
+    big = products.PARALLEL_MIN_BLOCKS * 2 * products.BLOCK_ELEMENTS
+    assert products.pass_workers(big) == 2
+    assert products.pass_workers(big - 1) == 1
+    monkeypatch.setattr(products, "blas_threads", lambda: 1)
+    assert products.pass_workers(10 * big) == 1
 
 
 @pytest.mark.parametrize("name", ["cf", "ccf", "lcf", "nlcf"])

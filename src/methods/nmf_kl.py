@@ -26,16 +26,14 @@ In float32 the log is taken as log2 (twice as fast there) and the products x log
 the objective then differs from its float64 value by about 1e-7 relative, far below the stopping rule's
 ``tol``.
 
-With several BLAS threads (and data of a few blocks) the rows of a pass are cut into as many ranges, each
-run by one thread of a pool with single-threaded block products (numpy releases the GIL in its ufuncs and
-BLAS calls); the partial sums of the ranges are added in a fixed order.
+With several BLAS threads (and data of a few blocks per thread) the rows of a pass are cut into as many
+ranges, each run by one thread with single-threaded block products (:func:`.products.in_parts`); the partial
+sums of the ranges are added in a fixed order.
 
 References
 ----------
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
-
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.special import xlogy
@@ -44,16 +42,7 @@ from . import products
 from .base import Factorization
 from .loop import Handoff
 from .multiplicative import EPS, multiply
-from .products import column_sums, one_blas_thread
-
-_POOLS: dict[int, ThreadPoolExecutor] = {}
-
-
-def _pool(workers: int) -> ThreadPoolExecutor:
-    """A process-wide pool of ``workers`` threads for the blocked passes (created once per size)."""
-    if workers not in _POOLS:
-        _POOLS[workers] = ThreadPoolExecutor(workers, thread_name_prefix="kl-pass")
-    return _POOLS[workers]
+from .products import column_sums, in_parts, part_slices, pass_workers
 
 
 def _stack(A: np.ndarray) -> np.ndarray:
@@ -77,7 +66,7 @@ class KLProducts:
     orientation (samples when the rows of the data, X^T, are C-ordered; features when X is); an X with
     neither layout is copied once. Within a block the starts take their turn (one R_i = X_b / Y_b,i in cache
     at a time). The block products are small (b x q x k) and run single-threaded; with w > 1 BLAS threads
-    (:func:`~src.methods.products.blas_threads`) the rows are cut into w ranges, one per thread of a pool.
+    (:func:`~src.methods.products.pass_workers`) the rows are cut into w ranges, one per thread.
 
     Parameters
     ----------
@@ -105,17 +94,8 @@ class KLProducts:
     def _blocks(self, workers: int) -> list[list[slice]]:
         """The rows of M cut into ``workers`` contiguous ranges, each in blocks that stay in cache."""
         if workers not in self._parts:
-            p, q = self.M.shape
-            bounds = [p * j // workers for j in range(workers + 1)]
-            self._parts[workers] = [
-                [slice(lo + block.start, lo + block.stop) for block in products.block_slices(hi - lo, q)]
-                for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+            self._parts[workers] = part_slices(*self.M.shape, workers)
         return self._parts[workers]
-
-    def _workers(self) -> int:
-        """Threads a pass runs in: the BLAS threads, for data of more than a few blocks, else one."""
-        threads = products.blas_threads()
-        return threads if threads > 1 and self.M.size >= 4 * products.BLOCK_ELEMENTS else 1
 
     def _buffer(self, part: int, rows: int, width: int):
         """Scratch arrays of worker ``part``: Y and R blocks (rows x q) and one (q x width) product."""
@@ -169,13 +149,8 @@ class KLProducts:
         """One pass over M ~ P Q^T (stacks): R_i Q_i (p x k) if ``row_side`` else R_i^T P_i (q x k), R_i =
         M / max(P_i Q_i^T, EPS); and sum M log max(P_i Q_i^T, EPS) per start if ``divergence``."""
         out = np.empty(P.shape, dtype=self.M.dtype) if row_side else None
-        parts = self._blocks(self._workers())
-        with one_blas_thread():
-            if len(parts) == 1:
-                results = [self._part(0, parts[0], P, Q, row_side, divergence, out)]
-            else:
-                results = list(_pool(len(parts)).map(
-                    lambda j: self._part(j, parts[j], P, Q, row_side, divergence, out), range(len(parts))))
+        parts = self._blocks(pass_workers(self.M.size))
+        results = in_parts(lambda j: self._part(j, parts[j], P, Q, row_side, divergence, out), len(parts))
         if not row_side:  # partial sums of the row ranges, added in a fixed order
             out = results[0][0]
             for acc, _ in results[1:]:

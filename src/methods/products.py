@@ -8,12 +8,14 @@ or a single (p x k) matrix and return the same form.
 Threads. A fit runs in the threads numpy's BLAS is given (``threadpoolctl``): the sweeps of this project
 give each job one (``runtime.blas_threads``), a researcher calling an estimator directly gets the library
 default (every core). With OpenBLAS the products with X take their short-and-wide form
-(:func:`short_and_wide`), at any number of threads; with one thread the passes over X go by blocks of
-samples that stay in cache (:class:`SampleBlocks`), with more threads whole products run on all of them.
+(:func:`short_and_wide`), at any number of threads, and the passes over X go by blocks of samples that stay
+in cache (:class:`SampleBlocks`); with several threads the blocks are shared out among them
+(:func:`pass_workers`, :func:`in_parts`), each thread running its block products single-threaded.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 
 import numpy as np
@@ -24,10 +26,11 @@ BLAS = ThreadpoolController().select(user_api="blas")
 """numpy's BLAS (as loaded when this module is imported): its thread count is read by :func:`blas_threads`."""
 _BLAS = BLAS.lib_controllers
 
-FUSED_MAX_WIDTH = 32
+FUSED_MAX_WIDTH = 16
 """Widest products (columns over all starts) that :class:`SampleBlocks` fuses block by block: thin products
-re-read X from memory and gain from a pass over cache-sized blocks; wide ones (many starts together) are
-compute-bound and run faster as two whole GEMMs."""
+re-read X from memory and gain from a pass over cache-sized blocks; wider ones (k = 20, or many starts
+together) are compute-bound and run faster as two whole GEMMs (with OpenBLAS: k = 20 on COIL20 and
+MNIST-10k, 1.2-1.4x, one thread)."""
 
 BLOCK_ELEMENTS = 2**16
 """Entries of X per block of every blocked pass (:class:`SampleBlocks`, the KL products, COP-KMeans): 512 kB
@@ -58,19 +61,38 @@ def short_and_wide() -> bool:
     return len(_BLAS) > 0 and all(lib.internal_api == "openblas" for lib in _BLAS)
 
 
-SMALL_ELEMENTS = 2**18
-"""Data with at most this many entries (Yale's 165 x 1024 has 168,960) is read by blocks on one thread even
-when more are available: its products are too small for threads to pay for their synchronization."""
+PARALLEL_MIN_BLOCKS = 4
+"""A blocked pass is shared among threads only when X has at least this many blocks per thread: below, the
+hand-over to the threads costs more than it saves."""
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
-def blocked_passes(X) -> bool:
-    """Whether :class:`SampleBlocks` reads X by cache-sized blocks (on one thread): OpenBLAS, and one thread
-    or small X.
+def pass_workers(size: int) -> int:
+    """Threads a blocked pass over data of ``size`` entries runs in: the BLAS threads when the data have at
+    least :data:`PARALLEL_MIN_BLOCKS` blocks per thread, else one."""
+    threads = blas_threads()
+    return threads if threads > 1 and size >= PARALLEL_MIN_BLOCKS * threads * BLOCK_ELEMENTS else 1
 
-    Many small block products cannot use several threads (each would be synchronized, hundreds of times
-    per pass), so with more threads the whole products run on all of them instead, unless X is small.
-    """
-    return short_and_wide() and (blas_threads() == 1 or X.shape[0] * X.shape[1] <= SMALL_ELEMENTS)
+
+def part_slices(length: int, width: int, workers: int) -> list[list[slice]]:
+    """``range(length)`` cut into ``workers`` contiguous ranges (fewer if ``length`` is smaller), each in
+    blocks of :func:`block_rows` rows of ``width`` entries."""
+    bounds = [length * j // workers for j in range(workers + 1)]
+    return [[slice(lo + block.start, lo + block.stop) for block in block_slices(hi - lo, width)]
+            for lo, hi in zip(bounds[:-1], bounds[1:]) if hi > lo]
+
+
+def in_parts(part, n_parts: int) -> list:
+    """``[part(0), ..., part(n_parts - 1)]``, run by as many threads of a process-wide pool when
+    ``n_parts`` > 1, with numpy's BLAS single-threaded inside (numpy releases the GIL in its BLAS calls and
+    ufuncs). The results come back in order, so that partial sums can be added in a fixed order."""
+    with one_blas_thread():
+        if n_parts == 1:
+            return [part(0)]
+        if n_parts not in _POOLS:
+            _POOLS[n_parts] = ThreadPoolExecutor(n_parts, thread_name_prefix="blocked-pass")
+        return list(_POOLS[n_parts].map(part, range(n_parts)))
 
 
 def flat(B: np.ndarray) -> np.ndarray:
@@ -160,10 +182,13 @@ class SampleBlocks:
 
     ``fused(P, rule, B)`` reads each block X_b once: G_b = X_b^T P (rows b of X^T P, every start), then
     ``rule(b, G_b)`` updates the rows b of B in place, then X_b B_b is added to X B. One pass over X instead
-    of two (X^T P, then X B with the new B): faster than the two whole products with one BLAS thread, the
-    block products running single-threaded. With several BLAS threads (unless X is small: see
-    :func:`blocked_passes`), sparse X or products wider than :data:`FUSED_MAX_WIDTH` the two whole products
-    are used instead; the result is the same up to rounding.
+    of two (X^T P, then X B with the new B), the blocks staying in cache. With several BLAS threads the
+    samples are cut into as many contiguous ranges (:func:`pass_workers`), one thread each, and their
+    partial sums of X B are added in a fixed order. Sparse X, another BLAS than OpenBLAS
+    (:func:`short_and_wide`) or products wider than :data:`FUSED_MAX_WIDTH` use the two whole products
+    instead; the result is the same up to rounding.
+
+    ``rule`` must touch only the rows ``b`` of what it updates: blocks of different threads run at once.
 
     Parameters
     ----------
@@ -175,6 +200,13 @@ class SampleBlocks:
         self.X = X
         m, n = X.shape
         self.blocks = block_slices(n, m)  # blocks of samples, the columns of X
+        self._parts: dict[int, list[list[slice]]] = {1: [self.blocks]}
+
+    def parts(self, workers: int) -> list[list[slice]]:
+        """The blocks of samples in ``workers`` contiguous ranges (:func:`part_slices`)."""
+        if workers not in self._parts:
+            self._parts[workers] = part_slices(self.X.shape[1], self.X.shape[0], workers)
+        return self._parts[workers]
 
     def fused(self, P: np.ndarray, rule, B: np.ndarray) -> np.ndarray:
         """Apply ``rule(block, (X^T P)[..., block, :])`` to every block of samples; return X B with the new B.
@@ -182,13 +214,23 @@ class SampleBlocks:
         P is (m x k) per start and B (n x k) per start, stacks or matrices alike.
         """
         F = flat(P)
-        if sp.issparse(self.X) or not blocked_passes(self.X) or F.shape[1] > FUSED_MAX_WIDTH:
+        if sp.issparse(self.X) or not short_and_wide() or F.shape[1] > FUSED_MAX_WIDTH:
             rule(slice(None), xt_dot(self.X, P))
             return x_dot(self.X, B)
-        XB = np.zeros((self.X.shape[0], F.shape[1]), dtype=np.result_type(self.X, B))
-        with one_blas_thread():
-            for block in self.blocks:
-                X_b = self.X[:, block]
+        X = self.X
+        parts = self.parts(pass_workers(X.shape[0] * X.shape[1]))
+        dtype = np.result_type(X, B)
+
+        def part(index):  # X B summed over the blocks of one range of samples
+            XB = np.zeros((X.shape[0], F.shape[1]), dtype=dtype)
+            for block in parts[index]:
+                X_b = X[:, block]
                 rule(block, unflat(X_b.T @ F, P))
                 XB += X_b @ flat(B[..., block, :])
+            return XB
+
+        sums = in_parts(part, len(parts))
+        XB = sums[0]
+        for partial in sums[1:]:
+            XB += partial
         return unflat(XB, B)
