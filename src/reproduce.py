@@ -6,6 +6,7 @@ Usage::
     python -m src.reproduce all                      # every paper, each after those it depends on
     python -m src.reproduce fnmf --dry-run           # print the commands only
     python -m src.reproduce cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
+    python -m src.reproduce all --sweeps-at-once 1   # one sweep at a time, each on every core
 
 For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.papers`), into
 ``outputs/reproduce/<paper>/``:
@@ -22,6 +23,16 @@ For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.papers`), in
 
 ``all`` ends with the scorecard over the papers, ``outputs/reproduce/README.md`` (:mod:`src.scorecard`).
 
+Sweeps at once. A sweep spreads its jobs (one per data set and method) over the launcher's workers, and the
+last job of a sweep often runs alone (NPNMF on ORL, a GNMF grid on COIL20): one core would idle until it
+ends, once per sweep. So with the default launcher the sweeps of all selected papers share the cores
+instead: up to ``--sweeps-at-once`` (default: the cores) run at the same time, each with one worker
+(``hydra.launcher.n_jobs=1``), started in paper order, each paper's figures drawn as soon as its own
+sweeps have ended, and the reports built when every sweep has. The same jobs run with the same seeds, so
+the results are those of one sweep at a time. With a launcher of your own in ``--overrides``
+(``hydra/launcher=...`` or ``hydra.launcher.*``) the sweeps run one after another, each as configured. A
+paper's ``wall_seconds.txt`` then spans its first to its last step, which may overlap other papers'.
+
 A paper whose ``depends_on`` names another paper reads that paper's runs. Such papers run first when they
 are selected too; otherwise, if one has not run to the end here (no ``wall_seconds.txt``), it is reproduced
 first.
@@ -31,7 +42,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -46,6 +59,8 @@ logger = logging.getLogger(__name__)
 
 WALL = "wall_seconds.txt"
 START = ".start"
+ONE_WORKER = "hydra.launcher.n_jobs=1"
+POLL_SECONDS = 0.5
 
 
 class StepFailed(Exception):
@@ -92,7 +107,8 @@ def stop_clock(out: Path, started: float) -> int:
 
 
 def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OUTPUTS) -> Path:
-    """Run every step of ``paper`` (see the module docstring); returns the path of its report."""
+    """Run every step of ``paper``, one sweep after another (see the module docstring); returns the path of
+    its report."""
     from . import paper_report  # numpy, pandas, scipy: only when a report is built
 
     out = paper.out(outputs)
@@ -102,6 +118,35 @@ def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OU
     for i, command in enumerate(steps):
         sweep = i - (len(steps) - n_sweeps)
         run(command, f"{paper.name}: data" if sweep < 0 else f"{paper.name}: sweep {sweep + 1} of {n_sweeps}")
+    _figures_and_clock(paper, out, started)
+    try:
+        path = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
+    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
+        raise StepFailed(f"{paper.name}: report failed: {exc}") from None
+    logger.info("%s: wrote %s", paper.name, path)
+    return path
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def sweeps_at_once(requested: int | None, overrides: list[str]) -> int:
+    """How many sweeps run at the same time: ``requested``, else 1 when ``overrides`` set a launcher of
+    their own, else the cores this process may use."""
+    if requested is not None:
+        if requested < 1:
+            raise UserError(f"--sweeps-at-once={requested} must be at least 1")
+        return requested
+    if any(o.lstrip("+~").startswith(("hydra/launcher", "hydra.launcher")) for o in overrides):
+        return 1
+    return cores()
+
+
+def _figures_and_clock(paper: Paper, out: Path, started: float) -> None:
     module = paper.module()
     if module is not None and hasattr(module, "figures"):
         logger.info("%s: figures (%s.figures)", paper.name, module.__name__)
@@ -111,12 +156,71 @@ def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OU
             raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
     seconds = stop_clock(out, started)
     logger.info("%s: sweeps and figures took %d s (%s)", paper.name, seconds, out / WALL)
+
+
+def _stop(running: dict) -> None:
+    """Stop the sweeps still running (their whole process groups: the launcher and its workers)."""
+    for process in running:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for process in running:
+        process.wait()
+
+
+def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
+                       outputs: Path = papers.OUTPUTS) -> list[Path]:
+    """Every step of the ``chosen`` papers (in order) with up to ``at_once`` sweeps running at the same time,
+    each with one worker (see "Sweeps at once" in the module docstring); returns the reports' paths.
+
+    The data of every paper are fetched first, one paper after another. A failing sweep stops the others
+    and raises :class:`StepFailed`; re-running resumes from the finished cells.
+    """
+    from . import paper_report  # numpy, pandas, scipy: only when a report is built
+
+    started, waiting = {}, {}
+    queue = []
+    for paper in chosen:
+        out = paper.out(outputs)
+        started[paper.name] = start_clock(out)
+        steps = commands(paper, overrides)
+        if paper.prefetch:
+            run(steps.pop(0), f"{paper.name}: data")
+        waiting[paper.name] = len(steps)
+        queue += [(paper, i, [*command, ONE_WORKER]) for i, command in enumerate(steps)]
+        if not steps:
+            _figures_and_clock(paper, out, started[paper.name])
+    running: dict = {}
     try:
-        path = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
-    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
-        raise StepFailed(f"{paper.name}: report failed: {exc}") from None
-    logger.info("%s: wrote %s", paper.name, path)
-    return path
+        while queue or running:
+            while queue and len(running) < at_once:
+                paper, i, command = queue.pop(0)
+                what = f"{paper.name}: sweep {i + 1} of {len(paper.sweeps)}"
+                logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
+                running[subprocess.Popen(command, start_new_session=True)] = (paper, what, command)
+            time.sleep(POLL_SECONDS)
+            for process in [p for p in running if p.poll() is not None]:
+                paper, what, command = running.pop(process)
+                if process.returncode != 0:
+                    raise StepFailed(f"{what} failed (exit status {process.returncode}): "
+                                     f"{shlex.join(['python', *command[1:]])}; its errors are above. Run the same "
+                                     "command again to resume.", process.returncode)
+                logger.info("%s: done", what)
+                waiting[paper.name] -= 1
+                if waiting[paper.name] == 0:
+                    _figures_and_clock(paper, paper.out(outputs), started[paper.name])
+    finally:
+        _stop(running)  # after a failure or an interrupt: nothing keeps running behind the error
+    reports = []
+    for paper in chosen:
+        try:
+            reports.append(paper_report.build(paper.name, paper.runs(paper.out(outputs)), paper.out(outputs),
+                                              paper.report_datasets))
+        except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
+            raise StepFailed(f"{paper.name}: report failed: {exc}") from None
+        logger.info("%s: wrote %s", paper.name, reports[-1])
+    return reports
 
 
 def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.OUTPUTS) -> list[Paper]:
@@ -142,6 +246,9 @@ def main(argv=None) -> int:
     parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
     parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
                         help="Hydra overrides added to every sweep (e.g. a launcher: hydra/launcher=submitit_slurm)")
+    parser.add_argument("--sweeps-at-once", type=int, default=None, metavar="N",
+                        help="sweeps running at the same time, one worker each (default: the cores; 1 when "
+                             "--overrides sets a launcher)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
@@ -150,6 +257,7 @@ def main(argv=None) -> int:
         if "all" in args.papers and not everything:
             raise UserError("'all' cannot be combined with paper names")
         chosen = plan(papers.names() if everything else args.papers)
+        at_once = sweeps_at_once(args.sweeps_at_once, args.overrides)
     except UserError as exc:
         logger.error("%s", exc)
         return 2
@@ -157,17 +265,21 @@ def main(argv=None) -> int:
         for paper in chosen:
             print(f"# {paper.name} -> {paper.out()}")
             for command in commands(paper, args.overrides):
-                print(shlex.join(["python", *command[1:]]))
+                sweep = at_once > 1 and "src.run" in command
+                print(shlex.join(["python", *command[1:], *([ONE_WORKER] if sweep else [])]))
             if paper.module() is not None:
                 print(f"# figures: src.papers.{paper.name}.figures({str(paper.out())!r})")
             print(f"# report: {', '.join(map(str, paper.runs()))}")
         return 0
-    logger.info("reproducing %s", ", ".join(p.name for p in chosen))
+    logger.info("reproducing %s, %d sweep(s) at once", ", ".join(p.name for p in chosen), at_once)
     all_out = papers.OUTPUTS / "all"
     started = start_clock(all_out) if everything else None
     try:
-        for paper in chosen:
-            reproduce(paper, args.overrides)
+        if at_once > 1:
+            reproduce_together(chosen, args.overrides, at_once)
+        else:
+            for paper in chosen:
+                reproduce(paper, args.overrides)
     except StepFailed as exc:
         logger.error("%s", exc)
         return exc.status

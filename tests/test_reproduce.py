@@ -161,3 +161,99 @@ def test_a_failing_sweep_stops_with_one_line(tmp_path, monkeypatch, caplog):
     assert len(started) == 2 and info.value.status == 1
     assert "fnmf: sweep 1 of 4 failed (exit status 1)" in str(info.value) and "\n" not in str(info.value)
     assert (tmp_path / "fnmf" / reproduce.START).is_file() and not (tmp_path / "fnmf" / reproduce.WALL).exists()
+
+
+# -- sweeps at once ---------------------------------------------------------------------------------------
+class FakeSweep:
+    """A stand-in for ``subprocess.Popen`` of a sweep: it ends (with ``status``) after ``polls`` polls."""
+
+    log: list = []
+    running: set = set()
+    most = 0
+
+    def __init__(self, command, start_new_session=False, status=0, polls=2):
+        assert start_new_session  # its process group can be stopped as a whole
+        self.command, self.status, self.polls, self.returncode = command, status, polls, None
+        self.pid = 10**9 + len(FakeSweep.log)
+        FakeSweep.log.append(("start", command))
+        FakeSweep.running.add(self)
+        FakeSweep.most = max(FakeSweep.most, len(FakeSweep.running))
+
+    def poll(self):
+        if self.returncode is None:
+            self.polls -= 1
+            if self.polls <= 0:
+                self.returncode = self.status
+                FakeSweep.running.discard(self)
+                FakeSweep.log.append(("end", self.command))
+        return self.returncode
+
+    def wait(self):
+        if self.returncode is None:
+            self.returncode = -15
+            FakeSweep.running.discard(self)
+        return self.returncode
+
+
+@pytest.fixture
+def fake_sweeps(tmp_path, monkeypatch):
+    """Three papers with 2, 3 and 1 sweeps; sweeps, data, figures and reports stood in for and recorded."""
+    for name, sweeps in (("alpha", 2), ("beta", 3), ("gamma", 1)):
+        write_home(tmp_path / "home", name, "prefetch: [yale]\nsweeps:\n" + "".join(
+            f"  - [\"protocol.seed={i}\"]\n" for i in range(sweeps)))
+    FakeSweep.log, FakeSweep.running, FakeSweep.most = [], set(), 0
+    killed = []
+    monkeypatch.setattr(reproduce, "POLL_SECONDS", 0.0)
+    monkeypatch.setattr(reproduce.subprocess, "Popen", FakeSweep)
+    monkeypatch.setattr(reproduce, "run", lambda command, what: FakeSweep.log.append(("data", command)))
+    monkeypatch.setattr(reproduce.os, "killpg", lambda pid, sig: killed.append(pid))
+    monkeypatch.setattr(paper_report, "build",
+                        lambda name, runs, out, datasets: FakeSweep.log.append(("report", name)) or out / "report.md")
+    chosen = [papers.load(name, tmp_path / "home") for name in ("alpha", "beta", "gamma")]
+    return chosen, tmp_path / "outputs", killed
+
+
+def test_sweeps_of_all_papers_share_the_slots(fake_sweeps):
+    chosen, outputs, killed = fake_sweeps
+    reports = reproduce.reproduce_together(chosen, ["x=1"], 2, outputs)
+    assert reports == [outputs / name / "report.md" for name in ("alpha", "beta", "gamma")]
+    starts = [command for kind, command in FakeSweep.log if kind == "start"]
+    assert len(starts) == 6 and FakeSweep.most == 2  # every sweep, never more than two at once
+    assert all(command[-2:] == ["x=1", reproduce.ONE_WORKER] for command in starts)
+    assert [c[c.index("-m", 2) + 1] for c in starts] == ["+paper/alpha=experiment", "+paper/alpha=experiment",
+                                                          *["+paper/beta=experiment"] * 3, "+paper/gamma=experiment"]
+    kinds = [kind for kind, _ in FakeSweep.log]
+    assert kinds[:3] == ["data"] * 3  # every paper's data first
+    assert kinds.index("report") > max(i for i, kind in enumerate(kinds) if kind == "end")  # reports last
+    for name in ("alpha", "beta", "gamma"):
+        assert (outputs / name / reproduce.WALL).is_file()
+    assert not killed
+
+
+def test_a_failing_sweep_stops_the_others(fake_sweeps, monkeypatch):
+    chosen, outputs, killed = fake_sweeps
+    statuses = iter([(0, 2), (3, 3), (0, 50)])  # alpha's second sweep fails while beta's first still runs
+
+    def popen(command, start_new_session=False):
+        status, polls = next(statuses, (0, 2))
+        return FakeSweep(command, start_new_session, status, polls)
+
+    monkeypatch.setattr(reproduce.subprocess, "Popen", popen)
+    with pytest.raises(reproduce.StepFailed) as info:
+        reproduce.reproduce_together(chosen, [], 2, outputs)
+    assert info.value.status == 3 and "alpha: sweep 2 of 2 failed (exit status 3)" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert len(killed) == 1 and not FakeSweep.running  # beta's sweep was stopped, nothing else started
+    assert sum(kind == "start" for kind, _ in FakeSweep.log) == 3
+    assert not any(kind == "report" for kind, _ in FakeSweep.log)
+    assert not (outputs / "alpha" / reproduce.WALL).exists() and not (outputs / "beta" / reproduce.WALL).exists()
+
+
+def test_sweeps_at_once_defaults_to_the_cores_unless_a_launcher_is_given(monkeypatch):
+    monkeypatch.setattr(reproduce, "cores", lambda: 6)
+    assert reproduce.sweeps_at_once(None, []) == 6
+    assert reproduce.sweeps_at_once(None, ["hydra/launcher=submitit_slurm"]) == 1
+    assert reproduce.sweeps_at_once(None, ["hydra.launcher.n_jobs=8"]) == 1
+    assert reproduce.sweeps_at_once(3, ["hydra.launcher.n_jobs=8"]) == 3
+    with pytest.raises(reproduce.UserError, match="--sweeps-at-once=0"):
+        reproduce.sweeps_at_once(0, [])
