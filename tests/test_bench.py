@@ -72,6 +72,25 @@ def test_batched_speedup_is_singles_over_batched():
     assert targets.batched_speedup("gnmf", "ORL", batched_s=1.0, singles_s=1.2).result == FAIL
 
 
+def test_batched_bound_is_the_singles_time_over_the_arithmetic_at_the_blas_rate():
+    # 10 starts x 30 iterations x 2 products x 2 m n k flops, m n k = 1024 * 165 * 10: 2.03 GFLOP, 40.6 ms
+    # at 50 GFLOP/s; ten single-start fits in 80 ms can then gain at most 1.97x
+    flops = 10 * 30 * 2 * 2.0 * 1024 * 165 * 10
+    bound = targets.batched_bound(0.08, flops, 50.0)
+    assert bound == pytest.approx(0.08 / (flops / 50e9))
+    assert 1.9 < bound < 2.0
+    row = targets.batched_speedup("nmf", "Yale", 0.05, 0.08, bound=bound)
+    assert row.extra["bound_x"] == bound and "at most 1.97x" in row.detail
+    assert targets.batched_bound(0.08, None, 50.0) is None and targets.batched_bound(0.08, flops, 0.0) is None
+    assert "at most" not in targets.batched_speedup("gnmf", "Yale", 0.05, 0.08).detail
+
+
+def test_gemm_rate_is_positive_and_finite():
+    from src.bench.measure import gemm_gflops
+    rate = gemm_gflops(size=200, repeats=2)
+    assert math.isfinite(rate) and rate > 0
+
+
 def test_big_fit_stopped_at_its_cap_fails_without_a_value():
     stopped = targets.big_fit("nmf_kl", "MNIST-70k", 2, 130.0, 60.0, "fit", failure="stopped after 121 s")
     assert stopped.result == FAIL and stopped.measured is None
@@ -189,6 +208,11 @@ def test_facts_are_read_from_the_registered_classes():
         if found.iterates:
             assert found.loss == cls.loss and found.batched == cls.batched and found.takes_callback
     assert not facts("kmeans").iterates and facts("kmeans").loss is None
+
+
+def test_products_per_iteration_is_declared_only_where_it_is_the_whole_arithmetic():
+    assert facts("nmf").products_per_iteration == 2 and facts("nmf_kl").products_per_iteration == 3
+    assert facts("gnmf").products_per_iteration is None and facts("kmeans").products_per_iteration is None
 
 
 def test_facts_follow_the_class_at_run_time(monkeypatch):

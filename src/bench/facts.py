@@ -38,6 +38,7 @@ class Facts:
     has_dtype: bool  # takes dtype="float32"
     takes_callback: bool  # its fit passes a callback on to the loop
     clusters_directly: bool  # fit_predict gives the clusters (no KMeans on a representation)
+    products_per_iteration: int | None = None  # m n k products per iteration and start, when they are all the work
 
 
 def facts(name: str) -> Facts:
@@ -56,6 +57,7 @@ def facts(name: str) -> Facts:
         has_dtype="dtype" in cls._get_param_names(),
         takes_callback="callback" in inspect.signature(cls.fit).parameters,
         clusters_directly=bool(getattr(cls, "clusters_directly", False)),
+        products_per_iteration=getattr(cls, "products_per_iteration", None) if iterates else None,
     )
 
 

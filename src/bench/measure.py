@@ -147,6 +147,15 @@ def wall_seconds(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
+def gemm_gflops(size: int = 1500, repeats: int = 3) -> float:
+    """The rate of numpy's BLAS on one (size x size) float64 matrix product, in GFLOP/s (best of
+    ``repeats``), with the threads it has now: the ceiling for any product of the factorizations."""
+    A = np.random.default_rng(0).random((size, size))
+    A @ A  # warm-up
+    best = min(wall_seconds(lambda: A @ A) for _ in range(repeats))
+    return 2.0 * size**3 / best / 1e9
+
+
 def iterations_for(seconds_per_iteration: float, budget_s: float, low: int, high: int) -> int:
     """Iterations that take about ``budget_s`` at ``seconds_per_iteration``, within [low, high]."""
     if not seconds_per_iteration > 0:

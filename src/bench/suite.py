@@ -42,7 +42,7 @@ from ..reproduce import START, WALL
 from . import data as bench_data
 from . import jobs, targets
 from .facts import SKLEARN_LOSS, Facts, build, configured_params, facts, protocol_settings
-from .measure import iterations_for, run_in_child, sklearn_per_iteration_ms, timed_fit, wall_seconds
+from .measure import gemm_gflops, iterations_for, run_in_child, sklearn_per_iteration_ms, timed_fit, wall_seconds
 from .targets import Target
 
 logger = logging.getLogger(__name__)
@@ -236,6 +236,10 @@ class Bench:
         """Item 3."""
         plan = self.plan
         solver = {"stopping": "fixed", "min_iter": plan.select_iters, "max_iter": plan.select_iters}
+        gflops = None
+        if self.selected(BATCHED_DATASETS) and self.iterating:
+            with threadpool_limits(limits=1):
+                gflops = gemm_gflops()
         for dataset in self.selected(BATCHED_DATASETS):
             data = self.data[dataset]
             for name in self.iterating:
@@ -254,8 +258,12 @@ class Bench:
                     self.add(targets.failed(3, "ten single-start fits / ten batched starts", one_line(exc), name,
                                             data.title, 1, ">=", targets.BATCHED_SPEEDUP, "x"))
                     continue
+                products = self.facts[name].products_per_iteration
+                flops = None if products is None else (
+                    2.0 * products * data.X.shape[0] * data.X.shape[1] * plan.rank * plan.n_starts * plan.select_iters)
                 self.add(targets.batched_speedup(name, data.title, batched, singles,
-                                                 {"batched_class": self.facts[name].batched}))
+                                                 {"batched_class": self.facts[name].batched, "gemm_gflops": gflops},
+                                                 targets.batched_bound(singles, flops, gflops)))
         if not self.selected(BATCHED_DATASETS) or not self.iterating:
             self.add(targets.missing(3, "ten single-start fits / ten batched starts", "nothing selected",
                                      op=">=", limit=targets.BATCHED_SPEEDUP, unit="x"))

@@ -303,6 +303,9 @@ class Factorization(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInp
     needs_labels: bool = False  # label-constrained methods: a protocol must give some labelled samples
     batched: bool = False  # whether ``_rules`` takes stacks of starts (s, p, k) (see src.methods.loop)
     loss: str = "frobenius"  # the data-fit term: "frobenius" or "kl"
+    # products of X's size with a rank-k factor per iteration and start (m n k multiply-adds each), when they
+    # are all of an iteration's arithmetic but O((m + n) k^2) terms; None when other terms weigh as much
+    products_per_iteration: int | None = None
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  n_starts=10, min_iter=30, stopping="reference", dtype="float64"):

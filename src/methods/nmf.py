@@ -62,6 +62,7 @@ class NMF(Factorization):
     """
 
     batched = True
+    products_per_iteration = 2  # X^T U and X V
     accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
 
     def _rules(self, X, y):

@@ -231,6 +231,7 @@ class NMFKL(Factorization):
     """
 
     batched = True
+    products_per_iteration = 3  # U V^T (the ratio R = X / U V^T), R^T U and R V
     loss = "kl"
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
