@@ -27,8 +27,9 @@ Sweeps at once. A sweep spreads its jobs (one per data set and method) over the 
 last job of a sweep often runs alone (NPNMF on ORL, a GNMF grid on COIL20): one core would idle until it
 ends, once per sweep. So with the default launcher the sweeps of all selected papers share the cores
 instead: up to ``--sweeps-at-once`` (default: the cores) run at the same time, each with one worker
-(``hydra.launcher.n_jobs=1``), started in paper order, each paper's figures drawn as soon as its own
-sweeps have ended, and the reports built when every sweep has. The same jobs run with the same seeds, so
+(``hydra.launcher.n_jobs=1``), started in paper order, a paper's sweeps after its data step (data steps
+one at a time, beside other papers' sweeps), each paper's figures drawn as soon as its own sweeps have
+ended, and the reports built when every sweep has. The same jobs run with the same seeds, so
 the results are those of one sweep at a time. With a launcher of your own in ``--overrides``
 (``hydra/launcher=...`` or ``hydra.launcher.*``) the sweeps run one after another, each as configured. A
 paper's ``wall_seconds.txt`` then spans its first to its last step, which may overlap other papers'.
@@ -171,42 +172,55 @@ def _stop(running: dict) -> None:
 
 def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
                        outputs: Path = papers.OUTPUTS) -> list[Path]:
-    """Every step of the ``chosen`` papers (in order) with up to ``at_once`` sweeps running at the same time,
-    each with one worker (see "Sweeps at once" in the module docstring); returns the reports' paths.
+    """Every step of the ``chosen`` papers (in order) with up to ``at_once`` steps running at the same time,
+    each sweep with one worker (see "Sweeps at once" in the module docstring); returns the reports' paths.
 
-    The data of every paper are fetched first, one paper after another. A failing sweep stops the others
-    and raises :class:`StepFailed`; re-running resumes from the finished cells.
+    A paper's data step (fetch and build) runs before its sweeps, alongside other papers' sweeps, one data
+    step at a time (two papers may build the same data set). A failing step stops the others and raises
+    :class:`StepFailed`; re-running resumes from the finished cells.
     """
     from . import paper_report  # numpy, pandas, scipy: only when a report is built
 
-    started, waiting = {}, {}
-    queue = []
+    started, waiting, fetched = {}, {}, set()
+    queue = []  # (paper, sweep index or None for the data step, command), in paper order
     for paper in chosen:
-        out = paper.out(outputs)
-        started[paper.name] = start_clock(out)
+        started[paper.name] = start_clock(paper.out(outputs))
         steps = commands(paper, overrides)
         if paper.prefetch:
-            run(steps.pop(0), f"{paper.name}: data")
+            queue.append((paper, None, steps.pop(0)))
+        else:
+            fetched.add(paper.name)
         waiting[paper.name] = len(steps)
         queue += [(paper, i, [*command, ONE_WORKER]) for i, command in enumerate(steps)]
         if not steps:
-            _figures_and_clock(paper, out, started[paper.name])
+            _figures_and_clock(paper, paper.out(outputs), started[paper.name])
+
+    def ready(item) -> bool:  # a data step when no other runs; a sweep once its paper's data are there
+        paper, sweep, _ = item
+        if sweep is None:
+            return not any(step[1] is None for step in running.values())
+        return paper.name in fetched
+
     running: dict = {}
     try:
         while queue or running:
-            while queue and len(running) < at_once:
-                paper, i, command = queue.pop(0)
-                what = f"{paper.name}: sweep {i + 1} of {len(paper.sweeps)}"
+            while len(running) < at_once and (item := next((q for q in queue if ready(q)), None)) is not None:
+                queue.remove(item)
+                paper, sweep, command = item
+                what = f"{paper.name}: data" if sweep is None else f"{paper.name}: sweep {sweep + 1} of {len(paper.sweeps)}"
                 logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
-                running[subprocess.Popen(command, start_new_session=True)] = (paper, what, command)
+                running[subprocess.Popen(command, start_new_session=True)] = (paper, sweep, what, command)
             time.sleep(POLL_SECONDS)
             for process in [p for p in running if p.poll() is not None]:
-                paper, what, command = running.pop(process)
+                paper, sweep, what, command = running.pop(process)
                 if process.returncode != 0:
                     raise StepFailed(f"{what} failed (exit status {process.returncode}): "
                                      f"{shlex.join(['python', *command[1:]])}; its errors are above. Run the same "
                                      "command again to resume.", process.returncode)
                 logger.info("%s: done", what)
+                if sweep is None:
+                    fetched.add(paper.name)
+                    continue
                 waiting[paper.name] -= 1
                 if waiting[paper.name] == 0:
                     _figures_and_clock(paper, paper.out(outputs), started[paper.name])

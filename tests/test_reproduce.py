@@ -197,7 +197,7 @@ class FakeSweep:
 
 @pytest.fixture
 def fake_sweeps(tmp_path, monkeypatch):
-    """Three papers with 2, 3 and 1 sweeps; sweeps, data, figures and reports stood in for and recorded."""
+    """Three papers with 2, 3 and 1 sweeps; data steps, sweeps, figures and reports stood in for and recorded."""
     for name, sweeps in (("alpha", 2), ("beta", 3), ("gamma", 1)):
         write_home(tmp_path / "home", name, "prefetch: [yale]\nsweeps:\n" + "".join(
             f"  - [\"protocol.seed={i}\"]\n" for i in range(sweeps)))
@@ -205,7 +205,6 @@ def fake_sweeps(tmp_path, monkeypatch):
     killed = []
     monkeypatch.setattr(reproduce, "POLL_SECONDS", 0.0)
     monkeypatch.setattr(reproduce.subprocess, "Popen", FakeSweep)
-    monkeypatch.setattr(reproduce, "run", lambda command, what: FakeSweep.log.append(("data", command)))
     monkeypatch.setattr(reproduce.os, "killpg", lambda pid, sig: killed.append(pid))
     monkeypatch.setattr(paper_report, "build",
                         lambda name, runs, out, datasets: FakeSweep.log.append(("report", name)) or out / "report.md")
@@ -213,17 +212,28 @@ def fake_sweeps(tmp_path, monkeypatch):
     return chosen, tmp_path / "outputs", killed
 
 
-def test_sweeps_of_all_papers_share_the_slots(fake_sweeps):
+def paper_of(command):
+    """The paper of a stood-in sweep, from its experiment override (None for a data step)."""
+    return next((c.split("/")[1].split("=")[0] for c in command if c.startswith("+paper/")), None)
+
+
+def test_steps_of_all_papers_share_the_slots(fake_sweeps):
     chosen, outputs, killed = fake_sweeps
     reports = reproduce.reproduce_together(chosen, ["x=1"], 2, outputs)
     assert reports == [outputs / name / "report.md" for name in ("alpha", "beta", "gamma")]
     starts = [command for kind, command in FakeSweep.log if kind == "start"]
-    assert len(starts) == 6 and FakeSweep.most == 2  # every sweep, never more than two at once
-    assert all(command[-2:] == ["x=1", reproduce.ONE_WORKER] for command in starts)
-    assert [c[c.index("-m", 2) + 1] for c in starts] == ["+paper/alpha=experiment", "+paper/alpha=experiment",
-                                                          *["+paper/beta=experiment"] * 3, "+paper/gamma=experiment"]
+    sweeps = [command for command in starts if "src.run" in command]
+    assert len(starts) == 9 and len(sweeps) == 6 and FakeSweep.most == 2  # never more than two at once
+    assert all(command[-2:] == ["x=1", reproduce.ONE_WORKER] for command in sweeps)
+    assert [paper_of(c) for c in sweeps] == ["alpha", "alpha", "beta", "beta", "beta", "gamma"]
+    data = [i for i, (kind, command) in enumerate(FakeSweep.log) if "src.data" in command]
+    for start, end in zip(data[::2], data[1::2]):  # one data step at a time: each ends before the next starts
+        assert FakeSweep.log[start][0] == "start" and FakeSweep.log[end][0] == "end"
+    for paper in ("alpha", "beta", "gamma"):  # a paper's sweeps start after its data step ended
+        nth = ("alpha", "beta", "gamma").index(paper)
+        first = min(i for i, (kind, c) in enumerate(FakeSweep.log) if kind == "start" and paper_of(c) == paper)
+        assert data[2 * nth + 1] < first
     kinds = [kind for kind, _ in FakeSweep.log]
-    assert kinds[:3] == ["data"] * 3  # every paper's data first
     assert kinds.index("report") > max(i for i, kind in enumerate(kinds) if kind == "end")  # reports last
     for name in ("alpha", "beta", "gamma"):
         assert (outputs / name / reproduce.WALL).is_file()
@@ -232,19 +242,20 @@ def test_sweeps_of_all_papers_share_the_slots(fake_sweeps):
 
 def test_a_failing_sweep_stops_the_others(fake_sweeps, monkeypatch):
     chosen, outputs, killed = fake_sweeps
-    statuses = iter([(0, 2), (3, 3), (0, 50)])  # alpha's second sweep fails while beta's first still runs
 
-    def popen(command, start_new_session=False):
-        status, polls = next(statuses, (0, 2))
-        return FakeSweep(command, start_new_session, status, polls)
+    def popen(command, start_new_session=False):  # alpha's second sweep fails while its first still runs
+        if "src.data" in command:
+            return FakeSweep(command, start_new_session, 0, 1)
+        fails = paper_of(command) == "alpha" and "protocol.seed=1" in command
+        return FakeSweep(command, start_new_session, 3 if fails else 0, 3 if fails else 50)
 
     monkeypatch.setattr(reproduce.subprocess, "Popen", popen)
     with pytest.raises(reproduce.StepFailed) as info:
         reproduce.reproduce_together(chosen, [], 2, outputs)
     assert info.value.status == 3 and "alpha: sweep 2 of 2 failed (exit status 3)" in str(info.value)
     assert "\n" not in str(info.value)
-    assert len(killed) == 1 and not FakeSweep.running  # beta's sweep was stopped, nothing else started
-    assert sum(kind == "start" for kind, _ in FakeSweep.log) == 3
+    assert len(killed) == 1 and not FakeSweep.running  # alpha's first sweep was stopped, nothing else started
+    assert sum(kind == "start" for kind, _ in FakeSweep.log) == 3  # alpha's data and its two sweeps
     assert not any(kind == "report" for kind, _ in FakeSweep.log)
     assert not (outputs / "alpha" / reproduce.WALL).exists() and not (outputs / "beta" / reproduce.WALL).exists()
 
