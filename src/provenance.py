@@ -45,9 +45,9 @@ PRESENTATION = frozenset({
 #: Tools beside the pipeline whose code never computes a result row.
 TOOLS = ("bench/", "crosscheck/")
 #: Packages whose version can change a computed number; part of the code fingerprint.
-NUMERICAL_PACKAGES = ("numpy", "scipy", "scikit-learn", "pynndescent", "numba", "opencv-python-headless")
+NUMERICAL_PACKAGES = ("numpy", "scipy", "scikit-learn", "numba", "opencv-python-headless")
 #: Packages named in a report's footer (all installed packages are in ``provenance.json``).
-KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "hydra-core", "pynndescent", "numba", "pooch",
+KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "hydra-core", "numba", "pooch",
                 "threadpoolctl", "opencv-python-headless", "matplotlib")
 
 

@@ -5,20 +5,19 @@ and the scalable neighbour search.
   loops, and never builds a dense n x n array; the label graph and the Laplacian follow their definitions;
 * ``algorithm="auto"`` is the exact search, bit for bit, up to ``EXACT_MAX_SAMPLES`` samples (every
   experiment of the papers), in the graph, in NPNMF's weights and in every graph method's fit;
-* the NN-descent path (pynndescent) finds nearly every exact edge of clustered data, gives a symmetric
-  graph with a zero diagonal and no self loops even with duplicated samples, and is reproducible from its
-  seed. Its mechanics (self removal wherever the sample appears, rows completed exactly when the search
-  leaves slots empty, the arguments handed to pynndescent) are checked with a stand-in for pynndescent;
+* the NN-descent path (:mod:`src.methods.nndescent`, tested on its own in test_nndescent.py) finds nearly
+  every exact edge of clustered data, gives a symmetric graph with a zero diagonal and no self loops even
+  with duplicated samples, and is reproducible from its seed. What the graph code hands to the search (the
+  over-query, the seeded Generator) and keeps of it (the first k) is checked with a stand-in;
 * the heat kernel's default t on a random subset above the threshold is close to the exact one;
 * a bad ``knn_algorithm`` raises ConfigError naming the parameter and the value.
 
-The real pynndescent runs share one module fixture: numba compiles pynndescent once per process, about
-25-40 s on this machine, which is most of this file's runtime: those tests are marked ``integration``.
+The real NN-descent runs share one module fixture. They take about a second with numba's disk cache warm;
+the first run after ``nndescent.py`` changed compiles it (about 13 s here), in whichever test file gets
+there first.
 """
 
 import logging
-import sys
-import types
 
 import numpy as np
 import pytest
@@ -27,6 +26,7 @@ from sklearn.neighbors import kneighbors_graph, NearestNeighbors
 
 from src.errors import ConfigError
 from src.methods import knn_graph as kg
+from src.methods import nndescent
 from src.methods.fnmf import FNMF
 from src.methods.gnmf import GNMF, SemiGNMF
 from src.methods.knn_graph import degree, knn_graph, label_graph, laplacian
@@ -132,65 +132,39 @@ def test_every_graph_method_fits_bit_for_bit_the_same_with_auto(cls, rng, monkey
         np.testing.assert_array_equal(auto.embedding_, exact.embedding_)
 
 
-# -- the NN-descent mechanics, with a stand-in for pynndescent ---------------------------------------------
-def test_first_other_drops_the_sample_wherever_it_is_and_flags_short_rows():
-    candidates = np.array([[0, 4, 2, 3],    # self first (pynndescent's order)
-                           [3, 1, 4, 0],    # self second, as a duplicate at distance 0 may be
-                           [4, 3, 1, -1],   # self absent, an empty slot
-                           [3, 1, -1, -1]])  # self and two empty slots: fewer than k = 2 usable
-    neighbours, complete = kg._first_other(candidates, np.arange(4), 2)
-    np.testing.assert_array_equal(neighbours[:3], [[4, 2], [3, 4], [4, 3]])
-    assert neighbours[3, 0] == 1
-    np.testing.assert_array_equal(complete, [True, True, True, False])
-
-
-def fake_pynndescent(monkeypatch, X_rows, record, self_position=1, empty_rows=(), repeat_rows=()):
-    """Install a pynndescent whose NNDescent lists the exact neighbours, with self at ``self_position``
-    (instead of first) in every row, only -1 after the first slot in ``empty_rows`` and the neighbour in
-    slot 3 repeated in slot 4 in ``repeat_rows``."""
-
-    class NNDescent:
-        def __init__(self, data, n_neighbors, random_state, n_jobs):
-            record.update(dtype=data.dtype, n_neighbors=n_neighbors, random_state=random_state, n_jobs=n_jobs)
-            found = NearestNeighbors(n_neighbors=n_neighbors - 1).fit(X_rows).kneighbors(return_distance=False)
-            n = X_rows.shape[0]
-            indices = np.insert(found, self_position, np.arange(n), axis=1)
-            indices[list(empty_rows), 1:] = -1
-            indices[list(repeat_rows), 4] = indices[list(repeat_rows), 3]
-            self.neighbor_graph = (indices.astype(np.int32), np.zeros(indices.shape, np.float32))
-
-    module = types.ModuleType("pynndescent")
-    module.NNDescent = NNDescent
-    monkeypatch.setitem(sys.modules, "pynndescent", module)
-
-
-def test_nndescent_path_drops_self_completes_short_rows_and_is_single_threaded(rng, monkeypatch):
+# -- what the graph code asks of NN-descent, with a stand-in -----------------------------------------------
+def test_nndescent_path_over_queries_and_keeps_the_nearest_k(rng, monkeypatch):
     X = rng.random((100, 6))
-    record = {}
-    fake_pynndescent(monkeypatch, X, record, self_position=2, empty_rows=[0, 17, 99], repeat_rows=[5, 60])
+    calls = []
+
+    def stand_in(Y, q, generator):  # the exact q nearest others, nearest first
+        calls.append((Y, q, generator.integers(1000)))
+        return NearestNeighbors(n_neighbors=q).fit(Y).kneighbors(return_distance=False)
+
+    monkeypatch.setattr(nndescent, "approximate_neighbours", stand_in)
     found = kg.nearest_neighbours(X, 4, "nndescent", random_state=7)
-    exact = kg.nearest_neighbours(X, 4, "exact")
-    np.testing.assert_array_equal(found, exact)
-    assert record["dtype"] == np.float32 and record["n_jobs"] == 1
-    assert record["n_neighbors"] == max(3 * 4, 20) + 1
-    assert record["random_state"] == int(np.random.default_rng(7).integers(np.iinfo(np.int32).max))
+    np.testing.assert_array_equal(found, kg.nearest_neighbours(X, 4, "exact"))
+    (Y, q, draw), = calls
+    assert Y is X and q == max(3 * 4, 21)  # the samples as given (the search makes its float32 copy)
+    assert draw == np.random.default_rng(7).integers(1000)  # the Generator seeded by random_state
+    kg.nearest_neighbours(X, 8, "nndescent", random_state=7)
+    assert calls[1][1] == 3 * 8
 
 
 def test_nndescent_is_exact_when_the_search_would_cover_every_sample(rng, monkeypatch):
     X = rng.random((21, 4))
-    refuse_nndescent(monkeypatch)  # 21 samples <= max(3k, 20) + 1: nothing to gain from the approximation
+    refuse_nndescent(monkeypatch)  # 21 samples <= max(3k, 21): nothing to gain from the approximation
     assert (kg.knn_graph(X, 3, algorithm="nndescent") != kg.knn_graph(X, 3, algorithm="exact")).nnz == 0
 
 
-# -- the real pynndescent -----------------------------------------------------------------------------
+# -- the real NN-descent -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def clustered_graphs():
-    """3000 clustered points: exact and NN-descent (seed 0) graphs. Pays pynndescent's JIT once."""
+    """3000 clustered points: exact and NN-descent (seed 0) graphs."""
     X = clustered(np.random.default_rng(3), 3000)
     return X, kg.knn_graph(X, 5, algorithm="exact"), kg.knn_graph(X, 5, algorithm="nndescent", random_state=0)
 
 
-@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_nndescent_graph_holds_nearly_every_exact_edge(clustered_graphs):
     X, exact, approx = clustered_graphs
     check_graph(approx, 3000, 5)
@@ -198,7 +172,6 @@ def test_nndescent_graph_holds_nearly_every_exact_edge(clustered_graphs):
     assert abs(approx.nnz - exact.nnz) <= 0.05 * exact.nnz
 
 
-@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_nndescent_is_reproducible_from_its_seed(clustered_graphs):
     X, exact, approx = clustered_graphs
     again = kg.knn_graph(X, 5, algorithm="nndescent", random_state=0)
@@ -207,7 +180,6 @@ def test_nndescent_is_reproducible_from_its_seed(clustered_graphs):
     assert (generator != approx).nnz == 0  # an int seed and the Generator it seeds draw the same seed
 
 
-@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_nndescent_with_duplicated_samples_has_no_self_loops(clustered_graphs):
     X = clustered_graphs[0][:1000]
     X_dup = np.concatenate([X, X, X])  # every sample three times: two neighbours at distance 0 each
@@ -224,7 +196,6 @@ def test_nndescent_with_duplicated_samples_has_no_self_loops(clustered_graphs):
     assert shared_edge_fraction(W, kg.knn_graph(X_dup, k, algorithm="exact")) >= 0.9  # ties are ambiguous
 
 
-@pytest.mark.integration  # the real pynndescent: its JIT compilation (~50 s)
 def test_npnmf_and_gnmf_use_the_seeded_nndescent_search(clustered_graphs):
     X, exact, approx = clustered_graphs
     M_exact = lle_weights(X, 5, algorithm="exact")

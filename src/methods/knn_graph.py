@@ -34,28 +34,28 @@ about 200 s on one thread for MNIST-70k (n = 70,000, m = 784), too slow for the 
 whole fit. ``algorithm`` chooses:
 
 * ``"exact"``: scikit-learn's ``NearestNeighbors(n_neighbors=k)``, as this module always did;
-* ``"nndescent"``: the approximate NN-descent graph of ``pynndescent`` (Dong, Charikar and Li 2011) on
-  the float32 samples, one thread (``n_jobs=1``), seeded from ``random_state`` (the estimators pass
-  theirs): an int seed gives the same graph in every process, None a different one in each call. It
-  is over-queried: max(:data:`NNDESCENT_OVERQUERY` k,
+* ``"nndescent"``: the approximate NN-descent graph of :func:`.nndescent.approximate_neighbours`
+  (Dong, Charikar and Li 2011; this package's own numba code, one thread) on the float32 samples,
+  seeded from ``random_state`` (the estimators pass theirs): an int seed gives the same graph in every
+  process, None a different one in each call. It is over-queried: max(:data:`NNDESCENT_OVERQUERY` k,
   :data:`NNDESCENT_MIN_QUERY`) neighbours are searched and the k nearest kept, because the first few
   neighbours of a wider search are far more often the true ones (on MNIST-70k with k = 5: recall
-  0.9995 of the exact 5 neighbours, over 2000 random samples, for the first 5 of 20; about 0.94 when
-  searching only 6). The sample itself is removed by its index, wherever it appears in its own list
-  (duplicated samples tie at distance 0 and may come in any order); a row with fewer than k distinct
-  neighbours found is completed by an exact search of that row. On MNIST-70k (k = 5, one thread,
-  quiet machine) the search takes about 33 s in a fresh process, of which about 25 s are numba
-  compiling pynndescent (once per process; numba cannot cache those functions), and about 7 s in a
-  process that has searched before; O(n m) memory (a float32 copy of the data and the n x 21 lists).
-  ``pynndescent`` is imported only when this path runs (importing it takes seconds);
+  0.998 of the exact 5 neighbours, over 2000 random samples, for the first 5 of 21). Every row of the
+  search lists distinct samples other than its own, so no row needs completing. On MNIST-70k (k = 5,
+  one thread) the search takes about 8 s of CPU time in a fresh process (11-14 s of wall time on a
+  2-core VM while other jobs kept both cores busy); numba compiles the search once per installation
+  (about 13 s, in the first call after installing or editing ``nndescent.py``) and caches the machine
+  code on disk, from which every later process loads it in a fraction of a second. O(n m) memory (a
+  float32 copy of the data and the n x 21 lists). :mod:`.nndescent` (and numba) are imported only when
+  this path runs;
 * ``"auto"`` (default): ``"exact"`` up to :data:`EXACT_MAX_SAMPLES` = 30,000 samples, ``"nndescent"``
   above. Every experiment of the papers has n <= 10,000 samples, so their graphs stay the exact ones,
   bit for bit; at 30,000 samples the exact search costs about 40 s (about (30/70)^2 of 200 s).
 
 The neighbour edges found by ``"nndescent"`` are exact edges with exact weights (recomputed in
 float64 from the samples); only an occasional edge is missing (replaced by a slightly farther
-sample). With at most ``max(NNDESCENT_OVERQUERY k, NNDESCENT_MIN_QUERY) + 1`` samples (the size of
-the search) it is exact whatever ``algorithm`` says.
+sample). With at most ``max(NNDESCENT_OVERQUERY k, NNDESCENT_MIN_QUERY)`` samples (the size of the
+search) it is exact whatever ``algorithm`` says.
 
 References
 ----------
@@ -63,11 +63,10 @@ D. Cai, X. He, J. Han and T. S. Huang, "Graph regularized nonnegative matrix fac
 representation", IEEE TPAMI 33(8), 2011 (Sec. 3: p-nearest-neighbour graph, 0-1 / heat kernel / dot
 product weighting); Deng Cai's ``constructW.m``.
 W. Dong, M. Charikar and K. Li, "Efficient k-nearest neighbor graph construction for generic similarity
-measures", Proc. WWW 2011, pp. 577-586 (NN-descent, as implemented by ``pynndescent``).
+measures", Proc. WWW 2011, pp. 577-586 (NN-descent, :mod:`.nndescent`).
 """
 
 import logging
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -97,7 +96,7 @@ HEAT_SUBSET = 3000
 NNDESCENT_OVERQUERY = 3
 """NN-descent searches max(NNDESCENT_OVERQUERY * k, NNDESCENT_MIN_QUERY) neighbours and keeps the k nearest."""
 
-NNDESCENT_MIN_QUERY = 20
+NNDESCENT_MIN_QUERY = 21
 
 
 def check_weight(weight) -> str:
@@ -131,56 +130,20 @@ def resolve_algorithm(algorithm: str, n_samples: int) -> str:
     return algorithm
 
 
-def _first_other(candidates: np.ndarray, samples: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The first k entries of each row of ``candidates`` that are neither the row's own sample nor -1.
-
-    Parameters
-    ----------
-    candidates : ndarray of int, shape (r, q)
-        Neighbour indices, nearest first; -1 marks a slot that the search left empty.
-    samples : ndarray of int, shape (r,)
-        The sample whose neighbours each row lists.
-    k : int
-
-    Returns
-    -------
-    neighbours : ndarray of int, shape (r, k)
-        Row order kept (a stable sort moves the dropped entries to the end).
-    complete : ndarray of bool, shape (r,)
-        False where a row had fewer than k usable entries (its tail is then not valid).
-    """
-    usable = (candidates >= 0) & (candidates != samples[:, None])
-    order = np.argsort(~usable, axis=1, kind="stable")[:, :k]
-    return np.take_along_axis(candidates, order, axis=1), usable.sum(axis=1) >= k
-
-
 def _nndescent_query(k: int) -> int:
-    """Neighbours asked of pynndescent for k: the over-query, plus 1 because it lists each sample first."""
-    return max(NNDESCENT_OVERQUERY * k, NNDESCENT_MIN_QUERY) + 1
+    """Neighbours searched by NN-descent for k: the over-query."""
+    return max(NNDESCENT_OVERQUERY * k, NNDESCENT_MIN_QUERY)
 
 
 def _nndescent_neighbours(Y: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
-    """k approximate nearest other samples of every row of Y with pynndescent (see the module docstring)."""
-    from pynndescent import NNDescent  # imported here: it takes seconds, and only this path needs it
+    """k approximate nearest other samples of every row of Y by NN-descent (see the module docstring).
 
-    n = Y.shape[0]
-    query = _nndescent_query(k)
-    seed = int(rng.integers(np.iinfo(np.int32).max))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "failed to find n_neighbors for some samples": completed below
-        index = NNDescent(Y.astype(np.float32), n_neighbors=query, random_state=seed, n_jobs=1)
-        candidates = index.neighbor_graph[0]
-    del index
-    neighbours, complete = _first_other(candidates.astype(np.intp), np.arange(n), k)
-    ordered = np.sort(neighbours, axis=1)
-    complete &= np.all(ordered[:, 1:] != ordered[:, :-1], axis=1)  # a repeated neighbour would double an edge
-    short = np.flatnonzero(~complete)
-    if short.size:
-        logger.info("nndescent found fewer than %d distinct neighbours for %d samples; searching those exactly",
-                    k, short.size)
-        exact = NearestNeighbors(n_neighbors=k + 1).fit(Y).kneighbors(Y[short], return_distance=False)
-        neighbours[short] = _first_other(exact, short, k)[0]
-    return neighbours
+    Needs n > :func:`_nndescent_query` (k); every row of the search is complete, so the k nearest of the
+    wider search are k distinct samples other than the row's own.
+    """
+    from . import nndescent  # imported here: importing numba takes about half a second
+
+    return nndescent.approximate_neighbours(Y, _nndescent_query(k), rng)[:, :k]
 
 
 def nearest_neighbours(X_rows, n_neighbors: int, algorithm: str = "auto", random_state=None) -> np.ndarray:
