@@ -82,15 +82,6 @@ def commands(paper: Paper, overrides: list[str] = ()) -> list[list[str]]:
     return out + [python_module("src.run", "-m", *sweep, *overrides) for sweep in paper.sweep_overrides()]
 
 
-def run(command: list[str], what: str) -> None:
-    """Run ``command`` (output to the terminal); a non-zero exit raises :class:`StepFailed`."""
-    logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
-    status = subprocess.run(command).returncode
-    if status != 0:
-        raise StepFailed(f"{what} failed (exit status {status}): {shlex.join(['python', *command[1:]])}; "
-                         "its errors are above. Run the same command again to resume.", status)
-
-
 def start_clock(out: Path) -> float:
     """Mark the start of a timed reproduction in ``out`` (``.start``, as epoch seconds; a stale
     ``wall_seconds.txt`` is removed so an interrupted run never looks finished)."""
@@ -108,24 +99,8 @@ def stop_clock(out: Path, started: float) -> int:
 
 
 def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OUTPUTS) -> Path:
-    """Run every step of ``paper``, one sweep after another (see the module docstring); returns the path of
-    its report."""
-    from . import paper_report  # numpy, pandas, scipy: only when a report is built
-
-    out = paper.out(outputs)
-    started = start_clock(out)
-    steps = commands(paper, overrides)
-    n_sweeps = len(paper.sweeps)
-    for i, command in enumerate(steps):
-        sweep = i - (len(steps) - n_sweeps)
-        run(command, f"{paper.name}: data" if sweep < 0 else f"{paper.name}: sweep {sweep + 1} of {n_sweeps}")
-    _figures_and_clock(paper, out, started)
-    try:
-        path = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
-    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
-        raise StepFailed(f"{paper.name}: report failed: {exc}") from None
-    logger.info("%s: wrote %s", paper.name, path)
-    return path
+    """Run every step of ``paper``, one after another (see the module docstring); returns its report's path."""
+    return reproduce_together([paper], list(overrides), 1, outputs)[0]
 
 
 def cores() -> int:
@@ -173,7 +148,8 @@ def _stop(running: dict) -> None:
 def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
                        outputs: Path = papers.OUTPUTS) -> list[Path]:
     """Every step of the ``chosen`` papers (in order) with up to ``at_once`` steps running at the same time,
-    each sweep with one worker (see "Sweeps at once" in the module docstring); returns the reports' paths.
+    each sweep with one worker when ``at_once`` > 1 (see "Sweeps at once" in the module docstring); returns
+    the reports' paths.
 
     A paper's data step (fetch and build) runs before its sweeps, alongside other papers' sweeps, one data
     step at a time (two papers may build the same data set). A failing step stops the others and raises
@@ -183,6 +159,7 @@ def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
 
     started, waiting, fetched = {}, {}, set()
     queue = []  # (paper, sweep index or None for the data step, command), in paper order
+    one_worker = [ONE_WORKER] if at_once > 1 else []
     for paper in chosen:
         started[paper.name] = start_clock(paper.out(outputs))
         steps = commands(paper, overrides)
@@ -191,7 +168,7 @@ def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
         else:
             fetched.add(paper.name)
         waiting[paper.name] = len(steps)
-        queue += [(paper, i, [*command, ONE_WORKER]) for i, command in enumerate(steps)]
+        queue += [(paper, i, [*command, *one_worker]) for i, command in enumerate(steps)]
         if not steps:
             _figures_and_clock(paper, paper.out(outputs), started[paper.name])
 
@@ -289,11 +266,7 @@ def main(argv=None) -> int:
     all_out = papers.OUTPUTS / "all"
     started = start_clock(all_out) if everything else None
     try:
-        if at_once > 1:
-            reproduce_together(chosen, args.overrides, at_once)
-        else:
-            for paper in chosen:
-                reproduce(paper, args.overrides)
+        reproduce_together(chosen, args.overrides, at_once)
     except StepFailed as exc:
         logger.error("%s", exc)
         return exc.status

@@ -56,39 +56,41 @@ def labels_with_a_singleton_class():
     return y
 
 
-@pytest.mark.parametrize("name", list(METHODS))
-def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
-    rng = np.random.default_rng(7)
+def one_start_case(name, seed):
+    """Data (N x M), labels (CCF only), the class, its parameters and an initialization for method ``name``."""
+    rng = np.random.default_rng(seed)
     X_rows = rng.random((N, M))
     y = labels_with_a_singleton_class() if name == "ccf" else None
     cls, params = METHODS[name]
-    init = random_factors(name, rng, y)
+    return X_rows, y, cls, params, random_factors(name, rng, y)
 
+
+def assert_same_fit(model, reference):
+    for factor, value in reference.factors_.items():
+        np.testing.assert_allclose(model.factors_[factor], value, rtol=1e-12, err_msg=factor)
+    np.testing.assert_allclose(model.objective_history_, reference.objective_history_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
+    X_rows, y, cls, params, init = one_start_case(name, 7)
     whole = fit(cls, X_rows, y, init, 10**9, monkeypatch, **params)
     blocked = fit(cls, X_rows, y, init, 3 * M, monkeypatch, **params)
     assert len(SampleBlocks(X_rows.T).blocks) == 7  # 3, 3, ..., 3, 2 samples
-    for factor, value in whole.factors_.items():
-        np.testing.assert_allclose(blocked.factors_[factor], value, rtol=1e-12, err_msg=factor)
-    np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_, rtol=1e-12)
+    assert_same_fit(blocked, whole)
 
 
 @pytest.mark.parametrize("name", list(METHODS))
 def test_blocks_shared_among_threads_equal_one_block(name, monkeypatch):
     """Three threads, each with its own range of blocks, give the factors and objective of one block."""
-    rng = np.random.default_rng(5)
-    X_rows = rng.random((N, M))
-    y = labels_with_a_singleton_class() if name == "ccf" else None
-    cls, params = METHODS[name]
-    init = random_factors(name, rng, y)
+    X_rows, y, cls, params, init = one_start_case(name, 5)
     whole = fit(cls, X_rows, y, init, 10**9, monkeypatch, **params)
     monkeypatch.setattr(products, "blas_threads", lambda: 3)
     monkeypatch.setattr(products, "PARALLEL_MIN_BLOCKS", 1)
     threaded = fit(cls, X_rows, y, init, 2 * M, monkeypatch, **params)
     assert [len(part) for part in SampleBlocks(X_rows.T).parts(products.pass_workers(N * M))] == [3, 4, 4]
     assert 3 in products._POOLS  # the pool ran the ranges
-    for factor, value in whole.factors_.items():
-        np.testing.assert_allclose(threaded.factors_[factor], value, rtol=1e-12, err_msg=factor)
-    np.testing.assert_allclose(threaded.objective_history_, whole.objective_history_, rtol=1e-12)
+    assert_same_fit(threaded, whole)
 
 
 def test_part_slices_cover_the_rows_once_in_order():

@@ -146,20 +146,18 @@ def test_a_failing_sweep_stops_with_one_line(tmp_path, monkeypatch, caplog):
     """The first failing step ends the reproduction with its exit status; nothing after it runs."""
     started = []
 
-    class Done:
-        def __init__(self, status):
-            self.returncode = status
-
-    def fake_run(command):
+    def popen(command, start_new_session=False):
         started.append(command)
-        return Done(1 if len(started) == 2 else 0)
+        return FakeSweep(command, start_new_session, 1 if len(started) == 2 else 0, 1)
 
-    monkeypatch.setattr(reproduce.subprocess, "run", fake_run)
+    monkeypatch.setattr(reproduce, "POLL_SECONDS", 0.0)
+    monkeypatch.setattr(reproduce.subprocess, "Popen", popen)
     paper = papers.load("fnmf")
     with pytest.raises(reproduce.StepFailed) as info:
         reproduce.reproduce(paper, outputs=tmp_path)
     assert len(started) == 2 and info.value.status == 1
     assert "fnmf: sweep 1 of 4 failed (exit status 1)" in str(info.value) and "\n" not in str(info.value)
+    assert reproduce.ONE_WORKER not in started[1]  # one step at a time: the launcher keeps its workers
     assert (tmp_path / "fnmf" / reproduce.START).is_file() and not (tmp_path / "fnmf" / reproduce.WALL).exists()
 
 
