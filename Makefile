@@ -66,10 +66,27 @@ reproduce-cnmf: ## CNMF paper: ORL, Yale, Caltech-101 -> outputs/reproduce/cnmf/
 reproduce-ccf: ## CCF paper: Yale, COIL20, MNIST-1000 -> outputs/reproduce/ccf/report.md
 reproduce-lcf: ## LCF paper: Yale, ORL, lambda study, toy figure -> outputs/reproduce/lcf/report.md
 reproduce-fnmf: ## FNMF paper: ORL 5-20 classes, Caltech-101 colour BoW -> outputs/reproduce/fnmf/report.md
+reproduce-cai: ## Deng Cai's GNMF demo: the whole of COIL20, KMeans, NMF, GNMF (NMI) -> outputs/reproduce/cai/report.md
 reproduce-pcgnmf: ## PCGNMF paper (inferred objective; reads reproduce-cnmf's ORL/Yale runs): ORL, Yale, COIL20 -> outputs/reproduce/pcgnmf/report.md
 reproduce-all: ## All papers, each after those it depends on (wall time in outputs/reproduce/all/)
 $(PAPERS:%=reproduce-%) reproduce-all: reproduce-%: $(STAMP)
 	$(PY) -m src.reproduce $* $(REPRODUCE_ARGS)
+
+# python -m src.explain (src/explain.py): each reading of a paper (conf/paper/<paper>/readings.yaml) on the
+# primary run's trials -> outputs/explain/<paper>/report.md; explain-all then rebuilds the scorecard with the
+# readings' effects in its cause column. Needs the primary runs (make reproduce-<paper> / reproduce-all).
+# EXPLAIN_ARGS is passed on, e.g. EXPLAIN_ARGS="--readings argmax eq41" or EXPLAIN_ARGS=--report-only.
+EXPLAIN_ARGS ?=
+EXPLAINED := $(patsubst conf/paper/%/readings.yaml,%,$(wildcard conf/paper/*/readings.yaml))
+.PHONY: explain-all $(EXPLAINED:%=explain-%)
+explain-cai: ## Cai's demo's readings (KMeans step, cluster labels) -> outputs/explain/cai/report.md
+explain-ccf: ## CCF paper's readings (SemiGNMF's strength and graph, labels, pixels) -> outputs/explain/ccf/report.md
+explain-cnmf: ## CNMF paper's readings (fixed 20/100 iterations, labels, pixels, SemiGNMF oracle) -> outputs/explain/cnmf/report.md
+explain-fnmf: ## FNMF paper's readings (every k, lambda per k, wider grid, labels, pixels) -> outputs/explain/fnmf/report.md
+explain-lcf: ## LCF paper's readings (V-rule, normalization, stopping, labels, pixels, oracles) -> outputs/explain/lcf/report.md
+explain-all: ## Every paper's readings, then the scorecard's causes (outputs/explain/<paper>/report.md, outputs/reproduce/README.md)
+$(EXPLAINED:%=explain-%) explain-all: explain-%: $(STAMP)
+	$(PY) -m src.explain $* $(EXPLAIN_ARGS)
 
 BENCH_ARGS ?=
 

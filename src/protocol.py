@@ -25,6 +25,10 @@ logger = logging.getLogger(__name__)
 
 LABEL_MODES = ("none", "fraction", "per_class")
 SCORE_ON = ("all", "unlabelled")
+ASSIGNMENTS = ("kmeans", "argmax")
+#: Extra cluster assignments a cell can record beside its primary one (``protocol.readouts``), each from the
+#: same fitted representation: the largest coefficient, one KMeans run, the best of 10 runs by objective.
+READOUTS = {"argmax": None, "kmeans_once": 1, "kmeans_best10": 10}
 
 
 @dataclass(frozen=True)
@@ -102,9 +106,13 @@ def check_protocol(protocol: Mapping, n_classes: int, min_class_size: int) -> No
                           f"{', '.join(SUBRUN_CHOICES)}")
     if protocol.get("score_on", "all") not in SCORE_ON:
         raise ConfigError(f"protocol.score_on={protocol['score_on']!r} is not one of {', '.join(SCORE_ON)}")
-    for key, choices in (("kmeans_metric", METRICS), ("kmeans_init", INITS)):
+    for key, choices in (("kmeans_metric", METRICS), ("kmeans_init", INITS), ("assign", ASSIGNMENTS)):
         if protocol.get(key, choices[0]) not in choices:
             raise ConfigError(f"protocol.{key}={protocol[key]!r} is not one of {', '.join(choices)}")
+    readouts = protocol.get("readouts", [])
+    if isinstance(readouts, (str, bytes)) or not isinstance(readouts, Sequence) or \
+            any(name not in READOUTS for name in readouts):
+        raise ConfigError(f"protocol.readouts={readouts!r} must be a list of names from {', '.join(READOUTS)}")
     labels = protocol["labels"]
     if not isinstance(labels, Mapping):
         raise ConfigError(f"protocol.labels={labels!r} must be a mapping with keys mode, fraction, per_class")
@@ -146,6 +154,25 @@ def subrun_seed(init_seed: int, subrun: int) -> int:
     return int(np.random.SeedSequence([init_seed, subrun]).generate_state(1)[0])
 
 
+def readout_seed(kmeans_seed: int, restarts: int) -> np.random.SeedSequence:
+    """Seed of the extra KMeans readout with ``restarts`` runs: its own stream, apart from the primary's."""
+    return np.random.SeedSequence([kmeans_seed, restarts])
+
+
+def largest_coefficient(representation) -> np.ndarray | None:
+    """Each sample's largest coefficient (the argmax of its row), or None where that is no clustering.
+
+    The representation is V after Deng Cai's NormalizeUV (the basis's columns at unit norm, V scaled to
+    match), the convention of every factorization's ``embedding_``; the argmax of a row is the cluster
+    Xu, Liu and Gong read off NMF and CF. Only a nonnegative representation has a meaningful largest
+    coefficient: a mixed-sign one (SDA) or the raw features (the KMeans baseline) give None.
+    """
+    Z = np.asarray(representation)
+    if Z.ndim != 2 or Z.min(initial=0.0) < 0:
+        return None
+    return Z.argmax(axis=1)
+
+
 def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_seed: int, image_shape=None) -> dict:
     """One factorization of a trial's samples followed by the protocol's KMeans; scores and costs.
 
@@ -153,6 +180,14 @@ def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_se
     for k clusters through ``fit_predict`` and the protocol's KMeans is skipped. ``protocol.score_on`` =
     "unlabelled" scores only the unlabelled samples (the CCF paper's "the others for testing"); "all"
     scores every sample of the trial, labelled ones included.
+
+    ``protocol.assign`` picks the cluster labels that ``acc`` and ``nmi`` score: "kmeans" (the best of
+    ``kmeans_restarts`` KMeans runs on the representation, the papers' protocol) or "argmax" (each
+    sample's largest coefficient, :func:`largest_coefficient`; methods without a nonnegative
+    representation keep KMeans). ``protocol.readouts`` names extra assignments of the same fit, scored
+    into ``acc_<name>`` and ``nmi_<name>`` (NaN where one does not apply): "argmax", "kmeans_once" (one
+    KMeans run) and "kmeans_best10" (the best of 10 by objective), each KMeans readout on its own seed
+    stream (:func:`readout_seed`), so the primary numbers do not depend on which readouts are asked for.
     """
     direct = getattr(methods.REGISTRY.get(method["name"]), "clusters_directly", False)
     rank = trial.k if direct else trial.k + protocol["rank_offset"]
@@ -165,23 +200,37 @@ def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_se
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
     kmeans_objective = math.nan
-    if not direct:
-        predicted, kmeans_objective = best_kmeans(
-            representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
-            protocol["kmeans_init"])
-    kmeans_seconds = time.perf_counter() - start
     scored = trial.y_partial == UNLABELLED if protocol.get("score_on", "all") == "unlabelled" else slice(None)
-    history = model.objective_history_
+    extra = {}
+    if not direct:
+        argmax = largest_coefficient(representation)
+        if protocol.get("assign", "kmeans") == "argmax" and argmax is not None:
+            predicted = argmax
+        else:
+            predicted, kmeans_objective = best_kmeans(
+                representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
+                protocol["kmeans_init"])
+        for name in protocol.get("readouts", []):
+            if READOUTS[name] is None:
+                labels = argmax
+            else:
+                labels, _ = best_kmeans(representation, trial.k, READOUTS[name], protocol["kmeans_metric"],
+                                        readout_seed(trial.kmeans_seed, READOUTS[name]), protocol["kmeans_init"])
+            extra[f"acc_{name}"] = math.nan if labels is None else accuracy(trial.y_true[scored], labels[scored])
+            extra[f"nmi_{name}"] = math.nan if labels is None else nmi(trial.y_true[scored], labels[scored])
+    kmeans_seconds = time.perf_counter() - start
+    history = getattr(model, "objective_history_", ())
     return {
         "acc": accuracy(trial.y_true[scored], predicted[scored]),
         "nmi": nmi(trial.y_true[scored], predicted[scored]),
         "rank": rank,
-        "n_iter": int(model.n_iter_),
+        "n_iter": int(getattr(model, "n_iter_", 0)),
         "converged": getattr(model, "converged_", None),  # None: fixed iterations, or no iterative solver
         "objective": float(history[-1]) if len(history) else math.nan,
         "kmeans_objective": kmeans_objective,
         "fit_seconds": fit_seconds,
         "kmeans_seconds": kmeans_seconds,
+        **extra,
     }
 
 

@@ -39,7 +39,8 @@ COMMAND_ENV = "REPRO_COMMAND"
 PRESENTATION = frozenset({
     "config_dir.py", "errors.py", "figures.py", "files.py", "paper_report.py", "provenance.py", "report.py",
     "reproduce.py",
-    "scorecard.py", "sweep.py", "tables.py", "data/__main__.py", "papers/__init__.py", "papers/cnmf.py",
+    "scorecard.py", "sweep.py", "tables.py", "published.py", "verdicts.py", "explain.py", "data/__main__.py",
+    "papers/__init__.py", "papers/cnmf.py",
     "papers/lcf.py",
 })
 #: Tools beside the pipeline whose code never computes a result row.

@@ -208,3 +208,33 @@ def test_batched_starts_equal_single_start_fits(cls, sign, rng):
 def test_float32_fit_on_mixed_sign_data(cls, rng):
     """The general rules (explicit kernel) in float32; nonnegative data: tests/test_methods.py."""
     check_float32_fit(cls, {}, rng, n_labelled=12 if cls.needs_labels else 0, mixed_sign=True)
+
+
+# -- normalize_v: Deng Cai's NormalizeUV (NormV = 1) while iterating -------------------------------------------
+@pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+def test_cf_normalize_v_changes_nothing_but_the_scale(sign, rng):
+    """The control of LCF's normalize_v: CF's objective is invariant and its rules equivariant under
+    (W D, V D^-1), so Cai's rescaling (initial starts, last selection update, every later update) leaves
+    W V^T, the objective history, the chosen start, the iteration count and the representation as they are,
+    up to rounding; only V's columns now have unit norm."""
+    X = rng.random((20, 10)) if sign == "nonnegative" else rng.normal(size=(20, 10))
+    common = dict(n_components=3, random_state=0, n_starts=3, min_iter=5, max_iter=300)  # the reference rule
+    plain, normalized = CF(**common).fit(X), CF(normalize_v=True, **common).fit(X)
+    assert normalized.kernel_ == plain.kernel_ == ("implicit" if sign == "nonnegative" else "explicit")
+    product = plain.factors_["W"] @ plain.factors_["V"].T
+    difference = normalized.factors_["W"] @ normalized.factors_["V"].T - product
+    assert np.abs(difference).max() <= 1e-8 * np.abs(product).max()
+    np.testing.assert_allclose(normalized.objective_history_, plain.objective_history_, rtol=1e-8)
+    np.testing.assert_allclose(normalized.start_objectives_, plain.start_objectives_, rtol=1e-8)
+    assert (normalized.n_iter_, normalized.best_start_) == (plain.n_iter_, plain.best_start_)
+    np.testing.assert_allclose(normalized.embedding_, plain.embedding_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(normalized.factors_["V"], axis=0), 1.0, rtol=1e-12)
+    assert not np.allclose(np.linalg.norm(plain.factors_["V"], axis=0), 1.0, rtol=1e-3)
+
+
+def test_cf_normalize_v_parameter(rng):
+    assert CF().get_params()["normalize_v"] is False
+    model = CF(n_components=2, max_iter=10, random_state=3, normalize_v=True)
+    assert clone(model).get_params() == model.get_params()
+    with pytest.raises(ConfigError, match="normalize_v=1 must be True or False"):
+        CF(normalize_v=1).fit(rng.random((5, 4)))

@@ -178,3 +178,59 @@ def test_high_dimensional_kmeans_uses_elkan_with_lloyds_result(monkeypatch):
     # that reach one partition under permuted labels tie to ~1e-15, so either may be the one kept.
     assert adjusted_rand_score(labels_elkan, labels_lloyd) == 1.0
     assert objective_elkan == pytest.approx(objective_lloyd, rel=1e-10)
+
+
+def noisy_blobs(y, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = rng.random((6, 30)) * 3
+    return centers[y] + 0.8 * rng.random((y.size, 30))
+
+
+def test_readouts_leave_the_primary_numbers_alone(y):
+    X = noisy_blobs(y)
+    trial = make_trial(y, "toy", 5, 0, 0, PROTOCOL["labels"])
+    method = {"name": "nmf", "label": "NMF", "params": {"max_iter": 50, "stopping": "fixed"}}
+    without = run_cell(X, "toy", method, trial, {**PROTOCOL, "readouts": []}, 0)
+    readouts = ["argmax", "kmeans_once", "kmeans_best10"]
+    with_all = run_cell(X, "toy", method, trial, {**PROTOCOL, "readouts": readouts}, 0)
+    assert with_all["acc"] == without["acc"] and with_all["nmi"] == without["nmi"]
+    assert with_all["objective"] == without["objective"]
+    assert not any(key.startswith(("acc_", "nmi_")) for key in without)
+    for name in readouts:
+        assert 0 <= with_all[f"acc_{name}"] <= 1 and 0 <= with_all[f"nmi_{name}"] <= 1
+
+
+def test_argmax_assigns_each_sample_its_largest_coefficient(y):
+    from src import methods
+    from src.metrics import accuracy, nmi
+    from src.protocol import largest_coefficient
+    X = noisy_blobs(y, seed=1)
+    trial = make_trial(y, "toy", 4, 1, 0, PROTOCOL["labels"])
+    params = {"max_iter": 40, "stopping": "fixed"}
+    method = {"name": "nmf", "label": "NMF", "params": params}
+    row = run_cell(X, "toy", method, trial, {**PROTOCOL, "assign": "argmax", "readouts": ["argmax"]}, 0)
+    V = methods.make("nmf", n_components=4, random_state=trial.init_seed, **params).fit_transform(X[trial.index])
+    labels = np.array([max(range(4), key=lambda j: V[i, j]) for i in range(V.shape[0])])  # by hand
+    assert np.array_equal(largest_coefficient(V), labels)
+    assert row["acc"] == pytest.approx(accuracy(trial.y_true, labels))
+    assert row["nmi"] == pytest.approx(nmi(trial.y_true, labels))
+    assert row["acc_argmax"] == row["acc"] and np.isnan(row["kmeans_objective"])
+
+
+def test_argmax_does_not_apply_to_raw_features_or_mixed_signs(y):
+    from src.protocol import largest_coefficient
+    assert largest_coefficient(np.array([[1.0, -2.0], [0.5, 3.0]])) is None
+    X = noisy_blobs(y) - 1.0  # mixed-sign features: the KMeans baseline has no argmax readout
+    trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
+    row = run_cell(X, "toy", {"name": "kmeans", "label": "KMeans", "params": {}}, trial,
+                   {**PROTOCOL, "assign": "argmax", "readouts": ["argmax", "kmeans_once"]}, 0)
+    assert np.isnan(row["acc_argmax"]) and not np.isnan(row["acc_kmeans_once"])
+    assert not np.isnan(row["kmeans_objective"])  # argmax asked for, KMeans kept
+
+
+@pytest.mark.parametrize("change, match", [({"assign": "largest"}, "protocol.assign='largest'"),
+                                           ({"readouts": ["median"]}, "protocol.readouts"),
+                                           ({"readouts": "argmax"}, "protocol.readouts")])
+def test_bad_assignment_options_name_the_parameter(change, match):
+    with pytest.raises(ConfigError, match=match):
+        check_protocol({**PROTOCOL, **change}, n_classes=6, min_class_size=10)

@@ -10,7 +10,7 @@ from src import paper_report, papers, reproduce
 from src.errors import ConfigError
 from src.run import CONF_DIR
 
-PAPERS = ("ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
+PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
 
 
 def split_values(override: str) -> list[str]:

@@ -55,6 +55,19 @@ the plain and the general rules are equivariant under (W D, Z D^-1), so normaliz
 would give the same final representation (tested). ``embedding_`` = A Z diag(W^T K W)^(1/2) and
 ``components_`` are the unit-norm concept vectors X W diag(W^T K W)^(-1/2).
 
+Normalizing V while iterating (``normalize_v``, CF and LCF). Deng Cai's ``LCCF_Multi.m`` also calls
+``NormalizeUV(K, U, V, NormV=1, Norm=2)`` while it iterates: on every start's initial factors (its lines 68
+and 175) and after every update from the ``minIter``-th on (lines 122-123; its ``minIter`` is ours minus 1),
+i.e. after the last update of the starts' selection, so that the objectives compared are those of normalized
+factors, and after every update of the kept start (of every update with a single start). NormalizeUV with
+NormV = 1 scales V's columns to unit L2 norm and his U (our W) by the same norms, floored at 1e-15:
+V <- V diag(||v_k||)^-1, W <- W diag(||v_k||), so X W V^T is unchanged. ``normalize_v=True`` applies it at
+those same points (:func:`normalizing_v`); the products X W and X V handed from an update to the objective
+are rescaled with the factors (X W by ||v_k||, X V by 1 / ||v_k||). CF's objective is invariant and its rules
+equivariant under this rescaling, so for CF it changes nothing but rounding (tested): it is the control for
+LCF, whose objective is not invariant (:mod:`src.methods.lcf`). The final normalization of eqs. 12-13
+(NormV = 0, with K) is applied at the end either way, as in Cai's code (its line 193).
+
 References
 ----------
 W. Xu and Y. Gong, "Document clustering by concept factorization", SIGIR 2004.
@@ -71,7 +84,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .base import Factorization
+from .base import Factorization, check_bool
 from .label_matrix import label_matrix, n_constraint_columns
 from .loop import Handoff
 from .multiplicative import multiply
@@ -81,6 +94,8 @@ from .products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
 logger = logging.getLogger(__name__)
 
 KERNELS = ("implicit", "explicit")
+NORM_FLOOR = 1e-15
+"""Floor of the column norms in Deng Cai's NormalizeUV (``max(1e-15, ...)``)."""
 
 
 def data_products(handoff: Handoff, X, W: np.ndarray, C: np.ndarray, expand=None):
@@ -96,7 +111,65 @@ def data_products(handoff: Handoff, X, W: np.ndarray, C: np.ndarray, expand=None
     return products
 
 
-def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "implicit"):
+def normalize_v_columns(W: np.ndarray, V: np.ndarray, handoff: Handoff | None = None) -> None:
+    """Deng Cai's NormalizeUV with NormV = 1, Norm = 2, in place: V's columns to unit L2 norm, W's scaled up.
+
+    V <- V diag(||v_k||)^-1 and W <- W diag(||v_k||), the norms floored at :data:`NORM_FLOOR` (a zero column
+    of V stays zero, W's is scaled by the floor), so X W V^T is unchanged. Works on one start (n x k) or a
+    stack of starts (s, n, k), each start with its own norms.
+
+    Parameters
+    ----------
+    W, V : ndarray of shape (n, k) or (s, n, k)
+        The concept weights and the coefficients, rescaled in place.
+    handoff : Handoff, optional
+        If it holds (X W, X V) for these W and V (as :func:`concept_rules` and
+        :func:`~src.methods.lcf.lcf_rules` leave them after an update), they are rescaled likewise and kept,
+        so that the objective still finds products valid for the rescaled factors.
+    """
+    norms = np.maximum(np.linalg.norm(V, axis=-2, keepdims=True), NORM_FLOOR)  # (s, 1, k) or (1, k)
+    products = None if handoff is None else handoff.take(W, V)
+    V /= norms
+    W *= norms
+    if products is not None:
+        XW, XV = products
+        handoff.keep((XW * norms, XV / norms), W, V)
+
+
+def normalizing_v(update, handoff: Handoff, n_select: int):
+    """``update`` followed by :func:`normalize_v_columns` where Deng Cai's LCCF_Multi.m normalizes.
+
+    :func:`~src.methods.loop.solve` advances the s > 1 starts together for ``n_select`` updates (stacks of s),
+    then the kept start alone (a stack of one); a single start is never selected. Cai (lines 121-123) then
+    normalizes after the ``n_select``-th update of the selection, and after every update of the kept or
+    single start, which is what the returned update does (it tells the phases apart by the stack size).
+
+    Parameters
+    ----------
+    update : callable
+        One sweep of the rules over the factor dict {"W": (s, n, k), "V": (s, n, k)}, in place.
+    handoff : Handoff
+        The handoff ``update`` leaves (X W, X V) in (rescaled with the factors).
+    n_select : int
+        Updates of the selection, min(min_iter, max_iter) as in :func:`~src.methods.loop.solve`.
+    """
+    selection_updates = 0
+
+    def update_and_normalize(factors):
+        nonlocal selection_updates
+        update(factors)
+        W, V = factors["W"], factors["V"]
+        if len(V) > 1:  # the starts' selection: only its last update is followed by NormalizeUV
+            selection_updates += 1
+            if selection_updates != n_select:
+                return
+        normalize_v_columns(W, V, handoff)
+
+    return update_and_normalize
+
+
+def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "implicit",
+                  handoff: Handoff | None = None):
     """Return ``(update, objective)`` of CF (A None) or CCF (A given) on X (m x n), over stacks of starts.
 
     Parameters
@@ -108,6 +181,9 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
     kernel : {"implicit", "explicit"}
         "implicit": the plain rules (eqs. 10-11, CF's eq. 2) with K B = X^T (X B), no n x n array.
         "explicit": the general mixed-sign rules (eqs. 23 and 27) with K, K+, K- built (n x n).
+    handoff : Handoff, optional
+        Where the update leaves (X W, X A Z) for the objective (and X W for the next update); a new one if
+        None. Given by the estimator when it rescales the factors between the rules (``normalize_v``).
 
     Returns
     -------
@@ -133,7 +209,8 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
             return dot(At, B)
 
     trace_K = squared_norm(X)  # Tr(K) = ||X||_F^2 (np.vdot would copy an F-ordered X twice)
-    handoff = Handoff()  # (X W, X A Z) from the update to the objective, X W on to the next update
+    if handoff is None:  # (X W, X A Z) from the update to the objective, X W on to the next update
+        handoff = Handoff()
 
     def objective(factors):
         W, Z = factors["W"], factors[coefficient]
@@ -249,6 +326,7 @@ class _ConceptFactorization(Factorization):
     nonnegative_data = False  # mixed-sign data run the general rules (eqs. 23, 27) with an explicit K
     batched = True
     coefficient = "V"
+    normalize_v = False  # Cai's NormalizeUV (NormV = 1) while iterating; a parameter of CF and LCF
 
     def _fit(self, X_rows, y, callback=None):
         """Fit to validated X (n_samples, n_features), labels y (-1 = unlabelled); X may have negative entries.
@@ -283,9 +361,23 @@ class _ConceptFactorization(Factorization):
         """The label constraint matrix A (n x r), or None for plain CF."""
         return None
 
+    def _initial_factors(self, shapes, init, rng):
+        factors = super()._initial_factors(shapes, init, rng)  # fresh arrays: the caller's init is not touched
+        if self.normalize_v:  # Cai's NormalizeUV on every start's initial factors (LCCF_Multi.m lines 68, 175)
+            normalize_v_columns(factors["W"], factors["V"])
+        return factors
+
     def _rules(self, X, y):
         self.kernel_ = "explicit" if X.min() < 0 else "implicit"
-        return concept_rules(X, self._constraint(), self.kernel_)
+        handoff = Handoff()
+        update, objective = self._kernel_rules(X, handoff)
+        if self.normalize_v:
+            update = normalizing_v(update, handoff, min(int(self.min_iter), int(self.max_iter)))
+        return update, objective
+
+    def _kernel_rules(self, X, handoff):
+        """``(update, objective)`` of the method on X (m x n), the form ``kernel_`` names, over ``handoff``."""
+        return concept_rules(X, self._constraint(), self.kernel_, handoff)
 
     def _concept_norms(self, factors):
         """sqrt(diag(W^T K W)) = column norms of X W, (k,)."""
@@ -307,19 +399,40 @@ class _ConceptFactorization(Factorization):
 class CF(_ConceptFactorization):
     """Concept factorization X ~ X W V^T (Xu & Gong 2004), multiplicative updates.
 
-    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``W`` (n x k,
-    concept weights of the samples) and ``V`` (n x k). X may have negative entries: the general
-    mixed-sign rules then run on an explicit kernel (``kernel_`` says which form ran, "implicit" or
-    "explicit"). ``embedding_`` is V diag(W^T K W)^(1/2), ``components_`` the unit-norm concepts
-    (X W diag(W^T K W)^(-1/2))^T (Deng Cai's LCCF normalization, applied once at the end).
+    ``factors_`` holds ``W`` (n x k, concept weights of the samples) and ``V`` (n x k). X may have negative
+    entries: the general mixed-sign rules then run on an explicit kernel (``kernel_`` says which form ran,
+    "implicit" or "explicit"). ``embedding_`` is V diag(W^T K W)^(1/2), ``components_`` the unit-norm
+    concepts (X W diag(W^T K W)^(-1/2))^T (Deng Cai's LCCF normalization, applied once at the end).
+
+    Parameters
+    ----------
+    n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
+        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
+    normalize_v : bool, default=False
+        Apply Deng Cai's NormalizeUV with NormV = 1 (V's columns to unit L2 norm, W's scaled inversely) where
+        his ``LCCF_Multi.m`` does while iterating (lines 68, 122-123): see the module docstring. CF's
+        objective and rules do not depend on that scale, so the result is the same up to rounding; the
+        parameter exists as the control of :class:`~src.methods.lcf.LCF`'s.
 
     References
     ----------
     W. Xu and Y. Gong, "Document clustering by concept factorization", SIGIR 2004 (rules as eq. 2 of
     Liu et al., IEEE TCYB 2014).
+    D. Cai, X. He, J. Han, "Locally consistent concept factorization for document clustering", IEEE TKDE
+    23(6), 2011 (its code ``LCCF_Multi.m``, NormalizeUV).
     """
 
     factor_names = ("W", "V")
+
+    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 normalize_v=False,
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
+        self.normalize_v = normalize_v
+
+    def check_params(self):
+        super().check_params()
+        check_bool("normalize_v", self.normalize_v)
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components

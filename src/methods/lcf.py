@@ -39,10 +39,42 @@ elementwise nonnegative and symmetric, which is all Sha et al.'s auxiliary funct
 tested to never increase. With nonnegative data eq. 36 reduces to eq. 11 (its eq. 37, tested), but eq. 40
 reduces to its eq. 41, V <- V * max(0, 2 (1 + lambda) K W - lambda (A + B)) / (2 V W^T K W), which the
 paper presents without remarking that it is not eq. 12: a different (also monotone) rule that sets v_ik to
-zero for good as soon as lambda ||X w_k - x_i||^2 > 2 (K W)_ik (tested). We therefore run eqs. 11-12
-whenever X >= 0 and eqs. 36, 40 only when X has a negative entry (``kernel_`` says which ran); with
-lambda = 0 both forms are CF's (tested). The paper's three-Gaussian example (its Fig. 3) also runs NMF on
-the same points, so its data are nonnegative and take eqs. 11-12.
+zero for good as soon as lambda ||X w_k - x_i||^2 > 2 (K W)_ik (tested). By default we therefore run
+eqs. 11-12 whenever X >= 0 and eqs. 36, 40 only when X has a negative entry (``kernel_`` says which ran);
+with lambda = 0 both forms are CF's (tested). The paper's three-Gaussian example (its Fig. 3) also runs NMF
+on the same points, so its data are nonnegative and take eqs. 11-12.
+
+Reading of the V rule (``v_rule``). Which rule the paper's experiments ran on their nonnegative images it
+does not say: eq. 12 (its section IV) or eq. 41 (what its general section V-C gives for them).
+``v_rule="eq41"`` runs eq. 41 on nonnegative data, on the implicit kernel, in our orientation
+
+    V <- V * max(0, 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T)) / (2 V W^T K W)                  (eq. 41)
+
+(``multiply`` floors only the denominator: a zero numerator sets the entry to 0, and 0 stays 0, as in
+eq. 40 with Q- = 0 and as in the printed eq. 41). It is Sha et al.'s rule for the V subproblem (rows
+independent, Hessian 2 W^T K W >= 0 elementwise, so Q- = 0, linear term -c with
+c = 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T)), so it never increases the objective for W fixed, and eq. 11
+does not for V fixed: the objective never increases (tested). On nonnegative data it equals the
+explicit-kernel eq. 40 (tested), with lambda = 0 it is eq. 12 (CF's rule, tested), and with lambda > 0 it
+differs from eq. 12: eq. 12 keeps every v_ik > 0, eq. 41 zeroes the coefficients of samples far from an
+anchor, a sparser V. The same max(0, .) makes it depend on the start: c_ik = 2 (K W)_ik
+- lambda ||X w_k - x_i||^2, and from W drawn uniformly on [0, 1) (our random start, as the paper's "randomly")
+every anchor X w_k is about n/2 times the mean sample, far from every sample (the farther the larger n), so
+that the first update zeroes all or nearly all of V, for good: on 25 uniform samples of 15 features, 96-100%
+of it at the paper's lambda = 0.3 (none at 0.1), and where all of V goes, W follows and the fit stays at
+V = 0, objective ||X||_F^2. With anchors that are convex combinations of the samples (W's columns summing
+to 1) it does not, except for large lambda (32 on those data). Both tested; eq. 12 has no such threshold.
+On mixed-sign data eq. 40 runs whichever ``v_rule`` (eq. 12 has no mixed-sign form).
+
+Normalizing V while iterating (``normalize_v``). Deng Cai's LCCF code, whose CF and protocol we follow,
+rescales V's columns to unit L2 norm and W's inversely while it iterates (``LCCF_Multi.m`` lines 68,
+122-123; :mod:`src.methods.concept` implements it for CF and LCF, with the schedule of his code). The LCF
+paper does not mention it. For CF this changes nothing (its objective is invariant), for
+LCF it does: the locality term lambda sum_ik v_ik ||X w_k - x_i||^2 is not invariant under
+(W D, V D^-1), so each rescaling moves the objective, up or down, and the objective history (evaluated
+after the rescaling, as Cai evaluates it) need not be monotone (tested: it does increase at some
+iterations). The rules themselves are still applied from the rescaled factors, so each update still never
+increases the objective.
 
 Representation and normalization: as CF in :mod:`src.methods.concept` (Deng Cai's LCCF NormalizeUV, applied
 once at the end): ``embedding_`` = V diag(W^T K W)^(1/2), ``components_`` = unit-norm concepts. Unlike CF,
@@ -53,9 +85,11 @@ sample per row), which is what the paper's three-Gaussian figure draws.
 References
 ----------
 H. Liu, Z. Yang, J. Yang, Z. Wu, X. Li, "Local coordinate concept factorization for image representation",
-IEEE Trans. Neural Networks and Learning Systems 25(6), pp. 1071-1082, 2014, eqs. 3, 11-12, 36, 40.
+IEEE Trans. Neural Networks and Learning Systems 25(6), pp. 1071-1082, 2014, eqs. 3, 11-12, 36, 40-41.
 F. Sha, Y. Lin, L. K. Saul, D. D. Lee, "Multiplicative updates for nonnegative quadratic programming",
 Neural Computation 19(8), 2007.
+D. Cai, X. He, J. Han, "Locally consistent concept factorization for document clustering", IEEE TKDE
+23(6), 2011 (its code ``LCCF_Multi.m``, NormalizeUV).
 """
 
 import logging
@@ -63,13 +97,16 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .base import check_nonnegative_float
+from .base import check_bool, check_nonnegative_float
 from .concept import KERNELS, _ConceptFactorization, data_products
 from .loop import Handoff
 from .multiplicative import multiply
 from .products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
+
+V_RULES = ("eq12", "eq41")
+"""The V rules of LCF on nonnegative data: eq. 12 (section IV) or eq. 41 (eq. 40 with X >= 0)."""
 
 
 def _diagonal(M: np.ndarray) -> np.ndarray:
@@ -85,7 +122,8 @@ def _locality_gram(V: np.ndarray, lam: float) -> np.ndarray:
     return M
 
 
-def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
+def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit", v_rule: str = "eq12",
+              handoff: Handoff | None = None):
     """Return ``(update, objective)`` of LCF on X (m x n), over stacks of starts.
 
     Parameters
@@ -95,8 +133,13 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
     lam : float
         The locality weight lambda >= 0 of eq. 3.
     kernel : {"implicit", "explicit"}
-        "implicit": eqs. 11-12 with K B = X^T (X B), no n x n array.
+        "implicit": eq. 11 and the V rule ``v_rule`` with K B = X^T (X B), no n x n array.
         "explicit": the general mixed-sign rules (eqs. 36, 40) with K, K+, K- built (n x n).
+    v_rule : {"eq12", "eq41"}
+        The V rule of the implicit form: eq. 12, or eq. 41 (eq. 40 for X >= 0). Not used by "explicit".
+    handoff : Handoff, optional
+        Where the update leaves (X W, X V) for the objective (and X W for the next update); a new one if
+        None. Given by the estimator when it rescales the factors between the rules (``normalize_v``).
 
     Returns
     -------
@@ -105,9 +148,12 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
     """
     if kernel not in KERNELS:
         raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
+    if v_rule not in V_RULES:
+        raise ConfigError(f"v_rule={v_rule!r} must be one of {', '.join(V_RULES)}")
     trace_K = squared_norm(X)  # Tr(K)
     a = np.einsum("ij,ij->j", X, X)  # diag(K) = squared sample norms, (n,)
-    handoff = Handoff()  # (X W, X V) from the update to the objective, X W on to the next update
+    if handoff is None:  # (X W, X V) from the update to the objective, X W on to the next update
+        handoff = Handoff()
 
     def objective(factors):
         W, V = factors["W"], factors["V"]
@@ -131,7 +177,7 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
             locality_b = lam * _diagonal(WKW)[..., None, :]  # lambda 1 b^T, (1 x k) per start
             KW = np.empty_like(W)
 
-            def v_rule(block, KW_block):  # eq. 12, rows ``block`` (they are independent)
+            def eq12(block, KW_block):  # eq. 12, rows ``block`` (they are independent)
                 KW[..., block, :] = KW_block  # K W, (n x k) per start, kept for the W update
                 V_b = V[..., block, :]
                 denominator = 2.0 * (V_b @ WKW)
@@ -139,7 +185,16 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit"):
                 denominator += locality_b
                 multiply(V_b, 2.0 * (1.0 + lam) * KW_block, denominator)
 
-            XV = blocks.fused(XW, v_rule, V)  # the V update and X V in one pass over X
+            def eq41(block, KW_block):  # eq. 41, rows ``block``
+                KW[..., block, :] = KW_block
+                V_b = V[..., block, :]
+                c = 2.0 * (1.0 + lam) * KW_block  # 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T), then max(0, .)
+                c -= locality_a[block]
+                c -= locality_b
+                np.maximum(c, 0.0, out=c)
+                multiply(V_b, c, 2.0 * (V_b @ WKW))
+
+            XV = blocks.fused(XW, eq41 if v_rule == "eq41" else eq12, V)  # the V update and X V, one pass
             M = _locality_gram(V, lam)
 
             def w_rule(block, KV_block):  # eq. 11, rows ``block``
@@ -187,12 +242,22 @@ class LCF(_ConceptFactorization):
         the name. 0.3 is the value the paper's section VI states for its experiments; its section VI-E
         reports the best results at lambda = 8 (Yale) and 32 (ORL), and good results from 2^0 to 2^6.
         ``lam=0`` is CF.
+    v_rule : {"eq12", "eq41"}, default="eq12"
+        The V rule on nonnegative data: eq. 12 (the paper's section IV), or eq. 41 (its section V-C's
+        eq. 40 with X >= 0), which zeroes v_ik for good once lambda ||X w_k - x_i||^2 > 2 (K W)_ik. Both
+        never increase the objective and are CF's rule at ``lam=0``; mixed-sign data run eq. 40 either way.
+        See the module docstring.
+    normalize_v : bool, default=False
+        Apply Deng Cai's NormalizeUV with NormV = 1 (V's columns to unit L2 norm, W's scaled inversely) where
+        his ``LCCF_Multi.m`` does while iterating (lines 68, 122-123; :mod:`src.methods.concept`). The
+        paper does not say; unlike CF's, LCF's objective depends on that scale, so this changes the fit,
+        and the objective history need not be monotone (each rescaling may raise it).
 
     Attributes
     ----------
     factors_ : dict with ``W`` (n x k, concept weights of the samples) and ``V`` (n x k)
-    kernel_ : "implicit" (X >= 0: eqs. 11-12, no n x n array) or "explicit" (X has negative entries:
-        eqs. 36 and 40 on an explicit K)
+    kernel_ : "implicit" (X >= 0: eq. 11 and eq. 12 or 41 as ``v_rule`` says, no n x n array) or "explicit"
+        (X has negative entries: eqs. 36 and 40 on an explicit K)
     embedding_ : V diag(W^T K W)^(1/2), as CF (normalization applied once at the end)
     components_ : (k, m) unit-norm concepts (X W diag(W^T K W)^(-1/2))^T
 
@@ -205,14 +270,19 @@ class LCF(_ConceptFactorization):
     factor_names = ("W", "V")
 
     def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 lam=0.3,
+                 lam=0.3, v_rule="eq12", normalize_v=False,
                  n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
         super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
         self.lam = lam
+        self.v_rule = v_rule
+        self.normalize_v = normalize_v
 
     def check_params(self):
         super().check_params()
         check_nonnegative_float("lam", self.lam)
+        if self.v_rule not in V_RULES:
+            raise ConfigError(f"v_rule={self.v_rule!r} must be one of {', '.join(V_RULES)}")
+        check_bool("normalize_v", self.normalize_v)
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components
@@ -221,6 +291,5 @@ class LCF(_ConceptFactorization):
     def _locality(self):
         return float(self.lam)  # transform: LCF's coefficient rule on the fixed anchors X W
 
-    def _rules(self, X, y):
-        self.kernel_ = "explicit" if X.min() < 0 else "implicit"
-        return lcf_rules(X, float(self.lam), self.kernel_)
+    def _kernel_rules(self, X, handoff):
+        return lcf_rules(X, float(self.lam), self.kernel_, self.v_rule, handoff)

@@ -1,0 +1,106 @@
+"""src.explain: readings declared per paper, each computed on the primary trials, effects on every number."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from src import explain, papers
+from src.errors import ConfigError
+from tests.test_scorecard import fake_rows, make_home
+
+READINGS = {
+    "primary": "the toy's primary reading",
+    "readings": {
+        "argmax": {"question": "cluster labels", "label": "alternative", "source": "l.3", "readout": "argmax"},
+        "alpha_1": {"question": "GNMF strength", "label": "alternative", "source": "l.4",
+                    "family_value": {"family": "GNMF", "value": 1}},
+        "alpha_oracle": {"question": "GNMF strength", "label": "oracle", "source": "l.4",
+                         "oracle_per_k": {"family": "GNMF", "estimator": "gnmf", "param": "alpha"}},
+        "refit": {"question": "stopping", "label": "text", "source": "l.5", "quote": "within 20 iterations",
+                  "sweeps": [["method=nmf", "method.params.max_iter=20"]]},
+    },
+}
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch):
+    home = make_home(tmp_path)
+    (home / "toy" / "readings.yaml").write_text(yaml.safe_dump(READINGS, sort_keys=False))
+    monkeypatch.setattr(papers, "HOME", home)
+    outputs, out = tmp_path / "outputs", tmp_path / "explain"
+    (outputs / "toy").mkdir(parents=True)
+    primary = pd.concat([fake_rows("yale", "NMF", "nmf", 0.52, acc_argmax=0.49, nmi_argmax=0.49),
+                         fake_rows("yale", "CNMF", "cnmf", 0.60, seed=1, acc_argmax=0.61, nmi_argmax=0.6),
+                         fake_rows("yale", "GNMF(alpha=100)", "gnmf", 0.55, seed=2, param_alpha=100),
+                         fake_rows("yale", "GNMF(alpha=1)", "gnmf", 0.71, seed=3, param_alpha=1)])
+    primary.to_csv(outputs / "toy" / "results.csv", index=False)
+    refit = out / "toy" / "refit" / "runs" / "yale_NMF"
+    refit.mkdir(parents=True)
+    fake_rows("yale", "NMF", "nmf", 0.40, seed=7).to_csv(refit / "results.csv", index=False)
+    return papers.load("toy", home), outputs, out
+
+
+def test_readings_are_declared_with_label_source_and_how(toy):
+    paper, _, out = toy
+    primary, readings = explain.load_readings(paper)
+    assert primary == "the toy's primary reading"
+    assert [r.name for r in readings] == ["argmax", "alpha_1", "alpha_oracle", "refit"]
+    refit = readings[-1]
+    assert refit.quote == "within 20 iterations"
+    command = explain.sweep_commands(paper, refit, out / "toy")[0]
+    assert command[-4:] == ["+paper/toy=experiment", "method=nmf", "method.params.max_iter=20",
+                            f"hydra.sweep.dir={out / 'toy' / 'refit' / 'runs'}"]
+
+
+@pytest.mark.parametrize("entry, match", [
+    ({"question": "q", "label": "guess", "source": "s", "readout": "argmax"}, "label='guess'"),
+    ({"question": "q", "label": "text", "source": "s"}, "nothing to compute"),
+    ({"question": "q", "label": "text", "source": "s", "readout": "median"}, "readout='median'"),
+    ({"question": "q", "label": "alternative", "source": "s",
+      "oracle_per_k": {"family": "GNMF", "estimator": "gnmf", "param": "alpha"}}, "labelled 'alternative'"),
+    ({"question": "q", "label": "text", "source": "s", "sweeps": ["method=nmf"]}, "sweeps must be"),
+])
+def test_bad_readings_are_one_line_errors(toy, entry, match):
+    paper, _, _ = toy
+    (paper.home / "readings.yaml").write_text(yaml.safe_dump({"readings": {"bad": entry}}))
+    with pytest.raises(ConfigError, match=match):
+        explain.load_readings(paper)
+
+
+def test_each_reading_changes_what_it_should_and_nothing_else(toy):
+    paper, outputs, out = toy
+    report = explain.explain_paper(paper, outputs, out, {"refit": 3.0})
+    effects = pd.read_csv(out / "toy" / "readings.csv").set_index(["reading", "key"])
+    nmf, gnmf = "yale | NMF AC, average over k", "yale | GNMF AC, average over k"
+    gain = "yale | CNMF over NMF, AC gain (l.1)"
+    assert effects.loc[("argmax", nmf), "ours"] == pytest.approx(49.0)  # the readout replaces the assignment
+    assert effects.loc[("argmax", gnmf), "effect"] == pytest.approx(0.0)  # no argmax readout: unchanged
+    assert effects.loc[("alpha_1", gnmf), "ours"] == pytest.approx(71.0, abs=0.5)
+    assert effects.loc[("alpha_1", gnmf), "verdict"] == "agrees"  # the paper's 70 comes back under alpha = 1
+    assert effects.loc[("alpha_1", nmf), "effect"] == pytest.approx(0.0)
+    assert effects.loc[("alpha_oracle", gnmf), "ours"] == pytest.approx(71.0, abs=0.5)  # best per k
+    assert effects.loc[("refit", nmf), "ours"] == pytest.approx(40.0, abs=0.5)  # the new fits replace NMF's cells
+    assert effects.loc[("refit", gnmf), "effect"] == pytest.approx(0.0)
+    assert effects.loc[("refit", gain), "effect"] == pytest.approx(12.0, abs=1.0)  # the gain moves with NMF
+    text = report.read_text()
+    assert "alpha_1 (alternative)** brings 1 of the" in text and "| refit | stopping | text |" in text
+    assert "The text: \"within 20 iterations\"" in text
+
+
+def test_missing_primary_run_and_missing_reading_runs_are_one_line_errors(toy, tmp_path):
+    paper, outputs, out = toy
+    with pytest.raises(explain.UserError, match="run make reproduce-toy first"):
+        explain.primary_frame(paper, tmp_path / "nowhere")
+    import shutil
+    shutil.rmtree(out / "toy" / "refit")
+    with pytest.raises(explain.UserError, match="reading refit has no results"):
+        explain.explain_paper(paper, outputs, out, {})
+
+
+def test_main_reports_only_and_rebuilds_the_scorecard(toy, monkeypatch, tmp_path):
+    paper, outputs, out = toy
+    assert explain.main(["toy", "--report-only", "--outputs", str(outputs), "--out", str(out)]) == 0
+    assert (out / "toy" / "report.md").is_file()
+    assert explain.main(["toy", "all"]) == 2
+    assert np.isfinite(pd.read_csv(out / "toy" / "readings.csv")["effect"]).all()
