@@ -34,6 +34,7 @@ scorecard's cause column reads, and ``wall_seconds.txt``. ``all`` rebuilds the s
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import shlex
 import subprocess
@@ -129,8 +130,31 @@ def load_readings(paper: Paper) -> tuple[str, list[Reading]]:
     return spec.get("primary", ""), readings
 
 
+DONE = "sweeps_done.json"
+
+
+class NotRun(UserError):
+    """A reading whose sweeps have not all finished (no ``sweeps_done.json`` for its current sweeps)."""
+
+
 def runs_dir(out: Path, reading: Reading) -> Path:
     return Path(out) / reading.name / "runs"
+
+
+def mark_done(out: Path, reading: Reading, seconds: float) -> None:
+    """Record that every sweep of ``reading`` finished: the sweeps themselves (a changed list is not done) and
+    the wall seconds of this run of them (cells reused from an earlier run cost nothing)."""
+    record = {"sweeps": [list(sweep) for sweep in reading.sweeps], "seconds": round(seconds, 1)}
+    write_atomic(Path(out) / reading.name / DONE, json.dumps(record) + "\n")
+
+
+def done_record(out: Path, reading: Reading) -> dict | None:
+    """The record of :func:`mark_done` if it is there and for the reading's current sweeps, else None."""
+    path = Path(out) / reading.name / DONE
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text())
+    return record if record.get("sweeps") == [list(sweep) for sweep in reading.sweeps] else None
 
 
 def sweep_commands(paper: Paper, reading: Reading, out: Path) -> list[list[str]]:
@@ -189,11 +213,9 @@ def with_readout(frame: pd.DataFrame, readout: str) -> pd.DataFrame:
 def with_sweeps(frame: pd.DataFrame, reading: Reading, out: Path, published: dict) -> pd.DataFrame:
     """The primary rows with the reading's own fits in place of (or beside) the matching cells."""
     directory = runs_dir(out, reading)
-    try:
-        fitted = read_results(find_results([directory]))
-    except FileNotFoundError:
-        raise UserError(f"reading {reading.name} has no results under {directory}: run its sweeps "
-                        "(python -m src.explain without --report-only)") from None
+    if done_record(out, reading) is None:
+        raise NotRun(f"reading {reading.name} has no finished sweeps under {directory}")
+    fitted = read_results(find_results([directory]))
     if published.get("estimators"):
         fitted = fitted[fitted["estimator"].isin(published["estimators"])]
     fitted = fitted.drop(columns=["_source"], errors="ignore")
@@ -264,7 +286,7 @@ def tally(verdicts) -> dict[str, int]:
 
 
 def report_lines(paper: Paper, published: dict, primary_text: str, readings: list[Reading],
-                 primary: dict[str, dict], effects: pd.DataFrame, seconds: dict[str, float]) -> list[str]:
+                 primary: dict[str, dict], effects: pd.DataFrame, seconds: dict[str, float | None]) -> list[str]:
     """The Markdown of ``report.md`` (see the module docstring)."""
     base = tally(row["verdict"] for row in primary.values())
     cant = "can't tell"
@@ -294,10 +316,15 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
         up = int(((rows["verdict"] == "agrees") & (rows["primary verdict"] != "agrees")).sum())
         down = int(((rows["verdict"] != "agrees") & (rows["primary verdict"] == "agrees")).sum())
         effect = pd.to_numeric(rows["effect"], errors="coerce")
+        spent = seconds.get(reading.name)
+        wall = "none (no new fit)" if reading.name not in seconds else "-" if spent is None else f"{spent:.0f}"
+        if (rows["verdict"] == "not run").all():
+            lines.append(f"| {reading.name} | {reading.question} | {reading.label} | {reading.how()} | "
+                         f"not run | | | | | | {wall} |")
+            continue
         lines.append(f"| {reading.name} | {reading.question} | {reading.label} | {reading.how()} | "
                      f"{counts.get('agrees', 0)} | {counts.get('differs', 0)} | {counts.get(cant, 0)} | "
-                     f"{up} | {down} | {fmt(effect.mean(), signed=True)} | "
-                     f"{seconds.get(reading.name, 0):.0f} |")
+                     f"{up} | {down} | {fmt(effect.mean(), signed=True)} | {wall} |")
     lines += ["", "## Which numbers come back, which don't, and what we know about why", ""]
     for kind in numbers_of.KINDS:
         keys = [key for key, row in primary.items() if row["kind"] == kind]
@@ -344,7 +371,7 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
     return lines
 
 
-def explain_paper(paper: Paper, outputs: Path, out_root: Path, seconds: dict[str, float]) -> Path | None:
+def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
     """Compare every reading of ``paper`` with the primary run; write its report and ``readings.csv``."""
     primary_text, readings = load_readings(paper)
     if not readings:
@@ -362,11 +389,15 @@ def explain_paper(paper: Paper, outputs: Path, out_root: Path, seconds: dict[str
     for reading in readings:
         try:
             under = judged(paper.name, reading_table(raw, reading, out, published), published, tables)
+        except NotRun as exc:
+            logger.warning("%s: %s; reported as not run (make explain-%s runs it)", paper.name, exc, paper.name)
+            under = {}
         except MixedResultsError as exc:
             raise UserError(f"{paper.name}/{reading.name}: {exc}") from None
         rows += effect_rows(paper.name, reading, primary, under)
     effects = pd.DataFrame(rows)
     write_atomic(out / scorecard.READINGS, effects.to_csv(index=False))
+    seconds = {r.name: (done_record(out, r) or {}).get("seconds") for r in readings if r.sweeps}
     started = provenance.now()
     lines = report_lines(paper, published, primary_text, readings, primary, effects, seconds)
     record = provenance.collect(started, provenance.now(), extra={"readings": [r.name for r in readings]})
@@ -419,14 +450,18 @@ def main(argv=None) -> int:
         logger.error("%s", exc)
         return 2
     started = time.time()
-    seconds: dict[str, dict[str, float]] = {}
+    seconds: dict[str, dict[str, float]] = {}  # wall seconds of each reading's sweeps in this run
     try:
         if not args.report_only and steps:
             for (paper_name, reading_name), spent in zip(owners, run_steps(steps, at_once)):
                 per_paper = seconds.setdefault(paper_name, {})
                 per_paper[reading_name] = per_paper.get(reading_name, 0.0) + spent
+            for paper in chosen:
+                for reading in plans[paper.name]:
+                    if reading.sweeps and (paper.name, reading.name) in owners:
+                        mark_done(out_root / paper.name, reading, seconds[paper.name][reading.name])
         for paper in chosen:
-            report = explain_paper(paper, outputs, out_root, seconds.get(paper.name, {}))
+            report = explain_paper(paper, outputs, out_root)
             if report is not None:
                 logger.info("%s: wrote %s", paper.name, report)
                 if not args.report_only:

@@ -159,16 +159,17 @@ def readout_seed(kmeans_seed: int, restarts: int) -> np.random.SeedSequence:
     return np.random.SeedSequence([kmeans_seed, restarts])
 
 
-def largest_coefficient(representation) -> np.ndarray | None:
+def largest_coefficient(representation, rank: int) -> np.ndarray | None:
     """Each sample's largest coefficient (the argmax of its row), or None where that is no clustering.
 
     The representation is V after Deng Cai's NormalizeUV (the basis's columns at unit norm, V scaled to
     match), the convention of every factorization's ``embedding_``; the argmax of a row is the cluster
-    Xu, Liu and Gong read off NMF and CF. Only a nonnegative representation has a meaningful largest
-    coefficient: a mixed-sign one (SDA) or the raw features (the KMeans baseline) give None.
+    Xu, Liu and Gong read off NMF and CF. Only a nonnegative representation of the factorization's
+    ``rank`` has a meaningful largest coefficient: a mixed-sign one (SDA) or the raw features (the KMeans
+    baseline, even on nonnegative pixels) give None.
     """
     Z = np.asarray(representation)
-    if Z.ndim != 2 or Z.min(initial=0.0) < 0:
+    if Z.ndim != 2 or Z.shape[1] != rank or Z.min(initial=0.0) < 0:
         return None
     return Z.argmax(axis=1)
 
@@ -203,7 +204,7 @@ def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_se
     scored = trial.y_partial == UNLABELLED if protocol.get("score_on", "all") == "unlabelled" else slice(None)
     extra = {}
     if not direct:
-        argmax = largest_coefficient(representation)
+        argmax = largest_coefficient(representation, rank)
         if protocol.get("assign", "kmeans") == "argmax" and argmax is not None:
             predicted = argmax
         else:

@@ -66,7 +66,7 @@ def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
     recorded = recorded_cause(published, row["dataset"], row["number"])
     if recorded:
         parts.append(recorded)
-    tried = None if effects is None else effects[effects["key"] == row["key"]]
+    tried = None if effects is None else effects[(effects["key"] == row["key"]) & (effects["verdict"] != "not run")]
     if tried is None or tried.empty:
         parts.append(f"unknown (no reading run: make explain-{row['paper']})")
         return "; ".join(parts)

@@ -211,7 +211,7 @@ def test_argmax_assigns_each_sample_its_largest_coefficient(y):
     row = run_cell(X, "toy", method, trial, {**PROTOCOL, "assign": "argmax", "readouts": ["argmax"]}, 0)
     V = methods.make("nmf", n_components=4, random_state=trial.init_seed, **params).fit_transform(X[trial.index])
     labels = np.array([max(range(4), key=lambda j: V[i, j]) for i in range(V.shape[0])])  # by hand
-    assert np.array_equal(largest_coefficient(V), labels)
+    assert np.array_equal(largest_coefficient(V, 4), labels)
     assert row["acc"] == pytest.approx(accuracy(trial.y_true, labels))
     assert row["nmi"] == pytest.approx(nmi(trial.y_true, labels))
     assert row["acc_argmax"] == row["acc"] and np.isnan(row["kmeans_objective"])
@@ -219,8 +219,9 @@ def test_argmax_assigns_each_sample_its_largest_coefficient(y):
 
 def test_argmax_does_not_apply_to_raw_features_or_mixed_signs(y):
     from src.protocol import largest_coefficient
-    assert largest_coefficient(np.array([[1.0, -2.0], [0.5, 3.0]])) is None
-    X = noisy_blobs(y) - 1.0  # mixed-sign features: the KMeans baseline has no argmax readout
+    assert largest_coefficient(np.array([[1.0, -2.0], [0.5, 3.0]]), 2) is None
+    assert largest_coefficient(np.array([[1.0, 2.0, 0.0], [0.5, 3.0, 1.0]]), 2) is None  # not of the rank
+    X = noisy_blobs(y)  # nonnegative features: still no argmax readout for the KMeans baseline
     trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
     row = run_cell(X, "toy", {"name": "kmeans", "label": "KMeans", "params": {}}, trial,
                    {**PROTOCOL, "assign": "argmax", "readouts": ["argmax", "kmeans_once"]}, 0)
