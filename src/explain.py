@@ -61,7 +61,7 @@ FILE = "readings.yaml"
 OUTPUTS = Path("outputs") / "explain"
 LABELS = ("text", "reference-code", "alternative", "oracle")
 HOW = ("readout", "family_value", "oracle_per_k", "sweeps")
-KEYS = ("question", "label", "source", "quote", *HOW)
+KEYS = ("question", "label", "source", "quote", "note", *HOW)
 SHORT = {"agrees": "A", "differs": "D", "can't tell": "?", "not run": "-"}
 CELL_KEY = ["dataset", "method", "k", "trial"]
 
@@ -75,6 +75,7 @@ class Reading:
     label: str
     source: str
     quote: str | None = None
+    note: str | None = None
     readout: str | None = None
     family_value: dict | None = None
     oracle_per_k: dict | None = None
@@ -124,7 +125,7 @@ def load_readings(paper: Paper) -> tuple[str, list[Reading]]:
         if not isinstance(sweeps, list) or not all(isinstance(s, list) and s for s in sweeps):
             raise ConfigError(f"{where}: sweeps must be a list of non-empty lists of Hydra overrides")
         readings.append(Reading(name=name, question=entry["question"], label=entry["label"], source=entry["source"],
-                                quote=entry.get("quote"), readout=entry.get("readout"),
+                                quote=entry.get("quote"), note=entry.get("note"), readout=entry.get("readout"),
                                 family_value=entry.get("family_value"), oracle_per_k=entry.get("oracle_per_k"),
                                 sweeps=tuple(tuple(str(o) for o in sweep) for sweep in sweeps)))
     return spec.get("primary", ""), readings
@@ -350,6 +351,27 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
                          + (": " + "; ".join(unmoved[:20]) + (" ..." if len(unmoved) > 20 else "") if unmoved else "")
                          + ".")
         lines.append("")
+    rest = [key for key, row in primary.items() if row["verdict"] not in ("agrees", "not run")]
+    if rest:
+        lines += ["## The closest reading for each number that does not agree", "",
+                  "For each number the primary run does not reproduce: the label-free reading (text, reference-code "
+                  "or alternative) and the oracle whose ours lies closest to the paper's, with its difference and "
+                  "verdict.", "",
+                  "| number | paper | primary | closest label-free reading | closest oracle |", "|---" * 5 + "|"]
+        ran = effects[effects["verdict"] != "not run"].assign(gap=lambda f: pd.to_numeric(f["difference"]).abs())
+        for key in rest:
+            row, cells = primary[key], []
+            for oracle in (False, True):
+                options = ran[(ran["key"] == key) & ((ran["label"] == "oracle") == oracle)]
+                if options.empty:
+                    cells.append("none run")
+                    continue
+                best = options.loc[options["gap"].idxmin()]
+                cells.append(f"{best['reading']}: {fmt(best['ours'])} ({fmt(best['difference'], signed=True)}) "
+                             f"{best['verdict']}")
+            lines.append(f"| {key} | {fmt(row['paper value'])} | {fmt(row['ours'])} "
+                         f"({fmt(row['difference'], signed=True)}) {row['verdict']} | {cells[0]} | {cells[1]} |")
+        lines.append("")
     lines += ["## Every number under every reading", "",
               "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run.", "",
               "| number | paper | primary | " + " | ".join(r.name for r in readings) + " |",
@@ -367,6 +389,8 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
         lines += [f"### {reading.name} ({reading.label}): {reading.question}", "", f"- Source: {reading.source}"]
         if reading.quote:
             lines.append(f"- The text: \"{reading.quote}\"")
+        if reading.note:
+            lines.append(f"- Note: {reading.note}")
         lines += [f"- Computed from: {reading.how()}", ""]
     return lines
 

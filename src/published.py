@@ -10,8 +10,8 @@ One row per number a paper prints or quotes and we have data for:
   of the paired (k, trial) differences averaged over k, with their standard deviation and count for both
   sides.
 
-Averages use all of their trials on both sides (:func:`src.verdicts.pooled_over_k`,
-:func:`src.verdicts.pooled_trials`). :func:`judge` adjusts the zero-difference p-values of all rows together
+Averages use all of their trials on both sides: the standard error of the mean of the per-k means
+(:func:`src.verdicts.pooled_over_k`, :func:`src.verdicts.pooled_trials`). :func:`judge` adjusts the zero-difference p-values of all rows together
 with Holm's method and gives each row its verdict, beside the old 5-point rule (for gains, the old paired
 Wilcoxon verdict of :func:`src.paper_report.paired_gain`).
 

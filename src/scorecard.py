@@ -105,7 +105,8 @@ RULE = (f"**Verdicts.** For each number, d = ours - paper with its 90% and 95% c
         "trials' deviation for both sides). **agrees**: the 90% interval lies inside +-{m:.0f} points (an "
         "equivalence test, TOST at {a}; it takes precedence). **differs**: Welch's test of d = 0, Holm-adjusted "
         "over all {{n}} numbers of this scorecard, has p < {a}. **can't tell**: neither; the noise of the trials "
-        "is too large to say. Averages over k use all of their trials (per-k cells pooled). The old rule (within "
+        "is too large to say. An average over k uses all of its trials: its standard error is that of the mean of "
+        "the per-k means (k is fixed by design, so the fall of accuracy with k is no noise). The old rule (within "
         "{m:.0f} points; for quoted gains a one-sided paired Wilcoxon test, Holm-adjusted) is kept beside it."
         ).format(m=MARGIN, a=ALPHA)
 

@@ -230,31 +230,30 @@ def old_verdict(difference: float, tolerance: float = 5.0) -> str:
 
 
 def pooled_over_k(means, stds, ns) -> tuple[float, float, int]:
-    """Mean, standard deviation and count for a published average over k of per-k cells.
+    """Mean, effective standard deviation and count of an average over k of per-k cells, using every trial.
+
+    The k of a table are fixed by design, not drawn at random, so the noise of an average of per-k means is
+    that of each per-k mean, averaged: the standard error is ``sqrt(sum(s_k**2 / n_k)) / K`` (a stratified
+    mean), whatever the spread between the per-k means (accuracy falls with k by design, which is no noise).
+    To feed :func:`compare`, which takes a standard deviation and a count, the average is described by
+    ``N = sum(n_k)`` trials and the standard deviation ``se * sqrt(N)``, which gives back that standard error;
+    with equal n per k it is the root mean square of the per-k deviations.
 
     Parameters
     ----------
     means, stds : sequence of float
-        The paper's per-k means and standard deviations (``ddof=1``, as MATLAB's ``std``).
+        The per-k means and standard deviations (``ddof=1``, as MATLAB's ``std``).
     ns : sequence of int
-        The number of trials behind each per-k cell.
+        The number of trials behind each per-k cell (at least 2 each).
 
     Returns
     -------
     mean : float
         The mean of the per-k means, the number the paper prints as the average.
     std : float
-        The standard deviation (``ddof=1``) of all ``N`` pooled trials, by the total-variance formula:
-        ``sum((n_k - 1) s_k**2) + sum(n_k (m_k - M)**2)`` over ``N - 1``, with ``M`` the pooled mean.
+        The effective standard deviation ``se * sqrt(N)``.
     n : int
-        ``N = sum(ns)``, so that the standard error uses every trial.
-
-    Notes
-    -----
-    This treats the average as the mean of all ``N`` pooled trials; with equal ``n`` per k (the usual
-    protocol) the mean of means is exactly that pooled mean. The spread between the per-k means counts as
-    noise, which is conservative (a wider interval) since k is fixed by design. :func:`pooled_trials` does the
-    same for our per-trial values, so both sides of a comparison are built alike.
+        ``N = sum(ns)``.
     """
     means = np.asarray(means, dtype=float)
     stds = np.asarray(stds, dtype=float)
@@ -262,38 +261,27 @@ def pooled_over_k(means, stds, ns) -> tuple[float, float, int]:
     if not (means.ndim == 1 and means.shape == stds.shape == ns.shape and len(means) > 0):
         raise ValueError(f"need equally long non-empty means, stds and ns, got {means.shape}, {stds.shape}, "
                          f"{ns.shape}")
-    if np.any(ns < 1) or np.any(ns != np.round(ns)):
-        raise ValueError(f"trial counts must be whole numbers of at least 1, got {ns.tolist()}")
+    if np.any(ns < 2) or np.any(ns != np.round(ns)):
+        raise ValueError(f"trial counts must be whole numbers of at least 2, got {ns.tolist()}")
     total = int(ns.sum())
-    if total < 2:
-        raise ValueError(f"need at least 2 pooled trials for a standard deviation, got {total}")
-    pooled_mean = float(np.sum(ns * means) / total)
-    within = float(np.sum((ns - 1) * stds ** 2))
-    between = float(np.sum(ns * (means - pooled_mean) ** 2))
-    return float(means.mean()), math.sqrt((within + between) / (total - 1)), total
+    se = math.sqrt(float(np.sum(stds ** 2 / ns))) / len(means)
+    return float(means.mean()), se * math.sqrt(total), total
 
 
 def pooled_trials(values_by_k) -> tuple[float, float, int]:
-    """Our side of :func:`pooled_over_k`, from the per-trial values.
+    """Our side of :func:`pooled_over_k`, from the per-trial values of each k.
 
     Parameters
     ----------
     values_by_k : sequence of array_like
-        One array of per-trial values per k.
+        One array of per-trial values per k, each with at least 2 values.
 
     Returns
     -------
-    mean : float
-        The mean of the per-k means (as the average the paper prints).
-    std : float
-        The standard deviation (``ddof=1``) of all pooled values.
-    n : int
-        The total number of values.
+    mean, std, n : float, float, int
+        As :func:`pooled_over_k` with each k's mean, standard deviation (``ddof=1``) and count.
     """
     arrays = [np.asarray(values, dtype=float).ravel() for values in values_by_k]
-    if not arrays or any(len(values) == 0 for values in arrays):
-        raise ValueError("need at least one k, each with at least one trial")
-    pooled = np.concatenate(arrays)
-    if len(pooled) < 2:
-        raise ValueError(f"need at least 2 pooled trials for a standard deviation, got {len(pooled)}")
-    return float(np.mean([values.mean() for values in arrays])), float(np.std(pooled, ddof=1)), len(pooled)
+    if not arrays or any(len(values) < 2 for values in arrays):
+        raise ValueError("need at least one k, each with at least two trials")
+    return pooled_over_k([v.mean() for v in arrays], [v.std(ddof=1) for v in arrays], [len(v) for v in arrays])
