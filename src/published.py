@@ -45,7 +45,7 @@ def _trials_by_k(frame: pd.DataFrame, dataset: str, method: str, metric: str) ->
 
 def _row(paper: str, dataset: str, kind: str, name: str, paper_side: tuple, ours_side: tuple | None, **extra) -> dict:
     """A number's row: the paper's (mean, std, n) and ours, compared when both are there."""
-    row = {"paper": paper, "dataset": dataset, "kind": kind, "number": name, "key": f"{dataset} | {name}",
+    row = {"paper": paper, "dataset": dataset, "kind": kind, "number": name, "key": f"{dataset}: {name}",
            "paper value": paper_side[0], "paper std": paper_side[1], "paper n": paper_side[2],
            "ours": None, "ours std": None, "ours n": None, "comparison": None, **extra}
     if ours_side is None or ours_side[2] < 2:

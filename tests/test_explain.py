@@ -74,8 +74,8 @@ def test_each_reading_changes_what_it_should_and_nothing_else(toy):
     paper, outputs, out = toy
     report = explain.explain_paper(paper, outputs, out)
     effects = pd.read_csv(out / "toy" / "readings.csv").set_index(["reading", "key"])
-    nmf, gnmf = "yale | NMF AC, average over k", "yale | GNMF AC, average over k"
-    gain = "yale | CNMF over NMF, AC gain (l.1)"
+    nmf, gnmf = "yale: NMF AC, average over k", "yale: GNMF AC, average over k"
+    gain = "yale: CNMF over NMF, AC gain (l.1)"
     assert effects.loc[("argmax", nmf), "ours"] == pytest.approx(49.0)  # the readout replaces the assignment
     assert effects.loc[("argmax", gnmf), "effect"] == pytest.approx(0.0)  # no argmax readout: unchanged
     assert effects.loc[("alpha_1", gnmf), "ours"] == pytest.approx(71.0, abs=0.5)

@@ -65,10 +65,10 @@ def test_scorecard_rows_verdicts_and_causes(tmp_path, monkeypatch):
 
 
 def test_cause_names_the_readings_tried_and_which_bring_a_number_back(tmp_path, monkeypatch):
-    key = "yale | GNMF AC, average over k"
+    key = "yale: GNMF AC, average over k"
     effects = [{"key": key, "reading": "alpha_1", "label": "alternative", "effect": 16.0, "verdict": "agrees"},
                {"key": key, "reading": "argmax", "label": "alternative", "effect": -1.0, "verdict": "differs"},
-               {"key": "yale | NMF over CNMF, AC gain (l.2)", "reading": "argmax", "label": "alternative",
+               {"key": "yale: NMF over CNMF, AC gain (l.2)", "reading": "argmax", "label": "alternative",
                 "effect": 0.5, "verdict": "differs"}]
     _, lines = build_toy(tmp_path, monkeypatch, effects)
     gnmf = lines["GNMF AC, average over k"]
