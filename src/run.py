@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import hydra
+import yaml
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
@@ -70,6 +71,74 @@ def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None
         for choice in value.split(","):
             if choice not in available:
                 raise ConfigError(f"{key}={choice!r} is not one of {', '.join(available)}")
+
+
+def check_override_grammar(overrides: list[str]) -> None:
+    """Reject an override Hydra's grammar cannot read with one line that says how to quote it.
+
+    A value with a space, a non-ASCII letter or another special character (a data file's path, say) has to
+    be quoted inside the override, and the override quoted again for the shell. Hydra's own message spans
+    several lines; this check, with Hydra's public parser, runs before Hydra starts.
+    """
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    parser = OverridesParser.create()
+    for override in overrides:
+        if override.startswith("-"):
+            continue
+        try:
+            parser.parse_overrides([override])
+        except OverrideParseException:
+            key, _, value = override.partition("=")
+            raise ConfigError(
+                f"Hydra cannot read the override {override!r}: a value with spaces, non-ASCII letters or other "
+                f"special characters must be quoted inside the override, e.g. '{key}=\"{value}\"' (the outer "
+                "single quotes are for the shell)") from None
+
+
+def with_label_protocol(overrides: list[str], conf_dir: Path = CONF_DIR) -> tuple[list[str], str | None]:
+    """``overrides`` plus ``protocol=<p>`` when they run label-constrained methods and pick no protocol.
+
+    ``p`` is the method's entry in ``label_protocols`` of ``conf/config.yaml`` (the labelling of the paper
+    that introduced it). Nothing is added when the overrides choose a protocol, its labels or a paper's
+    settings (other protocol keys, such as ``protocol.ks``, still apply on top of ``p``), when
+    no method of theirs needs labels, or when their label methods belong to different protocols (the sweep's
+    check then names each job that has no labels). Returns the overrides and the protocol added (or None).
+    """
+    keys = [o.partition("=")[0].lstrip("+~") for o in overrides if "=" in o and not o.startswith("-")]
+    if any(key == "protocol" or key.startswith(("protocol.labels", "protocol.label_overrides", "paper/"))
+           for key in keys):
+        return overrides, None
+    homes = yaml.safe_load((conf_dir / "config.yaml").read_text()).get("label_protocols") or {}
+    chosen = [o.partition("=")[2] for o in overrides if o.partition("=")[0].lstrip("+") == "method"]
+    names = [name for value in chosen for name in value.split(",")]
+    wanted = {homes[name] for name in names if name in homes}
+    if len(wanted) != 1:
+        return overrides, None
+    protocol = wanted.pop()
+    return [*overrides, f"protocol={protocol}"], protocol
+
+
+def check_output_dir(overrides: list[str]) -> None:
+    """Make the output directory given on the command line, or fail in one line before Hydra tries.
+
+    The directories are the values of ``hydra.run.dir``, ``hydra.sweep.dir`` and ``paths.output_dir`` on the
+    command line (those without interpolations), else ``outputs/`` under the working directory. Hydra would
+    make them a moment later, with a traceback when it cannot.
+    """
+    given = {o.partition("=")[0].lstrip("+"): o.partition("=")[2] for o in overrides if "=" in o}
+    values = [(key, given[key]) for key in ("hydra.run.dir", "hydra.sweep.dir", "paths.output_dir") if key in given]
+    for key, value in values or [("the output directory", "outputs")]:
+        if not value or "${" in value:
+            continue
+        path = Path(value).expanduser()
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"{key}={value!r} cannot be created: {exc.strerror or exc}") from None
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ConfigError(f"{key}={value!r} is not writable")
 
 
 def effective_labels(protocol: Mapping, dataset: str) -> dict:
@@ -149,6 +218,8 @@ def prepare(plain: Mapping, load=load_dataset) -> Prepared:
     protocol, method = plain["protocol"], plain["method"]
     if method.get("name") not in methods.REGISTRY:
         raise ConfigError(f"method.name={method.get('name')!r} is not one of {', '.join(methods.NAMES)}")
+    named = str(plain["dataset"].get("name", "the data set"))  # cheapest first: labels before any data are read
+    needs_labels_check(method, effective_labels(protocol, named), named)
     dataset = load(plain["dataset"], plain["paths"]["data_dir"], plain["paths"]["mirror"], plain["seed"])
     protocol = {**protocol, "labels": effective_labels(protocol, dataset.name)}
     sizes = [int((dataset.y == c).sum()) for c in set(dataset.y.tolist())]
@@ -246,19 +317,31 @@ def main(cfg: DictConfig) -> None:
     except UserError as exc:  # a single run: one line, exit status 2
         logger.error("%s", exc)
         sys.exit(2)
+    except OSError as exc:  # a full disk, a directory that cannot be made: one line, no half-written file
+        where = f" {exc.filename}" if exc.filename else ""
+        logger.error("could not write%s: %s", where, exc.strerror or exc)
+        sys.exit(1)
 
 
 def cli(command: tuple[str, ...] = ("repro-mf",)) -> None:
     """The command line (``python -m src.run`` or the console script ``repro-mf``): the group choices are
     checked first (one line on a bad one, exit status 2), then Hydra runs :func:`main`. ``command`` is how
     the program was called, recorded with the arguments in ``provenance.json``."""
+    typed = sys.argv[1:]
+    logging.basicConfig(format="[%(levelname)s] %(message)s")
     try:
-        check_group_choices(sys.argv[1:])
+        check_override_grammar(typed)
+        check_group_choices(typed)
+        check_output_dir(typed)
     except ConfigError as exc:
-        logging.basicConfig(format="[%(levelname)s] %(message)s")
         logger.error("%s", exc)
         sys.exit(2)
-    os.environ.setdefault(provenance.COMMAND_ENV, shlex.join([*command, *sys.argv[1:]]))
+    overrides, protocol = with_label_protocol(typed)
+    if protocol is not None:
+        logger.warning("the label-constrained method runs under protocol=%s, the labelling of its paper "
+                       "(pick another with protocol=...)", protocol)
+        sys.argv[1:] = overrides
+    os.environ.setdefault(provenance.COMMAND_ENV, shlex.join([*command, *typed]))
     main()
 
 

@@ -148,13 +148,85 @@ def test_every_label_constrained_method_is_refused_without_labels():
 
 
 @pytest.mark.integration
-def test_a_constrained_method_without_labels_stops_with_one_line(tmp_path, data_dir):
+def test_a_constrained_method_under_a_protocol_without_labels_stops_before_any_data(tmp_path):
+    """Picking a protocol without labels is refused in one line before any data set is read or fetched."""
     out = tmp_path / "run"
-    done = run("method=ccf", "dataset=yale", *SMALL, f"hydra.run.dir={out}", f"paths.data_dir={data_dir}")
+    env = {key: value for key, value in os.environ.items() if key != "REPRO_DATA_MIRROR"}
+    done = subprocess.run([sys.executable, "-m", "src.run", "method=ccf", "dataset=yale", "protocol=unsupervised",
+                           *SMALL, f"hydra.run.dir={out}", f"paths.data_dir={tmp_path / 'no-data'}",
+                           "paths.mirror=/nonexistent"], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=600)
     errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line]
     assert done.returncode == 2
     assert len(errors) == 1 and "method=ccf needs labelled samples" in errors[0]
     assert not (out / "results.csv").exists() and not (out / "cells").exists()
+    assert not (tmp_path / "no-data").exists()  # nothing was fetched
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("method, fraction", [("ccf", 0.3), ("cnmf", 0.1)])
+def test_the_briefs_command_runs_a_label_method_with_its_papers_labelling(method, fraction, tmp_path, data_dir):
+    """``python -m src.run method=ccf dataset=yale`` as typed (here on a small protocol): the CCF paper's labels."""
+    import yaml
+    out = tmp_path / "run"
+    done = run(f"method={method}", "dataset=yale", *SMALL, f"hydra.run.dir={out}", f"paths.data_dir={data_dir}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"runs under protocol={method}" in done.stdout + done.stderr
+    config = yaml.safe_load((out / "config.yaml").read_text())
+    assert config["protocol"]["labels"]["mode"] == "fraction" and config["protocol"]["labels"]["fraction"] == fraction
+    assert (out / "results.csv").is_file()
+
+
+def test_label_methods_get_their_papers_protocol_unless_one_is_picked():
+    from src.run import with_label_protocol
+    assert with_label_protocol(["method=ccf", "dataset=yale"]) == (["method=ccf", "dataset=yale", "protocol=ccf"],
+                                                                   "ccf")
+    assert with_label_protocol(["-m", "method=cnmf,cnmf_kl,nmf"])[1] == "cnmf"
+    assert with_label_protocol(["method=ccf", "protocol.ks=[2]"])[1] == "ccf"  # ks is no choice of labels
+    for picked in (["protocol=unsupervised"], ["protocol.labels.mode=none"], ["+paper/lcf=experiment"]):
+        assert with_label_protocol(["method=ccf", *picked])[1] is None
+    assert with_label_protocol(["method=nmf"])[1] is None and with_label_protocol([])[1] is None
+    assert with_label_protocol(["method=ccf,cnmf"])[1] is None  # two papers' labellings: the sweep check says
+
+
+def test_an_override_hydra_cannot_read_is_one_line_saying_how_to_quote_it():
+    from src.errors import ConfigError
+    from src.run import check_override_grammar
+    with pytest.raises(ConfigError, match=r"""quoted inside the override, e.g. 'dataset.path="/d/données.csv"'"""):
+        check_override_grammar(["dataset=file", "dataset.path=/d/données.csv"])
+    check_override_grammar(["-m", "dataset=file", 'dataset.path="/d/données (1).csv"', "method=nmf,cf"])
+
+
+def test_an_output_directory_that_cannot_be_made_is_one_line(tmp_path):
+    from src.errors import ConfigError
+    from src.run import check_output_dir
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(ConfigError, match="hydra.run.dir=.* cannot be created"):
+        check_output_dir([f"hydra.run.dir={blocker / 'run'}"])
+    check_output_dir([f"hydra.sweep.dir={tmp_path / 'sweep'}"])
+    assert (tmp_path / "sweep").is_dir()
+
+
+def test_a_full_disk_mid_run_is_one_line_and_leaves_no_table(tmp_path, monkeypatch, data_dir, capfd):
+    import errno
+
+    import src.run as run_mod
+
+    def full(out_dir, rows):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out_dir / "results.csv"))
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(run_mod, "write_results", full)
+    monkeypatch.setattr(sys, "argv", ["src.run", "method=nmf", "dataset=yale", *SMALL, f"hydra.run.dir={out}",
+                                      f"paths.data_dir={data_dir}"])
+    with pytest.raises(SystemExit) as info:
+        run_mod.cli(("python", "-m", "src.run"))
+    assert info.value.code == 1
+    captured = capfd.readouterr()
+    errors = [line for line in (captured.out + captured.err).splitlines() if "ERROR" in line]
+    assert len(errors) == 1 and errors[0].endswith(f"could not write {out / 'results.csv'}: No space left on device")
+    assert not (out / "results.csv").exists() and not list(out.glob("table*"))
 
 
 @pytest.mark.integration
