@@ -137,6 +137,9 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
             for spec in (reading.family_value, reading.oracle_per_k):
                 assert spec is None or spec["family"] in families
             for sweep in reading.sweeps:
+                # a multirun first composes its config without the swept values (the experiment's defaults
+                # stand in), and its other overrides must hold there too
+                compose(config_name="config", overrides=[paper.experiment, *[o for o in sweep if "," not in o]])
                 given = {o.partition("=")[0] for o in sweep}
                 choices = [split_values(o) for o in sweep]
                 choices += [split_values(f"{key}={value}") for key, value in grid.items() if key not in given]
