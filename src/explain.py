@@ -308,9 +308,11 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
              f"{len(primary)} numbers under each reading (the primary run too), so verdicts can differ slightly "
              "from the scorecard's, which adjusts over every paper.", "",
              "## Summary", "",
-             f"Primary: {len(primary)} numbers: " + ", ".join(f"{v} {n}" for v, n in sorted(base.items())) + ".", "",
+             f"Primary: {len(primary)} numbers: " + ", ".join(f"{v} {n}" for v, n in sorted(base.items())) + ". "
+             "A reading's sweeps report the wall time of their last run (cells reused from an earlier run cost "
+             "nothing).", "",
              "| reading | question | label | computed from | agrees | differs | can't tell | brought to agrees | "
-             "moved off agrees | mean effect (points) | wall s |", "|---" * 11 + "|"]
+             "moved off agrees | mean effect (points) | wall s of its sweeps (last run) |", "|---" * 11 + "|"]
     for reading in readings:
         rows = effects[effects["reading"] == reading.name]
         counts = tally(rows["verdict"])
