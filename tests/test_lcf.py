@@ -102,13 +102,16 @@ def three_gaussians(rng, n_per=50):
 # -- NLCF ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("lam", [0.3, 8.0])
-def test_one_lcf_step_follows_eqs_11_and_12(lam, rng):
+@pytest.mark.parametrize("v_rule, lam", [("eq12", 0.3), ("eq12", 8.0), ("eq41", 0.3), ("eq41", 2.0)])
+def test_one_lcf_step_follows_eq_11_and_its_v_rule(v_rule, lam, rng):
+    """eq12: eqs. 11-12 from a random start; eq41: eqs. 11 and 41 from anchors inside the data (eq. 41 would
+    zero V from a random start, see test_eq41_zeroes_all_of_v_from_far_anchors)."""
     X = rng.random((9, 6))  # 9 samples, 6 features
-    init = random_init(LCF, rng, 6, 9, 3)
-    model = LCF(n_components=3, max_iter=1, init=init, lam=lam, **FIXED).fit(X)
+    init = random_init(LCF, rng, 6, 9, 3) if v_rule == "eq12" else anchored_init(rng, 9, 3)
+    model = LCF(n_components=3, max_iter=1, init=init, lam=lam, v_rule=v_rule, **FIXED).fit(X)
     assert model.kernel_ == "implicit"
-    W1, Vp1 = lcf_step_eqs_11_12(X.T, init["W"], init["V"].T, lam)
+    step = {"eq12": lcf_step_eqs_11_12, "eq41": lcf_step_eqs_11_41}[v_rule]
+    W1, Vp1 = step(X.T, init["W"], init["V"].T, lam)
     np.testing.assert_allclose(model.factors_["V"], Vp1.T, rtol=1e-12)
     np.testing.assert_allclose(model.factors_["W"], W1, rtol=1e-12)
     assert model.objective_history_[0] == pytest.approx(lcf_objective_eq3(X.T, W1, Vp1, lam), rel=1e-12)
@@ -275,18 +278,6 @@ def test_float32_fit_stays_float32_and_descends(mixed_sign, rng):
 
 
 # -- v_rule="eq41": eq. 41 instead of eq. 12 on nonnegative data ------------------------------------------
-@pytest.mark.parametrize("lam", [0.3, 2.0])
-def test_one_eq41_step_follows_eqs_41_and_11(lam, rng):
-    X = rng.random((9, 6))
-    init = anchored_init(rng, 9, 3)
-    model = LCF(n_components=3, max_iter=1, init=init, lam=lam, v_rule="eq41", **FIXED).fit(X)
-    assert model.kernel_ == "implicit"
-    W1, Vp1 = lcf_step_eqs_11_41(X.T, init["W"], init["V"].T, lam)
-    np.testing.assert_allclose(model.factors_["V"], Vp1.T, rtol=1e-12)
-    np.testing.assert_allclose(model.factors_["W"], W1, rtol=1e-12)
-    assert model.objective_history_[0] == pytest.approx(lcf_objective_eq3(X.T, W1, Vp1, lam), rel=1e-12)
-
-
 def test_eq41_equals_the_general_rules_on_nonnegative_data(rng):
     """Eq. 41 on the implicit kernel is eq. 40 on an explicit K with K- = 0 (zeroed entries included)."""
     Xp = rng.random((8, 12))
