@@ -54,6 +54,7 @@ from .papers import Paper
 from .protocol import READOUTS
 from .reproduce import ONE_WORKER, POLL_SECONDS, WALL, StepFailed, _stop, cores, python_module
 from .results import MixedResultsError, find_results, read_results
+from .verdicts import MARGIN
 
 logger = logging.getLogger(__name__)
 
@@ -159,9 +160,11 @@ def done_record(out: Path, reading: Reading) -> dict | None:
 
 
 def sweep_commands(paper: Paper, reading: Reading, out: Path) -> list[list[str]]:
-    """The processes that fit a reading's sweeps: the paper's experiment, the sweep's overrides, its own dir."""
-    return [python_module("src.run", "-m", paper.experiment, *sweep, f"hydra.sweep.dir={runs_dir(out, reading)}")
-            for sweep in reading.sweeps]
+    """The processes that fit a reading's sweeps: the paper's experiment, the sweep's overrides and a directory
+    of its own (``runs/<i>``: two sweeps of one reading may run at the same time, each counting its own jobs)."""
+    directory = runs_dir(out, reading)
+    return [python_module("src.run", "-m", paper.experiment, *sweep, f"hydra.sweep.dir={directory / str(i)}")
+            for i, sweep in enumerate(reading.sweeps, 1)]
 
 
 def run_steps(steps: list[tuple[str, list[str]]], at_once: int) -> list[float]:
@@ -336,6 +339,13 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
         agree = [k for k in keys if primary[k]["verdict"] == "agrees"]
         lines += [f"### {kind[0].upper() + kind[1:]}s: {len(agree)} of {len(keys)} agree under the primary reading",
                   ""]
+        compared = [primary[k]["comparison"] for k in keys if primary[k]["comparison"] is not None]
+        narrow = sum((c.ci90[1] - c.ci90[0]) / 2 < MARGIN for c in compared)
+        if narrow < len(compared):
+            lines += [f"Only {narrow} of these {len(compared)} numbers could agree at all: the others' 90% "
+                      f"interval is wider than +-{MARGIN:.0f} points even where ours equals the paper's (the "
+                      "deviations over the trials are too large for the trial counts), so at best they can't "
+                      "tell.", ""]
         rest = [k for k in keys if primary[k]["verdict"] not in ("agrees", "not run")]
         fixed: dict[str, list[str]] = {}
         unmoved = []

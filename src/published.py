@@ -11,9 +11,9 @@ One row per number a paper prints or quotes and we have data for:
   sides.
 
 Averages use all of their trials on both sides: the standard error of the mean of the per-k means
-(:func:`src.verdicts.pooled_over_k`, :func:`src.verdicts.pooled_trials`). :func:`judge` adjusts the zero-difference p-values of all rows together
-with Holm's method and gives each row its verdict, beside the old 5-point rule (for gains, the old paired
-Wilcoxon verdict of :func:`src.paper_report.paired_gain`).
+(:func:`src.verdicts.pooled_over_k`, :func:`src.verdicts.pooled_trials`). :func:`judge` adjusts the
+zero-difference p-values of all rows together with Holm's method and gives each row its verdict, beside the
+old 5-point rule (for gains, the old paired Wilcoxon verdict of :func:`src.paper_report.paired_gain`).
 
 A row's ``key`` (data set and the number's name) is the same under every reading of a paper
 (:mod:`src.explain`), so that a reading's effect on a number can be read off by key.
