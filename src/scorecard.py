@@ -72,13 +72,16 @@ def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
         return "; ".join(parts)
     moved = tried[tried["verdict"] != row["verdict"]]
     fixes = tried[tried["verdict"] == "agrees"]
+    touching = tried[pd.to_numeric(tried["effect"], errors="coerce").abs() >= 0.005]
     listed = ", ".join(f"{r['reading']} ({r['label']}) {r['effect']:+.2f} -> {r['verdict']}"
-                       for _, r in tried.iterrows() if pd.notna(r["effect"]))
+                       for _, r in touching.iterrows())
     if not fixes.empty:
         parts.append("agrees under: " + ", ".join(f"{r['reading']} ({r['label']})" for _, r in fixes.iterrows()))
     elif moved.empty:
         parts.append("unknown (no reading changes its verdict)")
-    parts.append(f"readings tried: {listed}")
+    untouched = len(tried) - len(touching)
+    parts.append(f"readings tried: {listed or 'none moves it'}"
+                 + (f" ({untouched} other(s) leave it unchanged)" if untouched and listed else ""))
     return "; ".join(parts)
 
 
