@@ -299,8 +299,7 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
              f"Built by `{provenance.command_line()}`. Every number below comes from our runs: the primary run of "
              f"`make reproduce-{paper.name}` and, for each reading, the fits or assignments named in its row, on "
              "the same trials (paired).", "",
-             "**The primary reading** (the one in the paper's tables and the scorecard, fixed before any number "
-             f"was seen): {primary_text}", "",
+             f"**The primary reading** (the one in the paper's tables and the scorecard): {primary_text}", "",
              "**A reading** is another defensible choice where the paper is silent or ambiguous. Labels: *text* (the "
              "paper says so), *reference-code* (Deng Cai's code does so), *alternative* (an equally defensible "
              "reading of a silent text), *oracle* (chooses on the test labels: a diagnostic, never a result). A "
