@@ -37,7 +37,6 @@ import argparse
 import json
 import logging
 import shlex
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -52,8 +51,9 @@ from .files import write_atomic
 from .paper_report import choose_tuned, family_spec
 from .papers import Paper
 from .protocol import READOUTS
-from .reproduce import ONE_WORKER, POLL_SECONDS, WALL, StepFailed, _stop, cores, python_module
+from .reproduce import ONE_WORKER, WALL, StepFailed, cores, python_module, run_steps
 from .results import MixedResultsError, find_results, read_results
+from .scorecard import fmt
 from .verdicts import MARGIN
 
 logger = logging.getLogger(__name__)
@@ -167,33 +167,6 @@ def sweep_commands(paper: Paper, reading: Reading, out: Path) -> list[list[str]]
             for i, sweep in enumerate(reading.sweeps, 1)]
 
 
-def run_steps(steps: list[tuple[str, list[str]]], at_once: int) -> list[float]:
-    """Run ``(what, command)`` steps, up to ``at_once`` at the same time with one worker each when several run;
-    returns each step's wall seconds. The first failure stops the others and raises
-    :class:`~src.reproduce.StepFailed`."""
-    queue = [(i, what, [*command, *([ONE_WORKER] if at_once > 1 else [])]) for i, (what, command) in enumerate(steps)]
-    running: dict = {}
-    seconds = [0.0] * len(steps)
-    try:
-        while queue or running:
-            while queue and len(running) < at_once:
-                i, what, command = queue.pop(0)
-                logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
-                running[subprocess.Popen(command, start_new_session=True)] = (i, what, command, time.time())
-            time.sleep(POLL_SECONDS)
-            for process in [p for p in running if p.poll() is not None]:
-                i, what, command, clock = running.pop(process)
-                seconds[i] = time.time() - clock
-                if process.returncode != 0:
-                    raise StepFailed(f"{what} failed (exit status {process.returncode}): "
-                                     f"{shlex.join(['python', *command[1:]])}; its errors are above. Run the same "
-                                     "command again to resume.", process.returncode)
-                logger.info("%s: done in %.0f s", what, seconds[i])
-    finally:
-        _stop(running)
-    return seconds
-
-
 def primary_frame(paper: Paper, outputs: Path) -> pd.DataFrame:
     """The primary run's merged rows (``outputs/reproduce/<paper>/results.csv``); one line if missing."""
     merged = paper.out(outputs) / "results.csv"
@@ -279,10 +252,6 @@ def effect_rows(paper: str, reading: Reading, primary: dict[str, dict], under: d
             "ci90": numbers_of.interval(row) if row else "n/a",
             "primary verdict": base["verdict"], "verdict": row.get("verdict", "not run")})
     return rows
-
-
-def fmt(value, signed: bool = False) -> str:
-    return scorecard.fmt(value, signed)
 
 
 def tally(verdicts) -> dict[str, int]:
@@ -488,7 +457,9 @@ def main(argv=None) -> int:
     seconds: dict[str, dict[str, float]] = {}  # wall seconds of each reading's sweeps in this run
     try:
         if not args.report_only and steps:
-            for (paper_name, reading_name), spent in zip(owners, run_steps(steps, at_once)):
+            one_worker = [ONE_WORKER] if at_once > 1 else []
+            spent_each = run_steps([(what, [*command, *one_worker], None) for what, command in steps], at_once)
+            for (paper_name, reading_name), spent in zip(owners, spent_each):
                 per_paper = seconds.setdefault(paper_name, {})
                 per_paper[reading_name] = per_paper.get(reading_name, 0.0) + spent
             for paper in chosen:

@@ -39,6 +39,7 @@ from .errors import ConfigError
 from .files import write_atomic
 from .results import MixedResultsError, find_results, read_results
 from .tables import paper_table, to_csv, to_latex, to_markdown
+from .verdicts import holm
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +93,10 @@ def choose_tuned(frame: pd.DataFrame, families: dict) -> tuple[pd.DataFrame, lis
 
 
 def paired_gain(frame: pd.DataFrame, dataset: str, method: str, baseline: str, metric: str):
-    """Our gain (points, on the average over k) and the one-sided Wilcoxon p-value over paired cells."""
+    """Our gain (points, on the average over k) and the one-sided Wilcoxon p-value over paired cells.
+
+    Also returns the paired ``differences`` (fractions, indexed by (k, trial)), for tests of their own.
+    """
     rows = frame[frame["dataset"] == dataset]
     if baseline == "best other":
         averages = rows.groupby(["method", "k"])[metric].mean().groupby("method").mean().drop(method, errors="ignore")
@@ -106,17 +110,7 @@ def paired_gain(frame: pd.DataFrame, dataset: str, method: str, baseline: str, m
     gain = 100 * (pair[method].groupby("k").mean().mean() - pair[baseline].groupby("k").mean().mean())
     differences = pair[method] - pair[baseline]
     p = wilcoxon(differences, alternative="greater").pvalue if np.any(differences != 0) else 1.0
-    return {"baseline": baseline, "gain": gain, "p": float(p), "n_pairs": len(pair)}
-
-
-def holm(pvalues: list[float]) -> list[float]:
-    """Holm's step-down adjustment of ``pvalues`` (family-wise error rate), in the given order."""
-    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
-    adjusted, running = [1.0] * len(pvalues), 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(pvalues) - rank) * pvalues[index]))
-        adjusted[index] = running
-    return adjusted
+    return {"baseline": baseline, "gain": gain, "p": float(p), "n_pairs": len(pair), "differences": differences}
 
 
 def verdict(result) -> str:

@@ -209,8 +209,8 @@ def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_se
             predicted = argmax
         else:
             predicted, kmeans_objective = best_kmeans(
-                representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"], trial.kmeans_seed,
-                protocol["kmeans_init"])
+                representation, trial.k, protocol["kmeans_restarts"], protocol["kmeans_metric"],
+                trial.kmeans_seed, protocol["kmeans_init"])
         for name in protocol.get("readouts", []):
             if READOUTS[name] is None:
                 labels = argmax
@@ -220,12 +220,12 @@ def fit_and_cluster(X, method: Mapping, trial: Trial, protocol: Mapping, init_se
             extra[f"acc_{name}"] = math.nan if labels is None else accuracy(trial.y_true[scored], labels[scored])
             extra[f"nmi_{name}"] = math.nan if labels is None else nmi(trial.y_true[scored], labels[scored])
     kmeans_seconds = time.perf_counter() - start
-    history = getattr(model, "objective_history_", ())
+    history = model.objective_history_
     return {
         "acc": accuracy(trial.y_true[scored], predicted[scored]),
         "nmi": nmi(trial.y_true[scored], predicted[scored]),
         "rank": rank,
-        "n_iter": int(getattr(model, "n_iter_", 0)),
+        "n_iter": int(model.n_iter_),
         "converged": getattr(model, "converged_", None),  # None: fixed iterations, or no iterative solver
         "objective": float(history[-1]) if len(history) else math.nan,
         "kmeans_objective": kmeans_objective,
@@ -272,8 +272,14 @@ def run_cell(X: np.ndarray, dataset: str, method: Mapping, trial: Trial, protoco
     return row
 
 
-def check_method(method: Mapping, X: np.ndarray, image_shape=None) -> None:
-    """Validate a method config (name and parameters) and the data it will see, before any cell runs."""
-    model = methods.make(method["name"], **method_params(method["name"], method["params"], 2, 0, image_shape))
+def check_method(method: Mapping, X: np.ndarray | None = None, image_shape=None) -> None:
+    """Validate a method config (name and parameters) and, given ``X``, the data it will see.
+
+    Without ``X`` the parameters are checked before any data are read: a shape that only the data give
+    (NTF's ``image_shape``) stands in as (1, 1) and is checked, with the data, by the call with ``X``.
+    """
+    shape = image_shape if X is not None else (1, 1)
+    model = methods.make(method["name"], **method_params(method["name"], method["params"], 2, 0, shape))
     model.check_params()
-    check_data(X, getattr(model, "nonnegative_data", False))
+    if X is not None:
+        check_data(X, getattr(model, "nonnegative_data", False))

@@ -97,13 +97,8 @@ def gain_numbers(name: str, frame: pd.DataFrame, published: dict) -> list[dict]:
     for claim in published.get("claims", []):
         dataset, metric = claim["dataset"], claim["metric"]
         result = paired_gain(frame, dataset, claim["method"], claim["baseline"], metric)
-        side = None
-        if result is not None:
-            pivot = frame[frame["dataset"] == dataset].pivot_table(index=["k", "trial"], columns="method",
-                                                                   values=metric)
-            pair = pivot[[claim["method"], result["baseline"]]].dropna()
-            differences = 100 * (pair[claim["method"]] - pair[result["baseline"]])
-            side = pooled_trials([group.to_numpy() for _, group in differences.groupby(level="k")])
+        side = None if result is None else \
+            pooled_trials([100 * group.to_numpy() for _, group in result["differences"].groupby(level="k")])
         label = (f"{claim['method']} over {claim['baseline']}, {METRIC[metric]} gain ({claim['source']})")
         rows.append(_row(name, dataset, "quoted gain", label, (float(claim["gain"]), None, None), side,
                          wilcoxon=result))

@@ -145,6 +145,46 @@ def _stop(running: dict) -> None:
         process.wait()
 
 
+def run_steps(steps: list[tuple], at_once: int, ready=None, finished=None) -> list[float]:
+    """Run ``(what, command, item)`` steps as processes, up to ``at_once`` at the same time; returns each
+    step's wall seconds.
+
+    Steps start in the given order, each as soon as a place is free and ``ready(item, running_items)`` holds
+    (default: always); ``finished(item)`` runs after each step that succeeds. The first step that fails stops
+    the others (their whole process groups) and raises :class:`StepFailed` with one line; so does an
+    interrupt, after stopping them.
+    """
+    queue = list(enumerate(steps))  # (index, (what, command, item))
+    running: dict = {}  # process -> (index, what, command, item, start time)
+    seconds = [0.0] * len(steps)
+
+    def startable():
+        items = [entry[3] for entry in running.values()]
+        return next((q for q in queue if ready is None or ready(q[1][2], items)), None)
+
+    try:
+        while queue or running:
+            while len(running) < at_once and (entry := startable()) is not None:
+                queue.remove(entry)
+                i, (what, command, item) = entry
+                logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
+                running[subprocess.Popen(command, start_new_session=True)] = (i, what, command, item, time.time())
+            time.sleep(POLL_SECONDS)
+            for process in [p for p in running if p.poll() is not None]:
+                i, what, command, item, clock = running.pop(process)
+                seconds[i] = time.time() - clock
+                if process.returncode != 0:
+                    raise StepFailed(f"{what} failed (exit status {process.returncode}): "
+                                     f"{shlex.join(['python', *command[1:]])}; its errors are above. Run the same "
+                                     "command again to resume.", process.returncode)
+                logger.info("%s: done in %.0f s", what, seconds[i])
+                if finished is not None:
+                    finished(item)
+    finally:
+        _stop(running)  # after a failure or an interrupt: nothing keeps running behind the error
+    return seconds
+
+
 def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
                        outputs: Path = papers.OUTPUTS) -> list[Path]:
     """Every step of the ``chosen`` papers (in order) with up to ``at_once`` steps running at the same time,
@@ -172,37 +212,26 @@ def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
         if not steps:
             _figures_and_clock(paper, paper.out(outputs), started[paper.name])
 
-    def ready(item) -> bool:  # a data step when no other runs; a sweep once its paper's data are there
+    def ready(item, running) -> bool:  # a data step when no other runs; a sweep once its paper's data are there
         paper, sweep, _ = item
         if sweep is None:
-            return not any(step[1] is None for step in running.values())
+            return not any(step[1] is None for step in running)
         return paper.name in fetched
 
-    running: dict = {}
-    try:
-        while queue or running:
-            while len(running) < at_once and (item := next((q for q in queue if ready(q)), None)) is not None:
-                queue.remove(item)
-                paper, sweep, command = item
-                what = f"{paper.name}: data" if sweep is None else f"{paper.name}: sweep {sweep + 1} of {len(paper.sweeps)}"
-                logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
-                running[subprocess.Popen(command, start_new_session=True)] = (paper, sweep, what, command)
-            time.sleep(POLL_SECONDS)
-            for process in [p for p in running if p.poll() is not None]:
-                paper, sweep, what, command = running.pop(process)
-                if process.returncode != 0:
-                    raise StepFailed(f"{what} failed (exit status {process.returncode}): "
-                                     f"{shlex.join(['python', *command[1:]])}; its errors are above. Run the same "
-                                     "command again to resume.", process.returncode)
-                logger.info("%s: done", what)
-                if sweep is None:
-                    fetched.add(paper.name)
-                    continue
-                waiting[paper.name] -= 1
-                if waiting[paper.name] == 0:
-                    _figures_and_clock(paper, paper.out(outputs), started[paper.name])
-    finally:
-        _stop(running)  # after a failure or an interrupt: nothing keeps running behind the error
+    def finished(item) -> None:
+        paper, sweep, _ = item
+        if sweep is None:
+            fetched.add(paper.name)
+            return
+        waiting[paper.name] -= 1
+        if waiting[paper.name] == 0:
+            _figures_and_clock(paper, paper.out(outputs), started[paper.name])
+
+    def what(item) -> str:
+        paper, sweep, _ = item
+        return f"{paper.name}: data" if sweep is None else f"{paper.name}: sweep {sweep + 1} of {len(paper.sweeps)}"
+
+    run_steps([(what(item), item[2], item) for item in queue], at_once, ready, finished)
     reports = []
     for paper in chosen:
         try:

@@ -38,7 +38,7 @@ from .config_dir import CONF_DIR
 from .data import Dataset, load_dataset, pin_user_file
 from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
-from .protocol import check_method, check_protocol, make_trial, method_params, run_cell
+from .protocol import check_method, check_protocol, make_trial, run_cell
 from .report import write_reports
 from .files import locked, write_atomic
 from .results import CELL_DIR, RESULTS, cell_path, load_cell, save_cell, setting_columns, write_results
@@ -218,9 +218,7 @@ def prepare(plain: Mapping, load=load_dataset) -> Prepared:
     protocol, method = plain["protocol"], plain["method"]
     if method.get("name") not in methods.REGISTRY:
         raise ConfigError(f"method.name={method.get('name')!r} is not one of {', '.join(methods.NAMES)}")
-    # cheapest first: the method's own parameters and the labels before any data are read or fetched (a shape
-    # that only the data know, NTF's image_shape, is checked with them)
-    methods.make(method["name"], **method_params(method["name"], method["params"], 2, 0, (1, 1))).check_params()
+    check_method(method)  # cheapest first: the parameters and the labels before any data are read or fetched
     named = str(plain["dataset"].get("name", "the data set"))
     needs_labels_check(method, effective_labels(protocol, named), named)
     dataset = load(plain["dataset"], plain["paths"]["data_dir"], plain["paths"]["mirror"], plain["seed"])
@@ -228,7 +226,6 @@ def prepare(plain: Mapping, load=load_dataset) -> Prepared:
     sizes = [int((dataset.y == c).sum()) for c in set(dataset.y.tolist())]
     check_protocol(protocol, len(sizes), min(sizes))
     check_method(method, dataset.X, dataset.image_shape)
-    needs_labels_check(method, protocol["labels"], dataset.name)
     return Prepared(dataset, protocol, method, cell_settings(plain, protocol))
 
 
