@@ -55,7 +55,7 @@ test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
 	$(PY) -m pytest -q -m slow
 
 # One command per paper: src.reproduce reads the paper's home conf/paper/<paper>/ (data sets, sweeps,
-# published numbers, report options, papers it depends on; its own figures in src/papers/<paper>.py), runs
+# published numbers, report options, papers it depends on; its own figures in src/presentation/papers/<paper>.py), runs
 # the sweeps into outputs/reproduce/<paper>/, records wall_seconds.txt and writes report.md. A paper added
 # there is a target at once; a `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is
 # passed on, e.g. REPRODUCE_ARGS="--overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu".
@@ -90,15 +90,15 @@ $(EXPLAINED:%=explain-%) explain-all: explain-%: $(STAMP)
 
 BENCH_ARGS ?=
 
-# python -m src.bench (src/bench/): every target of the speed issue in one run; BENCH_ARGS is passed on,
+# python -m tools.bench (tools/bench/): every target of the speed issue in one run; BENCH_ARGS is passed on,
 # e.g. BENCH_ARGS="--methods nmf nmf_kl --datasets yale coil20".
 bench: $(STAMP) ## Speed and scale targets, every method -> outputs/bench/bench.md, bench.csv (~30 min; quiet machine)
 	$(PY) -m src.data yale orl coil20 mnist10k mnist
-	$(PY) -m src.bench --out outputs/bench $(BENCH_ARGS)
+	$(PY) -m tools.bench --out outputs/bench $(BENCH_ARGS)
 
 bench-quick: $(STAMP) ## The benchmark on tiny sizes and few iterations, to check its code (~1 min)
 	$(PY) -m src.data yale coil20 mnist10k
-	$(PY) -m src.bench --quick --out outputs/bench/quick $(BENCH_ARGS)
+	$(PY) -m tools.bench --quick --out outputs/bench/quick $(BENCH_ARGS)
 
 # Needs GNU Octave (not installed by the project: apt-get install -y octave). The reference files are fetched
 # like the data (REPRO_REFERENCE_MIRROR, else ../reference beside REPRO_DATA_MIRROR, else upstream). Pass
@@ -106,7 +106,7 @@ bench-quick: $(STAMP) ## The benchmark on tiny sizes and few iterations, to chec
 CROSSCHECK_ARGS ?=
 crosscheck: $(STAMP) ## Run Deng Cai's reference code in GNU Octave, compare with ours -> outputs/crosscheck/crosscheck.md
 	@command -v octave >/dev/null 2>&1 || { echo "make crosscheck: GNU Octave is not installed; install it with: apt-get install -y octave" >&2; exit 1; }
-	$(PY) -m src.crosscheck $(CROSSCHECK_ARGS)
+	$(PY) -m tools.crosscheck $(CROSSCHECK_ARGS)
 
 clean: ## Remove outputs/ (keeps data/ and .venv)
 	rm -rf outputs

@@ -2,14 +2,14 @@
 
 In a checkout (and an editable install) the configs are the top-level ``conf/`` beside the package, the
 directory users edit. A regular install (``pip install .``) ships the same files inside the package as
-``src/conf/`` (``pyproject.toml`` maps the package ``src.conf`` onto ``conf/``), so an installed copy runs
+``repro_mf/conf/`` (``pyproject.toml`` maps the package ``repro_mf.conf`` onto ``conf/``), so an installed copy runs
 from any directory. :data:`CONF_DIR` is the checkout's ``conf/`` when the package sits in a checkout, else
 the installed copy.
 """
 
 from pathlib import Path
 
-#: The directory of the package ``src``.
+#: The directory of the package (``src/`` in a checkout, ``repro_mf/`` installed).
 PACKAGE = Path(__file__).resolve().parent
 
 

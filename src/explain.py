@@ -17,7 +17,7 @@ A reading is computed in one of four ways, all on the primary run's trials (same
 classes, labels and initial factors: every comparison is paired):
 
 * ``readout``: another cluster assignment of the primary fits (``acc_<readout>``, ``nmi_<readout>``,
-  recorded by every cell, :data:`src.protocol.READOUTS`); methods without that readout keep their numbers;
+  recorded by every cell, :data:`src.protocol.cell.READOUTS`); methods without that readout keep their numbers;
 * ``family_value``: a tuned family stood in by another value of the grid that already ran;
 * ``oracle_per_k``: per data set and k, the grid value of a family with the best mean accuracy;
 * ``sweeps``: new fits, each sweep a list of Hydra overrides added to the paper's experiment, written to
@@ -25,7 +25,7 @@ classes, labels and initial factors: every comparison is paired):
   rows of the same data set, method, k and trial, or add new ones (other k).
 
 For each reading the paper's numbers are compared with the published ones as the scorecard does
-(:mod:`src.published`); Holm's adjustment runs over the paper's numbers under that reading, and the primary
+(:mod:`src.presentation.published`); Holm's adjustment runs over the paper's numbers under that reading, and the primary
 run is judged the same way here so that the two are comparable. Writes ``outputs/explain/<paper>/report.md``
 and ``readings.csv`` (one row per number and reading: the effect on ours and the verdict), which the
 scorecard's cause column reads, and ``wall_seconds.txt``. ``all`` rebuilds the scorecard at the end.
@@ -45,16 +45,17 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from . import papers, provenance, published as numbers_of, scorecard
+from . import provenance
+from .presentation import papers, published as numbers_of, scorecard
 from .errors import ConfigError, UserError
 from .files import write_atomic
-from .paper_report import choose_tuned, family_spec
-from .papers import Paper
-from .protocol import READOUTS
+from .presentation.paper_report import choose_tuned, family_spec
+from .presentation.papers import Paper
+from .protocol.cell import READOUTS
 from .reproduce import ONE_WORKER, WALL, StepFailed, cores, python_module, run_steps
 from .results import MixedResultsError, find_results, read_results
-from .scorecard import fmt
-from .verdicts import MARGIN
+from .presentation.scorecard import fmt
+from .presentation.verdicts import MARGIN
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ def sweep_commands(paper: Paper, reading: Reading, out: Path) -> list[list[str]]
     """The processes that fit a reading's sweeps: the paper's experiment, the sweep's overrides and a directory
     of its own (``runs/<i>``: two sweeps of one reading may run at the same time, each counting its own jobs)."""
     directory = runs_dir(out, reading)
-    return [python_module("src.run", "-m", paper.experiment, *sweep, f"hydra.sweep.dir={directory / str(i)}")
+    return [python_module("run", "-m", paper.experiment, *sweep, f"hydra.sweep.dir={directory / str(i)}")
             for i, sweep in enumerate(reading.sweeps, 1)]
 
 

@@ -2,9 +2,9 @@
 
 Two records:
 
-* :func:`code_fingerprint`: a short hash of every source file that can change a number (all of ``src/``
-  except the modules that only present results, :data:`PRESENTATION`) and of the versions of the numerical
-  packages. A finished cell carries it, and a re-run recomputes a cell whose fingerprint differs.
+* :func:`code_fingerprint`: a short hash of every source file that can change a number (the folders of
+  :data:`RESULT_FOLDERS`: the methods, the data loaders and the protocol) and of the versions of the
+  numerical packages. A finished cell carries it, and a re-run recomputes a cell whose fingerprint differs.
 * :func:`collect`: the full record written as ``provenance.json`` into every run directory and beside every
   report (git commit and whether the tree had uncommitted changes, Python, every installed package, the
   BLAS libraries and their thread counts, the cores, the sha256 of every data file used, the command line
@@ -35,16 +35,9 @@ PROJECT = SRC.parent
 FILE = "provenance.json"
 #: Environment variable through which ``python -m src.run`` hands its command line to the job processes.
 COMMAND_ENV = "REPRO_COMMAND"
-#: Modules under ``src/`` that only present or check results; editing them never changes a number.
-PRESENTATION = frozenset({
-    "config_dir.py", "errors.py", "figures.py", "files.py", "paper_report.py", "provenance.py", "report.py",
-    "reproduce.py",
-    "scorecard.py", "sweep.py", "tables.py", "published.py", "verdicts.py", "explain.py", "data/__main__.py",
-    "papers/__init__.py", "papers/cnmf.py",
-    "papers/lcf.py",
-})
-#: Tools beside the pipeline whose code never computes a result row.
-TOOLS = ("bench/", "crosscheck/")
+#: The folders of ``src/`` whose code computes a cell's numbers (everything else runs, checks, records or
+#: presents them: settings reach a cell through its config hash, not through this fingerprint).
+RESULT_FOLDERS = ("methods", "data", "protocol")
 #: Packages whose version can change a computed number; part of the code fingerprint.
 NUMERICAL_PACKAGES = ("numpy", "scipy", "scikit-learn", "numba", "opencv-python-headless")
 #: Packages named in a report's footer (all installed packages are in ``provenance.json``).
@@ -54,10 +47,8 @@ KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "hydra-core", "numba
 
 def result_sources(root: Path = SRC) -> list[Path]:
     """The source files whose content can change a result, in a fixed order."""
-    def counts(path):
-        name = path.relative_to(root).as_posix()
-        return name not in PRESENTATION and not name.startswith(TOOLS) and "__pycache__" not in path.parts
-    return [path for path in sorted(Path(root).rglob("*.py")) if counts(path)]
+    return [path for folder in RESULT_FOLDERS for path in sorted((Path(root) / folder).rglob("*.py"))
+            if "__pycache__" not in path.parts]
 
 
 def package_version(name: str) -> str | None:

@@ -8,7 +8,7 @@ Usage::
     python -m src.reproduce cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
     python -m src.reproduce all --sweeps-at-once 1   # one sweep at a time, each on every core
 
-For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.papers`), into
+For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.presentation.papers`), into
 ``outputs/reproduce/<paper>/``:
 
 1. fetch and build its data sets (``python -m src.data <prefetch>``);
@@ -16,12 +16,12 @@ For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.papers`), in
    one process per sweep, so that Hydra's multirun behaves exactly as on the command line (a sweep checks
    every job first, then runs them; re-running resumes from the finished cells); the first failing sweep
    stops everything with one line and a non-zero exit status;
-3. draw its own figures, if ``src/papers/<paper>.py`` defines ``figures(out)``;
+3. draw its own figures, if ``src/presentation/papers/<paper>.py`` defines ``figures(out)``;
 4. record the wall time of steps 1-3 in ``wall_seconds.txt`` (``all``: ``outputs/reproduce/all/``);
-5. build ``report.md`` (:func:`src.paper_report.build`, with its runs, those of the papers it depends on
+5. build ``report.md`` (:func:`src.presentation.paper_report.build`, with its runs, those of the papers it depends on
    and its ``report`` options).
 
-``all`` ends with the scorecard over the papers, ``outputs/reproduce/README.md`` (:mod:`src.scorecard`).
+``all`` ends with the scorecard over the papers, ``outputs/reproduce/README.md`` (:mod:`src.presentation.scorecard`).
 
 Sweeps at once. A sweep spreads its jobs (one per data set and method) over the launcher's workers, and the
 last job of a sweep often runs alone (NPNMF on ORL, a GNMF grid on COIL20): one core would idle until it
@@ -51,10 +51,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import papers, scorecard
+from .presentation import papers, scorecard
 from .errors import UserError
 from .files import write_atomic
-from .papers import Paper
+from .presentation.papers import Paper
 
 logger = logging.getLogger(__name__)
 
@@ -72,14 +72,19 @@ class StepFailed(Exception):
         self.status = status
 
 
+#: The package's own name: ``src`` in a checkout, ``repro_mf`` installed; child processes run its modules.
+PACKAGE = __name__.partition(".")[0]
+
+
 def python_module(module: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", module, *args]
+    """The command that runs the package's module ``module`` (``run``, ``data``) with ``args``."""
+    return [sys.executable, "-m", f"{PACKAGE}.{module}", *args]
 
 
 def commands(paper: Paper, overrides: list[str] = ()) -> list[list[str]]:
     """The processes a reproduction of ``paper`` starts: the data prefetch, then one per sweep."""
-    out = [python_module("src.data", *paper.prefetch)] if paper.prefetch else []
-    return out + [python_module("src.run", "-m", *sweep, *overrides) for sweep in paper.sweep_overrides()]
+    out = [python_module("data", *paper.prefetch)] if paper.prefetch else []
+    return out + [python_module("run", "-m", *sweep, *overrides) for sweep in paper.sweep_overrides()]
 
 
 def start_clock(out: Path) -> float:
@@ -195,7 +200,7 @@ def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
     step at a time (two papers may build the same data set). A failing step stops the others and raises
     :class:`StepFailed`; re-running resumes from the finished cells.
     """
-    from . import paper_report  # numpy, pandas, scipy: only when a report is built
+    from .presentation import paper_report  # numpy, pandas, scipy: only when a report is built
 
     started, waiting, fetched = {}, {}, set()
     queue = []  # (paper, sweep index or None for the data step, command), in paper order
@@ -285,10 +290,10 @@ def main(argv=None) -> int:
         for paper in chosen:
             print(f"# {paper.name} -> {paper.out()}")
             for command in commands(paper, args.overrides):
-                sweep = at_once > 1 and "src.run" in command
+                sweep = at_once > 1 and f"{PACKAGE}.run" in command
                 print(shlex.join(["python", *command[1:], *([ONE_WORKER] if sweep else [])]))
             if paper.module() is not None:
-                print(f"# figures: src.papers.{paper.name}.figures({str(paper.out())!r})")
+                print(f"# figures: src.presentation.papers.{paper.name}.figures({str(paper.out())!r})")
             print(f"# report: {', '.join(map(str, paper.runs()))}")
         return 0
     logger.info("reproducing %s, %d sweep(s) at once", ", ".join(p.name for p in chosen), at_once)

@@ -9,7 +9,7 @@ Usage::
 
 Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``results.csv``,
 ``config.yaml`` (the composed config), ``provenance.json`` (:mod:`src.provenance`: code, environment, data,
-command) and the table and figure of :mod:`src.report`. A bad value stops the run before anything is
+command) and the table and figure of :mod:`src.presentation.report`. A bad value stops the run before anything is
 computed, with one line naming the parameter; a multirun checks every job first (:mod:`src.sweep`).
 """
 
@@ -38,8 +38,8 @@ from .config_dir import CONF_DIR
 from .data import Dataset, load_dataset, pin_user_file
 from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
-from .protocol import check_method, check_protocol, make_trial, run_cell
-from .report import write_reports
+from .protocol.cell import check_method, check_protocol, make_trial, run_cell
+from .presentation.report import write_reports
 from .files import locked, write_atomic
 from .results import CELL_DIR, RESULTS, cell_path, load_cell, save_cell, setting_columns, write_results
 

@@ -76,9 +76,13 @@ def safe_name(label) -> str:
 
 
 def register_resolver() -> None:
-    """Make ``${safe_name:...}`` available to the configs (once; importing this module does it)."""
+    """Make ``${safe_name:...}`` and ``${package:}`` (the package's own name, ``src`` in a checkout and
+    ``repro_mf`` installed, for the callback's ``_target_``) available to the configs (once; importing this
+    module does it)."""
     if not OmegaConf.has_resolver(RESOLVER):
         OmegaConf.register_new_resolver(RESOLVER, safe_name)
+    if not OmegaConf.has_resolver("package"):
+        OmegaConf.register_new_resolver("package", lambda: __name__.partition(".")[0])
 
 
 register_resolver()  # src.run imports this module before Hydra composes a config, in every process

@@ -144,7 +144,7 @@ def check_starts_together_equal_each_alone(cls, params, rng, n_labelled=0):
     """4 starts advanced together (5 fixed iterations) reach the objectives and factors each reaches alone.
 
     X has 300 samples of 230 features: 69,000 entries, two blocks of samples in the fused passes of
-    src.methods.products.SampleBlocks (4 starts of 3 components are narrow enough to be fused)."""
+    src.methods.core.products.SampleBlocks (4 starts of 3 components are narrow enough to be fused)."""
     n, m, k = 300, 230, 3
     X = rng.random((n, m))
     y = random_partial_labels(rng, n, 3, n_labelled) if n_labelled else None

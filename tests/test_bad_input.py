@@ -39,8 +39,8 @@ from src import methods
 from src.data import load_dataset
 from src.data.fetch import REGISTRY, fetch
 from src.errors import ConfigError, DataError
-from src.methods.base import Factorization
-from src.protocol import make_trial, run_cell
+from src.methods.core.estimator import Factorization
+from src.protocol.cell import make_trial, run_cell
 
 REPO = Path(__file__).resolve().parents[1]
 CONF = REPO / "conf"

@@ -1,5 +1,5 @@
-"""src.bench: targets as data, the sklearn difference, the callback timer, facts from the registry, the report
-files, the child processes, and one quick run of ``python -m src.bench`` (integration)."""
+"""tools.bench: targets as data, the sklearn difference, the callback timer, facts from the registry, the report
+files, the child processes, and one quick run of ``python -m tools.bench`` (integration)."""
 
 import csv
 import dataclasses
@@ -14,15 +14,15 @@ import numpy as np
 import pytest
 
 from src import methods
-from src.bench import measure, report, targets
-from src.bench.data import BenchData, labelled, load_saved, save, subsample
-from src.bench.facts import build, facts, select
-from src.bench.measure import PassTimer, difference_per_iteration, iterations_for, run_in_child, timed_fit
-from src.bench.suite import QUICK, Bench, reproduce_wall
-from src.bench.targets import FAIL, INFO, MISSING, PASS, Target
+from tools.bench import measure, report, targets
+from tools.bench.data import BenchData, labelled, load_saved, save, subsample
+from tools.bench.facts import build, facts, select
+from tools.bench.measure import PassTimer, difference_per_iteration, iterations_for, run_in_child, timed_fit
+from tools.bench.suite import QUICK, Bench, reproduce_wall
+from tools.bench.targets import FAIL, INFO, MISSING, PASS, Target
 from src.errors import ConfigError
-from src.methods.base import Factorization
-from src.methods.loop import Pass
+from src.methods.core.estimator import Factorization
+from src.methods.core.loop import Pass
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -86,7 +86,7 @@ def test_batched_bound_is_the_singles_time_over_the_arithmetic_at_the_blas_rate(
 
 
 def test_gemm_rate_is_positive_and_finite():
-    from src.bench.measure import gemm_gflops
+    from tools.bench.measure import gemm_gflops
     rate = gemm_gflops(size=200, repeats=2)
     assert math.isfinite(rate) and rate > 0
 
@@ -327,7 +327,7 @@ def sample_rows():
 
 
 def test_markdown_reports_every_item_with_its_verdicts():
-    text = report.markdown(sample_rows(), {"mode": "full", "command": "`python -m src.bench`"})
+    text = report.markdown(sample_rows(), {"mode": "full", "command": "`python -m tools.bench`"})
     assert text.startswith("# Speed and scale benchmark")
     for item in targets.ITEMS:
         assert f"\n## {item}. " in text
@@ -353,7 +353,7 @@ def test_report_files_are_written_whole(tmp_path):
 
 # -- the command -----------------------------------------------------------------------------------------------
 def test_bad_arguments_are_one_line(caplog):
-    from src.bench.__main__ import main
+    from tools.bench.__main__ import main
 
     with caplog.at_level("ERROR"):
         assert main(["--methods", "nmf,nope"]) == 2
@@ -364,7 +364,7 @@ def test_bad_arguments_are_one_line(caplog):
 
 @pytest.mark.integration
 def test_quick_run_writes_the_report(tmp_path, mirror):
-    done = subprocess.run([sys.executable, "-m", "src.bench", "--quick", "--methods", "nmf", "kmeans",
+    done = subprocess.run([sys.executable, "-m", "tools.bench", "--quick", "--methods", "nmf", "kmeans",
                            "--datasets", "yale", "--out", str(tmp_path)], cwd=REPO, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -7,7 +7,7 @@ from src.errors import ConfigError
 from src.methods.cnmf import CNMF
 from src.methods.cnmf_kl import CNMFKL
 from src.methods.concept import concept_rules
-from src.methods.label_matrix import label_matrix
+from src.methods.graph.label_matrix import label_matrix
 from src.methods.nmf import NMF
 from src.methods.nmf_kl import NMFKL
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from src.methods.cnmf_kl import CNMFKL
-from src.methods.label_matrix import label_matrix
+from src.methods.graph.label_matrix import label_matrix
 
 from helpers import FIXED, partial_labels, random_init
 

@@ -9,8 +9,8 @@ from sklearn.base import clone
 
 from src.errors import ConfigError
 from src.methods.concept import CCF, CF, concept_factors_from_nmf, concept_rules
-from src.methods.label_matrix import label_matrix
-from src.methods.loop import Stopping, solve
+from src.methods.graph.label_matrix import label_matrix
+from src.methods.core.loop import Stopping, solve
 from src.methods.nmf import NMF
 
 from helpers import FIXED, assert_same_fit, check_float32_fit, monotone, partial_labels, random_init, traced_peak

@@ -1,4 +1,4 @@
-"""Ours against the golden fixtures of Deng Cai's reference code (written by ``python -m src.crosscheck
+"""Ours against the golden fixtures of Deng Cai's reference code (written by ``python -m tools.crosscheck
 --write-fixtures`` from GNU Octave runs); no Octave needed here.
 
 Each case is rebuilt from its description in tests/fixtures/crosscheck/cases.json (data subset from the mirror,
@@ -13,9 +13,9 @@ import pooch
 import pytest
 
 from src import methods
-from src.crosscheck import fixtures
-from src.crosscheck.cases import Inputs, all_cases, build_inputs, compare, load_subset, our_outputs, partial_labels
-from src.crosscheck.reference import REFERENCE_FILES, REFERENCE_MIRROR_ENV, fetch_reference, reference_mirror
+from tools.crosscheck import fixtures
+from tools.crosscheck.cases import Inputs, all_cases, build_inputs, compare, load_subset, our_outputs, partial_labels
+from tools.crosscheck.reference import REFERENCE_FILES, REFERENCE_MIRROR_ENV, fetch_reference, reference_mirror
 from src.errors import DataError
 
 CASES = {case.name: case for case in all_cases()}
@@ -46,7 +46,7 @@ def test_ours_matches_the_reference_outputs(entry, mirror, data_dir):
     for row in rows:
         if row.known:
             assert not row.passed, (f"{case.name}: the known difference is gone ({row.what}: {row.difference:.3g}); "
-                                    f"drop its note in src/crosscheck/cases.py and rewrite the fixtures")
+                                    f"drop its note in tools/crosscheck/cases.py and rewrite the fixtures")
             continue
         tolerance = 10 * row.tolerance
         assert np.isfinite(row.difference) and row.difference <= tolerance, (
@@ -73,7 +73,7 @@ def test_reference_files_are_hash_checked(tmp_path):
         (good / path).write_text(f"% file {index}\n")
     fake = {path: pooch.file_hash(str(good / path)) for path in REFERENCE_FILES}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("src.crosscheck.reference.REFERENCE_FILES", fake)
+        patch.setattr("tools.crosscheck.reference.REFERENCE_FILES", fake)
         root = fetch_reference(tmp_path / "data", good)
         target = root / "Tools" / "bestMap.m"
         assert target.read_text() == (good / "Tools" / "bestMap.m").read_text()

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from src import methods
-from src.clustering import best_kmeans
+from src.protocol.clustering import best_kmeans
 from src.data.named import load_named
-from src.metrics import nmi
+from src.protocol.metrics import nmi
 
 # Deng Cai's GNMF demo on the whole of COIL20: unit-norm samples, KMeans best of 20 on the representation.
 CAI_COIL20_NMI = {"kmeans": 0.7386, "nmf": 0.7436, "gnmf": 0.8760}

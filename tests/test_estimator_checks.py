@@ -1,10 +1,10 @@
-"""scikit-learn's check_estimator on every registered method (src.methods.estimator_checks): every check passes
+"""scikit-learn's check_estimator on every registered method (tools.estimator_checks): every check passes
 but the ones declared, with their reason, in EXPECTED_FAILED_CHECKS, and every declared one does fail."""
 
 import pytest
 
 from src import methods
-from src.methods import estimator_checks
+from tools import estimator_checks
 
 FAST = {"kmeans", "nmf", "nmf_ncw", "ntf", "copkmeans", "sda", "cnmf"}
 """A few structurally different methods run in the fast suite (about 5 s); the rest (about 45 s) are integration."""

@@ -1,5 +1,5 @@
 """The scikit-learn estimator API of every method: transform of new samples, feature names, set_output, tags,
-sparse input, and a Pipeline + GridSearchCV on real data (src.methods.base, src.methods.fixed_basis)."""
+sparse input, and a Pipeline + GridSearchCV on real data (src.methods.core.estimator, src.methods.core.fixed_basis)."""
 
 import logging
 import warnings
@@ -19,9 +19,9 @@ from sklearn.utils import get_tags
 
 from helpers import partial_labels
 from src import methods
-from src.methods.base import Factorization
+from src.methods.core.estimator import Factorization
 from src.methods.nmf import NMF
-from src.metrics import accuracy, nmi
+from src.protocol.metrics import accuracy, nmi
 
 FACTORIZATIONS = [name for name in methods.NAMES if issubclass(methods.REGISTRY[name], Factorization)]
 TRANSFORMERS = [name for name in methods.NAMES if hasattr(methods.REGISTRY[name], "transform")]

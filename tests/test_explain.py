@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from src import explain, papers
+from src import explain
+from src.presentation import papers
 from src.errors import ConfigError
 from tests.test_scorecard import fake_rows, make_home
 
@@ -123,7 +124,7 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
 
     from src import methods
     from src.config_dir import CONF_DIR
-    from src.protocol import method_params
+    from src.protocol.cell import method_params
     from tests.test_reproduce import split_values
 
     paper = papers.load(name)

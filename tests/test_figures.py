@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from src.figures import figure_metrics_vs_k, plot_metrics_vs_k
+from src.presentation.figures import figure_metrics_vs_k, plot_metrics_vs_k
 from test_report import fake_results
 
 METHODS = ["KMeans", "NMF", "GNMF", "CNMF"]

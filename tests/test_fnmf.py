@@ -12,7 +12,7 @@ from src.methods.fnmf import (
     fnmf_rules,
     paper_factor,
 )
-from src.methods.knn_graph import knn_graph
+from src.methods.graph.knn import knn_graph
 from src.methods.nmf import NMF
 
 from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone,

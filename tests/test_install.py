@@ -1,6 +1,6 @@
 """A real install: the packaging in pyproject.toml, where the configs are found (src/config_dir.py), and a wheel
-installed outside the checkout running ``python -m src.run``, ``python -m src.data`` and ``repro-mf`` from
-another directory."""
+installed outside the checkout, as the package ``repro_mf``, running ``python -m repro_mf.run``, ``python -m
+repro_mf.data`` and ``repro-mf`` from another directory."""
 
 import importlib
 import json
@@ -25,21 +25,22 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 # --- packaging (fast) -------------------------------------------------------------------------------------
 
 def test_every_subpackage_and_the_configs_are_packaged():
-    found = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / "src").rglob("__init__.py")
-             if "__pycache__" not in path.parts}
-    assert set(SETUPTOOLS["packages"]) == found | {"src.conf"}
-    assert SETUPTOOLS["package-dir"] == {"src.conf": "conf"}
+    found = {".".join(("repro_mf", *path.parent.relative_to(REPO / "src").parts))
+             for path in (REPO / "src").rglob("__init__.py") if "__pycache__" not in path.parts}
+    assert set(SETUPTOOLS["packages"]) == found | {"repro_mf.conf"}
+    assert SETUPTOOLS["package-dir"] == {"repro_mf": "src", "repro_mf.conf": "conf"}
 
 
 def test_every_file_of_conf_is_package_data():
-    patterns = SETUPTOOLS["package-data"]["src.conf"]
+    patterns = SETUPTOOLS["package-data"]["repro_mf.conf"]
     shipped = {path for pattern in patterns for path in (REPO / "conf").glob(pattern)}
     assert {path for path in (REPO / "conf").rglob("*") if path.is_file()} == shipped
 
 
 def test_the_console_script_is_the_command_line_of_src_run():
     module, _, function = PYPROJECT["project"]["scripts"]["repro-mf"].partition(":")
-    assert module == "src.run" and callable(getattr(importlib.import_module(module), function))
+    assert module == "repro_mf.run"
+    assert callable(getattr(importlib.import_module(module.replace("repro_mf", "src", 1)), function))
 
 
 # --- where the configs are (fast) -------------------------------------------------------------------------
@@ -113,13 +114,15 @@ def run_installed(installed, *args, **env):
 @pytest.mark.integration  # builds and installs a wheel: ~10 s
 def test_the_installed_copy_is_imported_with_its_own_configs(installed):
     site, _ = installed
-    probe = ("import json, sys, src, src.config_dir as c; "
-             "print(json.dumps([src.__file__, str(c.CONF_DIR), sys.path]))")
+    probe = ("import json, sys, repro_mf, repro_mf.config_dir as c; "
+             "print(json.dumps([repro_mf.__file__, str(c.CONF_DIR), sys.path, "
+             "__import__('importlib.util').util.find_spec('src') is None]))")
     done = run_installed(installed, sys.executable, "-c", probe)
     assert done.returncode == 0, done.stderr
-    module, conf, path = json.loads(done.stdout)
+    module, conf, path, no_src = json.loads(done.stdout)
     assert Path(module).resolve().is_relative_to(site.resolve())
-    assert Path(conf).resolve() == (site / "src" / "conf").resolve() and (Path(conf) / "config.yaml").is_file()
+    assert Path(conf).resolve() == (site / "repro_mf" / "conf").resolve() and (Path(conf) / "config.yaml").is_file()
+    assert no_src and not (site / "src").exists()  # no top-level `src` for another project to overwrite
     assert not any(entry and Path(entry).resolve() in (REPO, REPO / "src") for entry in path)
 
 
@@ -127,7 +130,7 @@ def test_the_installed_copy_is_imported_with_its_own_configs(installed):
 def test_the_installed_copy_runs_from_another_directory(installed, mirror):
     site, elsewhere = installed
     run = site.parent / "run"
-    done = run_installed(installed, sys.executable, "-m", "src.run", "method=nmf", "dataset=yale",
+    done = run_installed(installed, sys.executable, "-m", "repro_mf.run", "method=nmf", "dataset=yale",
                          "protocol.ks=[2]", "protocol.n_trials=1", "method.params.stopping=fixed",
                          "method.params.n_starts=1", "method.params.max_iter=20", f"paths.mirror={mirror}",
                          f"hydra.run.dir={run}")
@@ -135,18 +138,18 @@ def test_the_installed_copy_runs_from_another_directory(installed, mirror):
     assert len((run / "results.csv").read_text().splitlines()) == 2  # the header and the one cell
     sources = yaml.safe_load((run / ".hydra" / "hydra.yaml").read_text())["hydra"]["runtime"]["config_sources"]
     main, = (source["path"] for source in sources if source["provider"] == "main")
-    assert Path(main).resolve() == (site / "src" / "conf").resolve()
+    assert Path(main).resolve() == (site / "repro_mf" / "conf").resolve()
     assert (elsewhere / "data" / "raw").is_dir()  # paths.data_dir is relative to the working directory
 
 
 @pytest.mark.integration
 def test_the_installed_data_command_helps_and_refuses_a_misspelled_name(installed):
-    done = run_installed(installed, sys.executable, "-m", "src.data", "--help")
+    done = run_installed(installed, sys.executable, "-m", "repro_mf.data", "--help")
     assert done.returncode == 0 and "yale" in done.stdout and "usage" in done.stdout
-    done = run_installed(installed, sys.executable, "-m", "src.data", "yael")
+    done = run_installed(installed, sys.executable, "-m", "repro_mf.data", "yael")
     assert done.returncode == 2 and not done.stdout
     assert done.stderr.strip().count("\n") == 0 and "did you mean 'yale'" in done.stderr
-    done = run_installed(installed, sys.executable, "-m", "src.data")
+    done = run_installed(installed, sys.executable, "-m", "repro_mf.data")
     assert done.returncode == 2 and all(name in done.stdout for name in ("orl", "yale", "coil20"))
 
 

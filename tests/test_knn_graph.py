@@ -1,11 +1,11 @@
-"""Tests of :mod:`src.methods.knn_graph`: the kNN graphs (Cai's constructW), the label graph, the Laplacian,
+"""Tests of :mod:`src.methods.graph.knn`: the kNN graphs (Cai's constructW), the label graph, the Laplacian,
 and the scalable neighbour search.
 
 * the graph equals constructW written out densely (binary, heat, cosine weights), is symmetric with no self
   loops, and never builds a dense n x n array; the label graph and the Laplacian follow their definitions;
 * ``algorithm="auto"`` is the exact search, bit for bit, up to ``EXACT_MAX_SAMPLES`` samples (every
   experiment of the papers), in the graph, in NPNMF's weights and in every graph method's fit;
-* the NN-descent path (:mod:`src.methods.nndescent`, tested on its own in test_nndescent.py) finds nearly
+* the NN-descent path (:mod:`src.methods.graph.nndescent`, tested on its own in test_nndescent.py) finds nearly
   every exact edge of clustered data, gives a symmetric graph with a zero diagonal and no self loops even
   with duplicated samples, and is reproducible from its seed. What the graph code hands to the search (the
   over-query, the seeded Generator) and keeps of it (the first k) is checked with a stand-in;
@@ -25,11 +25,11 @@ import scipy.sparse as sp
 from sklearn.neighbors import kneighbors_graph, NearestNeighbors
 
 from src.errors import ConfigError
-from src.methods import knn_graph as kg
-from src.methods import nndescent
+from src.methods.graph import knn as kg
+from src.methods.graph import nndescent
 from src.methods.fnmf import FNMF
 from src.methods.gnmf import GNMF, SemiGNMF
-from src.methods.knn_graph import degree, knn_graph, label_graph, laplacian
+from src.methods.graph.knn import degree, knn_graph, label_graph, laplacian
 from src.methods.npnmf import lle_weights, NPNMF
 from src.methods.pcgnmf import PCGNMF
 from src.methods.sda import SDA

@@ -1,11 +1,11 @@
-"""Tests of the label constraint matrix A (src.methods.label_matrix), the CNMF and CCF papers' example."""
+"""Tests of the label constraint matrix A (src.methods.graph.label_matrix), the CNMF and CCF papers' example."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from src.errors import ConfigError
-from src.methods.label_matrix import label_matrix, n_constraint_columns
+from src.methods.graph.label_matrix import label_matrix, n_constraint_columns
 
 
 # -- the label constraint matrix ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from src.errors import ConfigError
 from src.methods.concept import CF, normalize_v_columns
 from src.methods.lcf import LCF, lcf_rules
-from src.methods.loop import Handoff, Stopping, solve
+from src.methods.core.loop import Handoff, Stopping, solve
 
 from helpers import FIXED, assert_same_fit, check_float32_fit, monotone, random_init, traced_peak
 

@@ -1,4 +1,4 @@
-"""src.methods.loop: Deng Cai's multi-start protocol and stopping rule, and the estimators' use of it."""
+"""src.methods.core.loop: Deng Cai's multi-start protocol and stopping rule, and the estimators' use of it."""
 
 import warnings
 
@@ -7,7 +7,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from src import methods
-from src.methods.loop import Handoff, Stopping, per_start, solve
+from src.methods.core.loop import Handoff, Stopping, per_start, solve
 
 
 def cais_loop(values_after, tol, max_iter):

@@ -8,7 +8,7 @@ from sklearn.decomposition import NMF as SklearnNMF
 
 from src import methods
 from src.errors import ConfigError
-from src.methods.base import Factorization
+from src.methods.core.estimator import Factorization
 
 from helpers import FIXED, check_float32_fit, check_starts_together_equal_each_alone, initial_factors
 

@@ -8,7 +8,7 @@ from src.errors import ConfigError
 from src.methods.cnmf import CNMF
 from src.methods.cnmf_kl import CNMFKL
 from src.methods.concept import CCF, CF
-from src.methods.label_matrix import n_constraint_columns
+from src.methods.graph.label_matrix import n_constraint_columns
 
 from helpers import FIXED, monotone, partial_labels, random_init
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
-from src.metrics import accuracy, contingency, nmi
+from src.protocol.metrics import accuracy, contingency, nmi
 
 
 def brute_force_accuracy(y_true, y_pred):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from scipy.special import rel_entr
 
-from src.methods import nmf_kl, products
-from src.methods.multiplicative import EPS
+from src.methods import nmf_kl
+from src.methods.core import products
+from src.methods.core.multiplicative import EPS
 from src.methods.nmf_kl import KLProducts, kl_rules
 
 

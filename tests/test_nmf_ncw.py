@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from src.errors import ConfigError
-from src.methods.knn_graph import knn_graph
+from src.methods.graph.knn import knn_graph
 from src.methods.nmf import NMF
 from src.methods.nmf_ncw import NMFNCW, ncw_weights
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`src.methods.nndescent`: the NN-descent neighbour lists.
+"""Tests of :mod:`src.methods.graph.nndescent`: the NN-descent neighbour lists.
 
 * every row is complete: q distinct samples, never the row's own, sorted by distance (ties by index);
 * the lists hold nearly every exact neighbour of clustered data, and all of them when q = n - 1;
@@ -25,7 +25,7 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 from src.errors import ConfigError
-from src.methods.nndescent import approximate_neighbours
+from src.methods.graph.nndescent import approximate_neighbours
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -131,7 +131,7 @@ def test_a_fresh_process_gives_the_same_lists(data, tmp_path):
     np.save(tmp_path / "X.npy", X)
     script = textwrap.dedent(f"""
         import numpy as np
-        from src.methods.nndescent import approximate_neighbours
+        from src.methods.graph.nndescent import approximate_neighbours
         X = np.load({str(tmp_path / "X.npy")!r})
         np.save({str(tmp_path / "found.npy")!r}, approximate_neighbours(X, 15, np.random.default_rng(0)))
     """)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from src.methods.gnmf import GNMF
-from src.methods.knn_graph import knn_graph
+from src.methods.graph.knn import knn_graph
 from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
 
 from helpers import (FIXED, assert_same_fit, check_starts_together_equal_each_alone,

@@ -1,4 +1,4 @@
-"""SampleBlocks (src.methods.products): the fused passes over X by blocks of samples change nothing but speed.
+"""SampleBlocks (src.methods.core.products): the fused passes over X by blocks of samples change nothing but speed.
 
 The one-step tests elsewhere check the updates against the papers' equations on data that fit in one
 block. Here the same fits run with blocks of 3 samples (so that a block ends inside a class, the last block
@@ -12,13 +12,13 @@ import pytest
 
 from threadpoolctl import threadpool_limits
 
-from src.methods import products
+from src.methods.core import products
 from src.methods.concept import CCF, CF
-from src.methods.label_matrix import label_matrix
+from src.methods.graph.label_matrix import label_matrix
 from src.methods.lcf import LCF
 from src.methods.nlcf import NLCF
 from src.methods.nmf import NMF
-from src.methods.products import SampleBlocks
+from src.methods.core.products import SampleBlocks
 
 M, N, K = 7, 20, 3
 

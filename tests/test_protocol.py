@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from src.clustering import best_kmeans
+from src.protocol.clustering import best_kmeans
 from src.errors import ConfigError
-from src.protocol import check_protocol, label_counts, make_trial, run_cell
+from src.protocol.cell import check_protocol, label_counts, make_trial, run_cell
 
 PROTOCOL = {
     "ks": [2, 3],
@@ -129,7 +129,7 @@ def test_cosine_kmeans_groups_by_direction():
     y = np.repeat(np.arange(3), 20)
     Z = directions[y] * rng.uniform(0.1, 10, size=(60, 1)) + 0.01 * rng.random((60, 3))  # scale varies a lot
     labels, objective = best_kmeans(Z, 3, 5, "cosine", seed=0)
-    from src.metrics import accuracy
+    from src.protocol.metrics import accuracy
 
     assert accuracy(y, labels) == 1.0 and objective < 0.01
 
@@ -157,7 +157,7 @@ def test_high_dimensional_kmeans_uses_elkan_with_lloyds_result(monkeypatch):
     """Above ELKAN_ABOVE_DIMS columns the Euclidean KMeans runs Elkan's exact variant: same partition."""
     from sklearn.cluster import KMeans
 
-    import src.clustering as clustering
+    import src.protocol.clustering as clustering
 
     rng = np.random.default_rng(5)
     centres = 3.0 * rng.random((4, 150))
@@ -202,8 +202,8 @@ def test_readouts_leave_the_primary_numbers_alone(y):
 
 def test_argmax_assigns_each_sample_its_largest_coefficient(y):
     from src import methods
-    from src.metrics import accuracy, nmi
-    from src.protocol import largest_coefficient
+    from src.protocol.metrics import accuracy, nmi
+    from src.protocol.cell import largest_coefficient
     X = noisy_blobs(y, seed=1)
     trial = make_trial(y, "toy", 4, 1, 0, PROTOCOL["labels"])
     params = {"max_iter": 40, "stopping": "fixed"}
@@ -218,7 +218,7 @@ def test_argmax_assigns_each_sample_its_largest_coefficient(y):
 
 
 def test_argmax_does_not_apply_to_raw_features_or_mixed_signs(y):
-    from src.protocol import largest_coefficient
+    from src.protocol.cell import largest_coefficient
     assert largest_coefficient(np.array([[1.0, -2.0], [0.5, 3.0]]), 2) is None
     assert largest_coefficient(np.array([[1.0, 2.0, 0.0], [0.5, 3.0, 1.0]]), 2) is None  # not of the rank
     X = noisy_blobs(y)  # nonnegative features: still no argmax readout for the KMeans baseline

@@ -27,16 +27,18 @@ def test_fingerprint_changes_with_a_result_source_and_a_numerical_package(tmp_pa
     assert provenance.fingerprint_of(root, {"numpy": "2.0.1"}) != edited
 
 
-def test_fingerprint_ignores_modules_that_only_present_results(tmp_path):
+def test_fingerprint_follows_the_folders_that_compute_a_cell(tmp_path):
     root = copy_sources(tmp_path)
     before = provenance.fingerprint_of(root, {})
-    for name in ("report.py", "paper_report.py", "tables.py"):
+    for name in ("presentation/report.py", "presentation/tables.py", "run.py", "sweep.py"):
         with open(root / name, "a") as handle:
             handle.write("\n# wording\n")
     assert provenance.fingerprint_of(root, {}) == before
-    sources = {path.relative_to(root).as_posix() for path in provenance.result_sources(root)}
-    assert {"protocol.py", "clustering.py", "methods/nmf.py", "data/fetch.py"} <= sources
-    assert not sources & provenance.PRESENTATION
+    sources = {path.relative_to(root).parts[0] for path in provenance.result_sources(root)}
+    assert sources == set(provenance.RESULT_FOLDERS) == {"methods", "data", "protocol"}
+    with open(root / "protocol" / "clustering.py", "a") as handle:
+        handle.write("\n# a change in a folder that computes\n")
+    assert provenance.fingerprint_of(root, {}) != before
 
 
 def test_record_has_every_field_and_renders_as_a_footer(tmp_path):

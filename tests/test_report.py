@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from src import report
-from src.tables import paper_table, summarize
+from src.presentation import report
+from src.presentation.tables import paper_table, summarize
 
 
 def fake_results(dataset, methods, ks=(2, 3), trials=3, seed=0):
@@ -71,7 +71,8 @@ def test_report_refuses_one_label_under_two_settings_with_one_line(tmp_path, cap
 
 
 def test_paper_report_ends_with_the_provenance_of_report_and_runs(tmp_path):
-    from src import paper_report, provenance
+    from src import provenance
+    from src.presentation import paper_report
 
     runs = tmp_path / "runs"
     for i, method in enumerate(["NMF", "CNMF"]):
@@ -92,7 +93,7 @@ def test_paper_report_ends_with_the_provenance_of_report_and_runs(tmp_path):
 
 
 def test_holm_adjustment_matches_the_step_down_definition():
-    from src.paper_report import holm
+    from src.presentation.paper_report import holm
 
     assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
@@ -108,7 +109,7 @@ def test_holm_adjustment_matches_the_step_down_definition():
 
 def test_tuned_family_stands_by_its_label_free_value_not_the_oracles_pick():
     from src.errors import ConfigError
-    from src.paper_report import choose_tuned
+    from src.presentation.paper_report import choose_tuned
 
     frames = []
     for alpha, shift in ((1, 0.3), (100, 0.0)):  # alpha = 1 scores higher: an oracle would pick it

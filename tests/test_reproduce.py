@@ -6,7 +6,8 @@ import pytest
 import yaml
 from hydra import compose, initialize_config_dir
 
-from src import paper_report, papers, reproduce
+from src import reproduce
+from src.presentation import paper_report, papers
 from src.errors import ConfigError
 from src.run import CONF_DIR
 
@@ -139,7 +140,7 @@ def test_dry_run_prints_every_command_in_dependency_order(capsys):
     out = capsys.readouterr().out
     assert out.index("# cnmf ->") < out.index("# pcgnmf ->")
     assert "python -m src.run -m +paper/cnmf=experiment method=gnmf,semignmf method.params.alpha=1,10,100,1000" in out
-    assert "figures: src.papers.lcf.figures" in out and "figures: src.papers.cnmf.figures" in out
+    assert "figures: src.presentation.papers.lcf.figures" in out and "figures: src.presentation.papers.cnmf.figures" in out
 
 
 def test_a_failing_sweep_stops_with_one_line(tmp_path, monkeypatch, caplog):

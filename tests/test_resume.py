@@ -22,7 +22,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from threadpoolctl import threadpool_limits
 
-from src import report
+from src.presentation import report
 from src.run import CONF_DIR, run_experiment
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """Numerical robustness: 10,000 iterations of every factorization on degenerate data, never NaN or inf.
 
-Every registered method that iterates a factorization (the :class:`~src.methods.base.Factorization`
+Every registered method that iterates a factorization (the :class:`~src.methods.core.estimator.Factorization`
 subclasses; KMeans, COP-KMeans and SDA do not) runs 10,000 iterations on an 8 x 6 matrix that has an all-zero
 sample, an all-zero feature, three identical samples and rank 2, factorized at rank 5 (above the data rank),
 at three scales: 1, 1e-100 (tiny) and 1e100 (huge). The factors, the embedding, the basis and the objective
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from src import methods
-from src.methods.base import Factorization
+from src.methods.core.estimator import Factorization
 
 from helpers import FIXED
 

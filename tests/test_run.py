@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from src import report
+from src.presentation import report
 
 REPO = Path(__file__).resolve().parents[1]
 SMALL = ["protocol.ks=[2,3]", "protocol.n_trials=2", "protocol.kmeans_restarts=3", "method.params.max_iter=30"]

@@ -1,10 +1,10 @@
-"""src.scorecard: published numbers beside ours, verdicts with Holm-adjusted tests, causes where known."""
+"""src.presentation.scorecard: published numbers beside ours, verdicts with Holm-adjusted tests, causes where known."""
 
 import numpy as np
 import pandas as pd
 import yaml
 
-from src import scorecard
+from src.presentation import scorecard
 
 
 def fake_rows(dataset, method, estimator, mean, ks=(2, 3), trials=6, seed=0, **columns):

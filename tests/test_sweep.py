@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from src import papers, sweep
+from src import sweep
+from src.presentation import papers
 from src.errors import ConfigError
 
 SHELL_SAFE = re.compile(r"^[A-Za-z0-9._=,+-]+$")

@@ -8,7 +8,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from src.tables import latex_escape, numeric_table, paper_table, summarize, to_csv, to_latex
+from src.presentation.tables import latex_escape, numeric_table, paper_table, summarize, to_csv, to_latex
 from test_report import fake_results
 
 ODD = ["K_Means", "A&B", "50% NMF", "C#", "x^2 {y} ~z", "$cost", r"back\slash"]

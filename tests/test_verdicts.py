@@ -1,4 +1,4 @@
-"""src.verdicts: Welch comparison of our mean with the paper's, TOST equivalence, Holm, pooling over k."""
+"""src.presentation.verdicts: Welch comparison of our mean with the paper's, TOST equivalence, Holm, pooling over k."""
 
 import math
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from src import verdicts
-from src.verdicts import compare, holm, old_verdict, pooled_over_k, pooled_trials, verdict
+from src.presentation import verdicts
+from src.presentation.verdicts import compare, holm, old_verdict, pooled_over_k, pooled_trials, verdict
 
 
 def judged(*args, p_adjusted=None, **kwargs):

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from src.data import caltech, deng_cai, mnist, user_file
-from src.errors import ConfigError
+from . import caltech, deng_cai, mnist, user_file
+from ..errors import ConfigError
 
 logger = logging.getLogger(__name__)
 

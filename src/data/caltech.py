@@ -51,9 +51,9 @@ import numpy as np
 import sklearn
 from sklearn.cluster import MiniBatchKMeans
 
-from src.data.fetch import CALTECH_TOP10_CLASSES, REGISTRY, fetch
-from src.errors import ConfigError, DataError
-from src.files import atomic_path
+from .fetch import CALTECH_TOP10_CLASSES, REGISTRY, fetch
+from ..errors import ConfigError, DataError
+from ..files import atomic_path
 
 logger = logging.getLogger(__name__)
 

@@ -58,8 +58,8 @@ from typing import Callable
 import pooch
 import requests
 
-from src.errors import DataError, one_line
-from src.files import make_readable
+from ..errors import DataError, one_line
+from ..files import make_readable
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from src.data.fetch import fetch
-from src.errors import ConfigError, DataError
+from .fetch import fetch
+from ..errors import ConfigError, DataError
 
 logger = logging.getLogger(__name__)
 

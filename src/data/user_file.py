@@ -47,8 +47,8 @@ import scipy.io
 import scipy.sparse
 from omegaconf import DictConfig, OmegaConf, open_dict
 
-from src.data.fetch import record_user_file
-from src.errors import ConfigError, DataError, one_line
+from .fetch import record_user_file
+from ..errors import ConfigError, DataError, one_line
 
 logger = logging.getLogger(__name__)
 

@@ -23,12 +23,12 @@ representation", IEEE TPAMI 34(7), pp. 1299-1311, 2012.
 import numpy as np
 import scipy.sparse as sp
 
-from . import frobenius
-from .base import Factorization
-from .label_matrix import label_matrix, n_constraint_columns
-from .loop import Handoff
-from .multiplicative import multiply
-from .products import dot, gram, squared_norm, x_dot, xt_dot
+from .core import frobenius
+from .core.estimator import Factorization
+from .graph.label_matrix import label_matrix, n_constraint_columns
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.products import dot, gram, squared_norm, x_dot, xt_dot
 
 
 def cnmf_rules(X, A: sp.spmatrix):
@@ -65,11 +65,11 @@ class CNMF(Factorization):
     """Constrained NMF, X ~ U (A Z)^T with the Frobenius loss (Liu et al., TPAMI 2012).
 
     Samples labelled with the same class share one row of Z, hence one row of the representation
-    V = A Z. Parameters are those of :class:`~src.methods.base.Factorization`; the method itself has
+    V = A Z. Parameters are those of :class:`~src.methods.core.estimator.Factorization`; the method itself has
     none (the paper calls it parameter free).
 
     ``factors_`` holds ``U`` (m x k) and ``Z`` ((c + n_u) x k), c the number of labelled classes and
-    n_u the number of unlabelled samples (see :func:`~src.methods.label_matrix.label_matrix`);
+    n_u the number of unlabelled samples (see :func:`~src.methods.graph.label_matrix.label_matrix`);
     ``embedding_`` is V = A Z with U's columns scaled to unit L2 norm (Deng Cai's NormalizeUV, applied
     once at the end; the paper is silent on normalization). ``constraint_matrix_`` is the sparse A
     (n x (c + n_u)) of the last fit.

@@ -29,7 +29,7 @@ the method is exactly NMF-KL from the same initial factors (tested). The KL obje
 increase. Cost: one iteration is O(mnk) as NMF-KL (A is sparse; the paper's Table 1 counts a dense A); the
 ratio X / Y is formed block by block by :class:`~src.methods.nmf_kl.KLProducts` (no m x n array, each block
 of X read once for all the starts), and the objective's pass gives the next Z update its (X / Y)^T U through
-a :class:`~src.methods.loop.Handoff`, as in NMF-KL. The products with A and A^T serve all the starts at once.
+a :class:`~src.methods.core.loop.Handoff`, as in NMF-KL. The products with A and A^T serve all the starts at once.
 
 References
 ----------
@@ -41,12 +41,12 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 import numpy as np
 import scipy.sparse as sp
 
-from .base import Factorization
-from .label_matrix import label_matrix, n_constraint_columns
-from .loop import Handoff
-from .multiplicative import multiply
+from .core.estimator import Factorization
+from .graph.label_matrix import label_matrix, n_constraint_columns
+from .core.loop import Handoff
+from .core.multiplicative import multiply
 from .nmf_kl import NMFKL, KLProducts
-from .products import column_sums, dot
+from .core.products import column_sums, dot
 
 
 def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):

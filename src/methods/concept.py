@@ -6,7 +6,7 @@ W (n x k) >= 0, V (n x k) >= 0, and minimizes, with the kernel K = X^T X (n x n)
     O = ||X - X W V^T||_F^2 = Tr(K) - 2 Tr(V^T K W) + Tr(V^T V W^T K W).
 
 CCF (Liu et al. 2014) adds the labels as hard constraints, V = A Z with the label constraint matrix A of
-:func:`~src.methods.label_matrix.label_matrix` (n x r, r = c + n_u), Z (r x k) >= 0 (eq. 4):
+:func:`~src.methods.graph.label_matrix.label_matrix` (n x r, r = c + n_u), Z (r x k) >= 0 (eq. 4):
 O = ||X - X W Z^T A^T||^2. Its multiplicative rules (eqs. 10-11; CF is the case A = I, its eq. 2):
 
     Z <- Z * (A^T K W) / (A^T A Z W^T K W)            (eq. 11)
@@ -18,10 +18,10 @@ and prove Z first without fixing an order. With no label A = I and CCF is exactl
 Implicit kernel. With feature data every product with K is taken as K B = X^T (X B), O(mnk) time and
 O(mn + nk) memory: no n x n array is ever formed (tested with tracemalloc at n = 3000). W^T K W = (X W)^T
 (X W) and Tr(V^T K W) = <X V, X W>. The products X W and X V of an update are handed to the objective and
-X W on to the next update (:class:`~src.methods.loop.Handoff`), so one iteration costs four m x n x k
+X W on to the next update (:class:`~src.methods.core.loop.Handoff`), so one iteration costs four m x n x k
 products. The starts of a fit advance together: every factor is a stack (s, p, k) and each product with X
-serves all of them at once (:mod:`~src.methods.products`). The products take two passes over X
-(:class:`~src.methods.products.SampleBlocks`): each block of samples gives its rows of K W, their new rows
+serves all of them at once (:mod:`~src.methods.core.products`). The products take two passes over X
+(:class:`~src.methods.core.products.SampleBlocks`): each block of samples gives its rows of K W, their new rows
 of V (Z) and its share of X V; then its rows of K V, of the new W and its share of X W. In CCF a labelled
 class's row of Z pools all its samples: it is updated after the first pass from the class sums of K W, and
 its share of X V is (X A_c) z_c with the class sums X A_c of X computed once.
@@ -84,12 +84,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .base import Factorization, check_bool
-from .label_matrix import label_matrix, n_constraint_columns
-from .loop import Handoff
-from .multiplicative import multiply
+from .core.estimator import Factorization, check_bool
+from .graph.label_matrix import label_matrix, n_constraint_columns
+from .core.loop import Handoff
+from .core.multiplicative import multiply
 from .nmf import NMF
-from .products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
+from .core.products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ def normalize_v_columns(W: np.ndarray, V: np.ndarray, handoff: Handoff | None = 
 def normalizing_v(update, handoff: Handoff, n_select: int):
     """``update`` followed by :func:`normalize_v_columns` where Deng Cai's LCCF_Multi.m normalizes.
 
-    :func:`~src.methods.loop.solve` advances the s > 1 starts together for ``n_select`` updates (stacks of s),
+    :func:`~src.methods.core.loop.solve` advances the s > 1 starts together for ``n_select`` updates (stacks of s),
     then the kept start alone (a stack of one); a single start is never selected. Cai (lines 121-123) then
     normalizes after the ``n_select``-th update of the selection, and after every update of the kept or
     single start, which is what the returned update does (it tells the phases apart by the stack size).
@@ -151,7 +151,7 @@ def normalizing_v(update, handoff: Handoff, n_select: int):
     handoff : Handoff
         The handoff ``update`` leaves (X W, X V) in (rescaled with the factors).
     n_select : int
-        Updates of the selection, min(min_iter, max_iter) as in :func:`~src.methods.loop.solve`.
+        Updates of the selection, min(min_iter, max_iter) as in :func:`~src.methods.core.loop.solve`.
     """
     selection_updates = 0
 
@@ -407,7 +407,7 @@ class CF(_ConceptFactorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
+        As in :class:`~src.methods.core.estimator.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
     normalize_v : bool, default=False
         Apply Deng Cai's NormalizeUV with NormV = 1 (V's columns to unit L2 norm, W's scaled inversely) where
         his ``LCCF_Multi.m`` does while iterating (lines 68, 122-123): see the module docstring. CF's
@@ -445,7 +445,7 @@ class CCF(_ConceptFactorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`.
+        As in :class:`~src.methods.core.estimator.Factorization`.
     init_from_nmf : bool, default=False
         Initialize from NMF as the paper does: fit :class:`~src.methods.nmf.NMF` with the same
         ``n_components``, solver settings (``n_starts``, ``min_iter``, ``max_iter``, ``tol``, ``stopping``)

@@ -40,7 +40,7 @@ Choices where Wagstaff et al. are silent or that differ from their literal pseud
   The distance is Euclidean, as in Wagstaff et al.
 
 Speed (the same computation, no tolerance). Measured on MNIST-70k (n = 70,000, m = 784, K = 10, 10% of each
-class labelled as in the benchmark, ``python -m src.bench``, one BLAS thread, 2 shared cores): the direct step, all
+class labelled as in the benchmark, ``python -m tools.bench``, one BLAS thread, 2 shared cores): the direct step, all
 distances of the 63,004 unlabelled samples (one GEMM, 61 ms) and the cluster sums from scratch (a dense
 K x n membership product, 59 ms), cost 131 ms; the 20 restarts of ``random_state=0`` run 1,937 steps, 366 s
 on the loaded machine (peak RSS 977 MB). Three changes, of which only the last touches the rounding:
@@ -65,7 +65,7 @@ on the loaded machine (peak RSS 977 MB). Three changes, of which only the last t
   (20 restarts, seed 0), MNIST-10k (seeds 0-4), COIL20 (0-4), Yale and ORL (0-2); the tests compare
   with a plain run that recomputes everything at every step.
 
-Result on MNIST-70k: 16.5 ms per step on average, the whole fit 33-34 s (``python -m src.bench --methods
+Result on MNIST-70k: 16.5 ms per step on average, the whole fit 33-34 s (``python -m tools.bench --methods
 copkmeans --datasets mnist``: 32.9 s, peak RSS 637 MB, no copy of X), AC 0.636 / NMI 0.578 as before; on
 MNIST-10k 4.0-4.8 s instead of 18-22 s of CPU. Left out: a float32 first pass (half the memory traffic of
 the gathered rows, with float64 only where it cannot decide) was not needed for the 2-minute target.
@@ -85,8 +85,8 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
-from .base import UNLABELLED, SampleInputMixin, check_labels, check_positive_int
-from .products import block_rows, x_dot, xt_dot
+from .core.estimator import UNLABELLED, SampleInputMixin, check_labels, check_positive_int
+from .core.products import block_rows, x_dot, xt_dot
 
 logger = logging.getLogger(__name__)
 

@@ -87,13 +87,13 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .loop import Handoff
-from .multiplicative import multiply
-from .base import Factorization, check_nonnegative_float, check_positive_int
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.estimator import Factorization, check_nonnegative_float, check_positive_int
 from .gnmf import regularized_v_update
-from .knn_graph import check_algorithm, degree, knn_graph
-from . import frobenius
-from .products import SampleBlocks, column_sums, dot, gram, squared_norm
+from .graph.knn import check_algorithm, degree, knn_graph
+from .core import frobenius
+from .core.products import SampleBlocks, column_sums, dot, gram, squared_norm
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ class FNMF(Factorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`.
+        As in :class:`~src.methods.core.estimator.Factorization`.
     farness : float, default=0.01
         Dimensionless weight of the farness term, 0 <= farness < 1; the term's weight is farness / n.
         0 is NMF. Replaces the paper's (lambda, beta = 200), whose factor underflows to 0.

@@ -53,13 +53,13 @@ pp. 63-72 (GNMF and the semi-supervised SemiGNMF).
 import numpy as np
 import scipy.sparse as sp
 
-from .loop import Handoff
-from .multiplicative import multiply
-from .base import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.estimator import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
-from .knn_graph import check_algorithm, check_t, check_weight, degree, knn_graph, label_graph
-from . import frobenius
-from .products import SampleBlocks, block_slices, dot, gram, squared_norm
+from .graph.knn import check_algorithm, check_t, check_weight, degree, knn_graph, label_graph
+from .core import frobenius
+from .core.products import SampleBlocks, block_slices, dot, gram, squared_norm
 
 
 def regularized_v_update(blocks: SampleBlocks, U: np.ndarray, V: np.ndarray, numerator: np.ndarray | None,
@@ -180,7 +180,7 @@ class GNMF(NormalizedInitMixin, Factorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`.
+        As in :class:`~src.methods.core.estimator.Factorization`.
     alpha : float, default=100.0
         Graph regularization weight (Cai's default, used in the GNMF paper's experiments).
     n_neighbors : int, default=5

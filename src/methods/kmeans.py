@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .base import SampleInputMixin, check_labels, check_positive_int
+from .core.estimator import SampleInputMixin, check_labels, check_positive_int
 
 
 class KMeansBaseline(OneToOneFeatureMixin, TransformerMixin, SampleInputMixin, BaseEstimator):

@@ -23,8 +23,8 @@ Implicit kernel. With nonnegative feature data every product with K is taken as 
 array is formed (tested with tracemalloc at n = 3000), one iteration costs four m x n x k products (X W and
 X V are handed from the update to the objective and X W on to the next update, as in CF) instead of the
 paper's O(n^2 k) (its Table II), in two passes over X as CF's (the rows of both updates are independent:
-:class:`~src.methods.products.SampleBlocks`). As in CF, the starts of a fit advance together, each product
-with X serving all of them (:mod:`~src.methods.products`).
+:class:`~src.methods.core.products.SampleBlocks`). As in CF, the starts of a fit advance together, each product
+with X serving all of them (:mod:`~src.methods.core.products`).
 
 General (mixed-sign) form, section V-C. When X has negative entries we apply Sha et al.'s rule (Theorem 2)
 with K = K+ - K-, which needs K itself: K, K+ and K- are then built (n x n, as in the paper's complexity
@@ -97,11 +97,11 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .base import check_bool, check_nonnegative_float
+from .core.estimator import check_bool, check_nonnegative_float
 from .concept import KERNELS, _ConceptFactorization, data_products
-from .loop import Handoff
-from .multiplicative import multiply
-from .products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
 
 logger = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ class LCF(_ConceptFactorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
+        As in :class:`~src.methods.core.estimator.Factorization`; ``init`` is "random" or {"W": (n, k), "V": (n, k)}.
     lam : float, default=0.3
         The paper's lambda (eq. 3), the weight of the locality term; ``lambda`` is a Python keyword, hence
         the name. 0.3 is the value the paper's section VI states for its experiments; its section VI-E

@@ -19,8 +19,8 @@ The NLCF paper is not among the project's texts, so these rules are derived here
 increase, and mu = 0 is exactly our Frobenius NMF (:mod:`src.methods.nmf`, same update order, tested).
 
 Scale: each iteration costs two m x n x k products (X^T U and X V; X V is reused by the objective), as NMF,
-taken in one pass over X by blocks of samples (:class:`~src.methods.products.SampleBlocks`); the starts of a
-fit advance together, each product with X serving all of them (:mod:`~src.methods.products`).
+taken in one pass over X by blocks of samples (:class:`~src.methods.core.products.SampleBlocks`); the starts of a
+fit advance together, each product with X serving all of them (:mod:`~src.methods.core.products`).
 The objective is not invariant under (U D, V D^-1); as for NMF, ``embedding_`` is V with U's columns scaled
 to unit L2 norm (Deng Cai's NormalizeUV, applied once at the end).
 
@@ -33,18 +33,18 @@ IEEE TNNLS 2014).
 
 import numpy as np
 
-from .base import Factorization, check_nonnegative_float
-from .frobenius import objective as frobenius_objective
-from .loop import Handoff
-from .multiplicative import multiply
-from .products import SampleBlocks, gram, inner, squared_norm, x_dot
+from .core.estimator import Factorization, check_nonnegative_float
+from .core.frobenius import objective as frobenius_objective
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.products import SampleBlocks, gram, inner, squared_norm, x_dot
 
 
 def nlcf_rules(X: np.ndarray, mu: float):
     """Return ``(update, objective)`` of NLCF on X (m x n) >= 0 with locality weight ``mu`` >= 0.
 
     Over stacks of starts: factors {"U": (s, m, k), "V": (s, n, k)}, the objective one value per start. The
-    V update reads X once (:class:`~src.methods.products.SampleBlocks`): X^T U for a block of samples,
+    V update reads X once (:class:`~src.methods.core.products.SampleBlocks`): X^T U for a block of samples,
     their new rows of V and X V accumulated from the same block; the U update and the objective after the
     sweep use that X V.
     """
@@ -94,7 +94,7 @@ class NLCF(Factorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"U": (m, k), "V": (n, k)}.
+        As in :class:`~src.methods.core.estimator.Factorization`; ``init`` is "random" or {"U": (m, k), "V": (n, k)}.
     mu : float, default=0.3
         Weight of the locality penalty. Neither the LCF paper (which tunes every baseline "via cross
         validation" and gives no value) nor our reading of the NLCF paper fixes a default; 0.3 is our

@@ -13,11 +13,11 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 
 import numpy as np
 
-from . import frobenius
-from .base import Factorization
-from .loop import Handoff
-from .multiplicative import multiply
-from .products import SampleBlocks, gram, squared_norm
+from .core import frobenius
+from .core.estimator import Factorization
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.products import SampleBlocks, gram, squared_norm
 
 
 def frobenius_rules(X):
@@ -53,7 +53,7 @@ def frobenius_rules(X):
 class NMF(Factorization):
     """Nonnegative matrix factorization X ~ U V^T with the Frobenius loss.
 
-    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``U`` (m x k)
+    Parameters are those of :class:`~src.methods.core.estimator.Factorization`. ``factors_`` holds ``U`` (m x k)
     and ``V`` (n x k) as iterated; ``embedding_`` is V with U's columns scaled to unit L2 norm.
 
     References

@@ -14,7 +14,7 @@ for the block of Y, the floor, the division and the product). Two passes over X 
 temporary.
 
 The objective after a sweep takes the pass that the next V update needs anyway (same U, V), hands that
-numerator to the update (:class:`~src.methods.loop.Handoff`) and adds the divergence to it, written as
+numerator to the update (:class:`~src.methods.core.loop.Handoff`) and adds the divergence to it, written as
 
     D = sum_ij X_ij log X_ij - sum_ij X_ij log Y_ij - sum_ij X_ij + (1^T U)(V^T 1)
 
@@ -38,11 +38,11 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 import numpy as np
 from scipy.special import xlogy
 
-from . import products
-from .base import Factorization
-from .loop import Handoff
-from .multiplicative import EPS, multiply
-from .products import column_sums, in_parts, part_slices, pass_workers
+from .core import products
+from .core.estimator import Factorization
+from .core.loop import Handoff
+from .core.multiplicative import EPS, multiply
+from .core.products import column_sums, in_parts, part_slices, pass_workers
 
 
 def _stack(A: np.ndarray) -> np.ndarray:
@@ -62,11 +62,11 @@ class KLProducts:
     ``u_numerator(U, V)`` = R V (m x k per start). Factors are stacks of starts (s, p, k) or single
     (p x k) matrices; the results take the same form.
 
-    X is read in blocks of :data:`~src.methods.products.BLOCK_ELEMENTS` entries along its contiguous
+    X is read in blocks of :data:`~src.methods.core.products.BLOCK_ELEMENTS` entries along its contiguous
     orientation (samples when the rows of the data, X^T, are C-ordered; features when X is); an X with
     neither layout is copied once. Within a block the starts take their turn (one R_i = X_b / Y_b,i in cache
     at a time). The block products are small (b x q x k) and run single-threaded; with w > 1 BLAS threads
-    (:func:`~src.methods.products.pass_workers`) the rows are cut into w ranges, one per thread.
+    (:func:`~src.methods.core.products.pass_workers`) the rows are cut into w ranges, one per thread.
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ def kl_rules(X: np.ndarray):
     """Return ``(update, objective)`` of KL-divergence NMF on X (m x n), over stacks of starts.
 
     The objective's pass computes the next V update's numerator at the same factors and hands it over
-    (:class:`~src.methods.loop.Handoff`): with the objective after every update, two passes per iteration.
+    (:class:`~src.methods.core.loop.Handoff`): with the objective after every update, two passes per iteration.
     Single (p x k) factors are accepted too (the objective is then a float).
     """
     products = KLProducts(X)
@@ -221,7 +221,7 @@ def kl_rules(X: np.ndarray):
 class NMFKL(Factorization):
     """Nonnegative matrix factorization X ~ U V^T with the KL divergence.
 
-    Parameters are those of :class:`~src.methods.base.Factorization`, with ``min_iter=10`` by default (the
+    Parameters are those of :class:`~src.methods.core.estimator.Factorization`, with ``min_iter=10`` by default (the
     minIter of Deng Cai's ``GNMF_KL``). ``embedding_`` is V with U's columns scaled to unit L2 norm, the
     normalization ``GNMF_KL_Multi.m`` applies at the end (``Norm = 2``, ``NormV = 0``).
 

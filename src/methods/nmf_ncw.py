@@ -33,7 +33,7 @@ SIGIR 2003, pp. 267-273.
 
 import numpy as np
 
-from .base import Factorization
+from .core.estimator import Factorization
 from .nmf import frobenius_rules
 
 
@@ -54,7 +54,7 @@ def ncw_weights(X: np.ndarray) -> np.ndarray:
 class NMFNCW(Factorization):
     """Normalized-cut weighted NMF (Xu et al. 2003): Frobenius NMF of X D^{-1/2}, D = diag(X^T X 1).
 
-    Parameters are those of :class:`~src.methods.base.Factorization`. ``factors_`` holds ``U`` (m x k)
+    Parameters are those of :class:`~src.methods.core.estimator.Factorization`. ``factors_`` holds ``U`` (m x k)
     and ``V`` (n x k) of the weighted data; ``sample_weights_`` (n,) holds d^(-1/2); ``embedding_`` is V
     with U's columns scaled to unit L2 norm.
 

@@ -58,13 +58,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .loop import Handoff
-from .base import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
+from .core.loop import Handoff
+from .core.estimator import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
                    check_positive_int)
 from .gnmf import regularized_v_update
-from .knn_graph import check_algorithm, nearest_neighbours
-from . import frobenius
-from .products import SampleBlocks, dot, inner, squared_norm
+from .graph.knn import check_algorithm, nearest_neighbours
+from .core import frobenius
+from .core.products import SampleBlocks, dot, inner, squared_norm
 
 logger = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`.
+        As in :class:`~src.methods.core.estimator.Factorization`.
     mu : float, default=100.0
         Weight of the neighbourhood preserving term (not given by the FNMF paper; GNMF's alpha).
     n_neighbors : int, default=5

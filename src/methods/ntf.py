@@ -48,10 +48,10 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import ConfigError
-from .base import Factorization
-from .loop import Handoff
-from .multiplicative import multiply
-from .products import gram, inner, squared_norm, x_dot, xt_dot
+from .core.estimator import Factorization
+from .core.loop import Handoff
+from .core.multiplicative import multiply
+from .core.products import gram, inner, squared_norm, x_dot, xt_dot
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:

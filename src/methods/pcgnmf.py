@@ -57,11 +57,11 @@ graph Laplacian", Neural Processing Letters 42:167-185, 2015 (appendix, eqs. 21-
 import numpy as np
 import scipy.sparse as sp
 
-from .loop import Handoff
-from .base import UNLABELLED, check_nonnegative_float
+from .core.loop import Handoff
+from .core.estimator import UNLABELLED, check_nonnegative_float
 from .gnmf import GNMF, graph_edges, graph_operator, graph_smoothness, regularized_v_update
-from . import frobenius
-from .products import SampleBlocks, column_sums, dot, inner, squared_norm
+from .core import frobenius
+from .core.products import SampleBlocks, column_sums, dot, inner, squared_norm
 
 
 class PairwiseConstraints:
@@ -193,7 +193,7 @@ class PCGNMF(GNMF):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype
-        As in :class:`~src.methods.base.Factorization`.
+        As in :class:`~src.methods.core.estimator.Factorization`.
     alpha : float, default=100.0
         Graph regularization weight (GNMF's default; the paper's value is not known).
     beta : float, default=100.0

@@ -59,8 +59,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
-from .base import UNLABELLED, SampleInputMixin, check_labels, check_nonnegative_float, check_positive_int
-from .knn_graph import check_algorithm, knn_graph, laplacian
+from .core.estimator import UNLABELLED, SampleInputMixin, check_labels, check_nonnegative_float, check_positive_int
+from .graph.knn import check_algorithm, knn_graph, laplacian
 
 logger = logging.getLogger(__name__)
 

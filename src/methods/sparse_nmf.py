@@ -40,11 +40,11 @@ reference [18]).
 
 import numpy as np
 
-from . import frobenius
-from .base import Factorization, check_nonnegative_float
-from .loop import Handoff
-from .multiplicative import EPS, multiply
-from .products import column_norms, column_sums, gram, squared_norm, x_dot, xt_dot
+from .core import frobenius
+from .core.estimator import Factorization, check_nonnegative_float
+from .core.loop import Handoff
+from .core.multiplicative import EPS, multiply
+from .core.products import column_norms, column_sums, gram, squared_norm, x_dot, xt_dot
 
 
 def sparse_rules(X, beta: float):
@@ -85,7 +85,7 @@ class SparseNMF(Factorization):
     Parameters
     ----------
     n_components, max_iter, tol, init, random_state
-        As in :class:`~src.methods.base.Factorization`; ``init`` is "random" or {"U": (m, k), "V": (n, k)}.
+        As in :class:`~src.methods.core.estimator.Factorization`; ``init`` is "random" or {"U": (m, k), "V": (n, k)}.
     beta : float, default=0.1
         Weight of the L1 penalty on the coefficients, in units of the data (see the module docstring);
         ``beta=0`` is NMF.

@@ -1,0 +1,160 @@
+"""The papers this project reproduces, each with one home: ``conf/paper/<name>/``.
+
+A paper's home holds
+
+* ``experiment.yaml``: its Hydra settings (protocol, preprocessing, the sweep's data sets and methods, the
+  output directory), selected with ``python -m src.run -m +paper/<name>=experiment``;
+* ``reproduce.yaml``: what :mod:`src.reproduce` runs: ``prefetch`` (data sets fetched and built first),
+  ``sweeps`` (each a list of Hydra overrides added to the experiment; a nested list, e.g. a YAML alias of
+  an entry of ``parts``, is spliced in), ``depends_on`` (papers whose runs this one's report also reads; they
+  run first) and ``report`` (``datasets``: keep only these in the report);
+* ``published.yaml`` (and ``tables.csv`` when the paper's tables survive): its published numbers and claims,
+  read by :mod:`src.presentation.paper_report`.
+
+What is the paper's own in code (extra figures) lives in ``src/presentation/papers/<name>.py``, which defines
+``figures(out: Path)``; papers without such a module have no extra figures. Adding a paper means adding
+those two places.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import yaml
+
+from ...config_dir import CONF_DIR
+from ...errors import ConfigError
+
+#: The root of the paper homes.
+HOME = CONF_DIR / "paper"
+#: Where ``make reproduce-<paper>`` writes (relative to the working directory, as ``paths.output_dir``).
+OUTPUTS = Path("outputs") / "reproduce"
+SETTINGS = "reproduce.yaml"
+KEYS = ("prefetch", "sweeps", "depends_on", "report", "parts")
+REPORT_KEYS = ("datasets",)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper's home, as read from ``<home>/<name>/reproduce.yaml``."""
+
+    name: str
+    home: Path
+    prefetch: tuple[str, ...] = ()
+    sweeps: tuple[tuple[str, ...], ...] = ()
+    depends_on: tuple[str, ...] = ()
+    report_datasets: tuple[str, ...] | None = None
+
+    @property
+    def experiment(self) -> str:
+        """The Hydra override selecting the paper's ``experiment.yaml``."""
+        return f"+paper/{self.name}=experiment"
+
+    @property
+    def published(self) -> Path:
+        return self.home / "published.yaml"
+
+    @property
+    def tables(self) -> Path:
+        return self.home / "tables.csv"
+
+    def sweep_overrides(self) -> list[list[str]]:
+        """Each sweep's full override list: the experiment, then the sweep's own overrides."""
+        return [[self.experiment, *sweep] for sweep in self.sweeps]
+
+    def out(self, outputs: Path = OUTPUTS) -> Path:
+        return Path(outputs) / self.name
+
+    def runs(self, out: Path | None = None) -> list[Path]:
+        """The run directories the paper's report in ``out`` (default :meth:`out`) reads: ``out/runs``, then
+        the runs of each paper it depends on, beside ``out``."""
+        out = Path(out) if out is not None else self.out()
+        return [out / "runs", *(out.parent / name / "runs" for name in self.depends_on)]
+
+    def module(self) -> ModuleType | None:
+        """``src.presentation.papers.<name>`` if the paper has its own code, else None."""
+        if not (Path(__file__).resolve().parent / f"{self.name}.py").is_file():
+            return None
+        return importlib.import_module(f"{__name__}.{self.name}")
+
+
+def names(home: Path = HOME) -> list[str]:
+    """Every paper with a home under ``home`` (a directory holding ``reproduce.yaml``), sorted."""
+    return sorted(path.parent.name for path in Path(home).glob(f"*/{SETTINGS}"))
+
+
+def _strings(value, where: str) -> tuple[str, ...]:
+    """A list of strings, nested lists spliced in (YAML aliases of shared parts)."""
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}={value!r} must be a list")
+    out = []
+    for item in value:
+        if isinstance(item, list):
+            out.extend(_strings(item, where))
+        elif isinstance(item, str) and item:
+            out.append(item)
+        else:
+            raise ConfigError(f"{where} holds {item!r}; each entry must be a non-empty string "
+                              "(quote values with commas)")
+    return tuple(out)
+
+
+def load(name: str, home: Path = HOME) -> Paper:
+    """The paper ``name`` of ``home``; one-line :class:`ConfigError` if it has no home or a bad one."""
+    path = Path(home) / name / SETTINGS
+    if not path.is_file():
+        raise ConfigError(f"paper={name!r} has no {path} (papers: {', '.join(names(home)) or 'none'})")
+    try:
+        settings = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(settings, dict):
+        raise ConfigError(f"{path} must be a mapping with keys {', '.join(KEYS)}")
+    unknown = sorted(set(settings) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {', '.join(unknown)} (known: {', '.join(KEYS)})")
+    report = settings.get("report") or {}
+    if not isinstance(report, dict) or set(report) - set(REPORT_KEYS):
+        raise ConfigError(f"{path}: report={report!r} must be a mapping with keys {', '.join(REPORT_KEYS)}")
+    depends_on = _strings(settings.get("depends_on") or [], f"{path}: depends_on")
+    missing = [dep for dep in depends_on if not (Path(home) / dep / SETTINGS).is_file()]
+    if missing:
+        raise ConfigError(f"{path}: depends_on names {', '.join(missing)}, which has no home under {home}")
+    return Paper(name=name, home=Path(home) / name,
+                 prefetch=_strings(settings.get("prefetch") or [], f"{path}: prefetch"),
+                 sweeps=tuple(_strings(sweep, f"{path}: sweeps[{i}]")
+                              for i, sweep in enumerate(settings.get("sweeps") or [])),
+                 depends_on=depends_on,
+                 report_datasets=_strings(report["datasets"], f"{path}: report.datasets")
+                 if report.get("datasets") else None)
+
+
+def in_order(selected: list[str] | None = None, home: Path = HOME) -> list[Paper]:
+    """The papers ``selected`` (default: all), each after the papers it depends on (only those selected).
+
+    Papers keep their given order (all: sorted by name) where no dependency constrains them; a cycle is a
+    :class:`ConfigError`.
+    """
+    selected = list(dict.fromkeys(selected if selected is not None else names(home)))
+    papers = {name: load(name, home) for name in selected}
+    ordered: list[Paper] = []
+    visiting: list[str] = []
+
+    def visit(name: str) -> None:
+        if any(p.name == name for p in ordered):
+            return
+        if name in visiting:
+            raise ConfigError(f"papers depend on each other in a cycle: {' -> '.join([*visiting, name])}")
+        visiting.append(name)
+        for dep in papers[name].depends_on:
+            if dep in papers:
+                visit(dep)
+        visiting.pop()
+        ordered.append(papers[name])
+
+    for name in selected:
+        visit(name)
+    return ordered

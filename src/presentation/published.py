@@ -1,0 +1,159 @@
+"""Every published number of a paper beside ours, with the noise-aware verdict of :mod:`src.presentation.verdicts`.
+
+One row per number a paper prints or quotes and we have data for:
+
+* a **per-k cell** of a printed table (``tables.csv``: mean and standard deviation over the paper's trials,
+  ``trials`` of ``published.yaml``, 10 in the LCF paper: "ran the test ten times", l.366);
+* an **average** over k, printed in a table (its per-k cells give the paper's side: all of its trials pooled)
+  or alone (FNMF's Tables 2-3, Cai's demo: no deviation printed, so ours stands for both sides);
+* a **quoted gain** of one method over another (percentage points on the average over k): ours is the mean
+  of the paired (k, trial) differences averaged over k, with their standard deviation and count for both
+  sides.
+
+Averages use all of their trials on both sides: the standard error of the mean of the per-k means
+(:func:`src.presentation.verdicts.pooled_over_k`, :func:`src.presentation.verdicts.pooled_trials`). :func:`judge` adjusts the
+zero-difference p-values of all rows together with Holm's method and gives each row its verdict, beside the
+old 5-point rule (for gains, the old paired Wilcoxon verdict of :func:`src.presentation.paper_report.paired_gain`).
+
+A row's ``key`` (data set and the number's name) is the same under every reading of a paper
+(:mod:`src.explain`), so that a reading's effect on a number can be read off by key.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .paper_report import paired_gain, verdict as wilcoxon_verdict
+from .verdicts import compare, holm, old_verdict, pooled_over_k, pooled_trials, verdict
+
+METRIC = {"acc": "AC", "nmi": "NMI"}
+KINDS = ("per-k cell", "average", "quoted gain")
+
+
+def _is_average(k) -> bool:
+    return str(k).startswith("Avg")
+
+
+def _trials_by_k(frame: pd.DataFrame, dataset: str, method: str, metric: str) -> dict[int, np.ndarray]:
+    """Our per-trial values (points) of one method on one data set, per k."""
+    rows = frame[(frame["dataset"] == dataset) & (frame["method"] == method)]
+    return {int(k): 100 * group[metric].to_numpy(dtype=float) for k, group in rows.groupby("k")}
+
+
+def _row(paper: str, dataset: str, kind: str, name: str, paper_side: tuple, ours_side: tuple | None, **extra) -> dict:
+    """A number's row: the paper's (mean, std, n) and ours, compared when both are there."""
+    row = {"paper": paper, "dataset": dataset, "kind": kind, "number": name, "key": f"{dataset}: {name}",
+           "paper value": paper_side[0], "paper std": paper_side[1], "paper n": paper_side[2],
+           "ours": None, "ours std": None, "ours n": None, "comparison": None, **extra}
+    if ours_side is None or ours_side[2] < 2:
+        return row
+    row.update({"ours": ours_side[0], "ours std": ours_side[1], "ours n": ours_side[2]})
+    row["comparison"] = compare(ours_side[0], ours_side[1], ours_side[2], *paper_side)
+    return row
+
+
+def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.DataFrame | None) -> list[dict]:
+    """Rows of the printed tables (per-k cells and their Avg rows) and of the printed averages."""
+    names = published.get("method_names", {})
+    frame = frame.assign(method=frame["method"].replace(names))
+    trials = published.get("trials")
+    rows = []
+    if tables is not None:
+        tables = tables.assign(method=tables["method"].replace(names))
+        for (dataset, metric, method), block in tables.groupby(["dataset", "metric", "method"], sort=False):
+            ours = _trials_by_k(frame, dataset, method, metric)
+            per_k = block[~block["k"].map(_is_average)]
+            for _, cell in per_k.iterrows():
+                values = ours.get(int(cell["k"]))
+                side = None if values is None else (float(values.mean()), float(values.std(ddof=1)), values.size)
+                rows.append(_row(name, dataset, "per-k cell", f"{method} {METRIC[metric]}, table, k = {cell['k']}",
+                                 (float(cell["mean"]), float(cell["std"]), trials), side))
+            if block["k"].map(_is_average).any() and not per_k.empty:
+                paper_side = pooled_over_k(per_k["mean"].astype(float), per_k["std"].astype(float),
+                                           [trials] * len(per_k))
+                printed = float(block[block["k"].map(_is_average)]["mean"].iloc[0])
+                wanted = [ours.get(int(k)) for k in per_k["k"]]
+                side = None if any(v is None for v in wanted) else pooled_trials(wanted)
+                rows.append(_row(name, dataset, "average", f"{method} {METRIC[metric]}, table average over k",
+                                 (printed, paper_side[1], paper_side[2]), side))
+    for entry in published.get("published_averages", []):
+        dataset, metric = entry["dataset"], entry["metric"]
+        for method, value in entry.items():
+            if method in ("dataset", "metric"):
+                continue
+            ours = _trials_by_k(frame, dataset, method, metric)
+            side = pooled_trials(list(ours.values())) if ours else None
+            rows.append(_row(name, dataset, "average", f"{method} {METRIC[metric]}, average over k",
+                             (float(value), None, None), side))
+    return rows
+
+
+def gain_numbers(name: str, frame: pd.DataFrame, published: dict) -> list[dict]:
+    """Rows of the gains the paper's text quotes, each on our paired (k, trial) differences."""
+    rows = []
+    for claim in published.get("claims", []):
+        dataset, metric = claim["dataset"], claim["metric"]
+        result = paired_gain(frame, dataset, claim["method"], claim["baseline"], metric)
+        side = None if result is None else \
+            pooled_trials([100 * group.to_numpy() for _, group in result["differences"].groupby(level="k")])
+        label = (f"{claim['method']} over {claim['baseline']}, {METRIC[metric]} gain ({claim['source']})")
+        rows.append(_row(name, dataset, "quoted gain", label, (float(claim["gain"]), None, None), side,
+                         wilcoxon=result))
+    return rows
+
+
+def numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.DataFrame | None) -> list[dict]:
+    """Every published number of paper ``name`` with ours beside it (not yet judged: :func:`judge`).
+
+    ``frame`` holds the rows of the paper's tables (tuned families already stood in by their label-free
+    value, :func:`src.presentation.paper_report.choose_tuned`).
+    """
+    return table_numbers(name, frame, published, tables) + gain_numbers(name, frame, published)
+
+
+def judge(rows: list[dict]) -> list[dict]:
+    """Give every row its verdict: Holm over all rows compared, then agrees / differs / can't tell.
+
+    Adds ``difference``, ``p_holm``, ``verdict`` and ``old verdict`` (the 5-point rule; for gains the
+    paired one-sided Wilcoxon test, Holm-adjusted over the gains) to each row, in place; returns ``rows``.
+    """
+    compared = [row for row in rows if row["comparison"] is not None]
+    for row, adjusted in zip(compared, holm([row["comparison"].p_zero for row in compared])):
+        row["p_holm"] = adjusted
+    tested = [row["wilcoxon"] for row in rows if row.get("wilcoxon") is not None]
+    for result, adjusted in zip(tested, holm([result["p"] for result in tested])):
+        result["p_holm"] = adjusted
+    for row in rows:
+        comparison = row["comparison"]
+        if comparison is None:
+            row.update({"difference": None, "p_holm": None, "verdict": "not run", "old verdict": "not run"})
+            continue
+        row["difference"] = comparison.difference
+        row["verdict"] = verdict(comparison, row["p_holm"])
+        row["old verdict"] = wilcoxon_verdict(row["wilcoxon"]) if row["kind"] == "quoted gain" \
+            else old_verdict(comparison.difference)
+    return rows
+
+
+def counts(rows: list[dict], column: str = "verdict") -> dict[str, dict[str, int]]:
+    """Verdict counts per kind of number: {kind: {verdict: count}}."""
+    out = {}
+    for kind in KINDS:
+        chosen = [row[column] for row in rows if row["kind"] == kind]
+        if chosen:
+            out[kind] = dict(pd.Series(chosen).value_counts().sort_index())
+    return out
+
+
+def interval(row: dict, level: str = "ci90") -> str:
+    """A row's confidence interval of the difference as text, or n/a."""
+    comparison = row.get("comparison")
+    if comparison is None:
+        return "n/a"
+    lo, hi = getattr(comparison, level)
+    if math.isnan(lo):
+        return "n/a"
+    return f"[{lo:+.2f}, {hi:+.2f}]"

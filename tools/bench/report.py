@@ -1,0 +1,193 @@
+"""bench.md and bench.csv from the rows of a run (:class:`.targets.Target`), written atomically.
+
+bench.md: the run's header, one summary line per target of issue #13 (:func:`.targets.summarize`), one
+section per item with every row, the time to convergence beside the per-iteration ratios, and the
+provenance footer (:func:`src.provenance.markdown`). bench.csv: every row with its numbers (one column per
+key of the rows' ``extra``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from src import provenance
+from src.files import write_atomic
+from .targets import ITEMS, Target, summarize
+
+MARKDOWN, CSV = "bench.md", "bench.csv"
+TRIAL = "protocol trial: AC float32 - float64"
+COLUMNS = ("item", "name", "method", "dataset", "threads", "measured", "unit", "op", "limit", "result", "detail",
+           "failure", "missing")
+
+
+def number(value, unit: str = "") -> str:
+    """A measured value as the report shows it: n/a for None or NaN."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if unit == "x":
+        return f"{value:.2f}x"
+    if unit in ("s", "min"):
+        return f"{value:,.{3 if abs(value) < 1 else 1}f} {unit}"
+    if unit == "ms":
+        return f"{value:.3f} ms"
+    return f"{value:.4g}"
+
+
+def limit_text(row: Target) -> str:
+    return f"{row.op} {number(row.limit, row.unit)}" if row.op else ""
+
+
+def measured_text(row: Target) -> str:
+    if row.failure:
+        return row.failure
+    if row.missing:
+        return row.missing
+    return number(row.measured, row.unit)
+
+
+def result_text(result: str) -> str:
+    return f"**{result}**" if result == "FAIL" else result
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A Markdown table (pipes in cells escaped)."""
+    def line(cells):
+        return "| " + " | ".join(str(c).replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+    return [line(header), "| " + " | ".join("---" for _ in header) + " |", *map(line, rows), ""]
+
+
+def worst(rows: Sequence[Target]) -> Target | None:
+    """The measured row farthest on the wrong side of its limit (the largest for <=, <; smallest for >=)."""
+    judged = [r for r in rows if r.op and r.result in ("PASS", "FAIL")]
+    if not judged:
+        return None
+    return max(judged, key=lambda r: -r.measured if r.op == ">=" else r.measured)
+
+
+def summary_lines(rows: Sequence[Target]) -> list[str]:
+    body = []
+    for summary in summarize(rows):
+        mine = [r for r in rows if r.item == summary.item]
+        bad = worst(mine)
+        where = "" if bad is None else f"{bad.method} on {bad.dataset}" if bad.method else bad.dataset
+        body.append([str(summary.item), ITEMS[summary.item], result_text(summary.result), summary.passed,
+                     summary.failed, summary.missing, f"{where}: {number(bad.measured, bad.unit)}" if bad else ""])
+    return table(["#", "target", "result", "pass", "fail", "not measured", "worst measured"], body)
+
+
+def item_table(rows: Sequence[Target]) -> list[str]:
+    if not rows:
+        return []
+    body = [[r.dataset, r.method, "" if r.threads is None else r.threads, r.name, measured_text(r), limit_text(r),
+             result_text(r.result), r.detail] for r in rows]
+    return table(["data set", "method", "threads", "measured", "value", "limit", "result", "detail"], body)
+
+
+def trial_table(rows: Sequence[Target]) -> list[str]:
+    body = []
+    for r in rows:
+        e = r.extra
+        body.append([r.method, r.dataset, e["k"], e["trial"], e["n"]]
+                    + [f"{e[f'{metric}_{v}']:.3f}" for metric in ("acc", "nmi") for v in ("f64", "f32", "f64b")]
+                    + [f"{e['n_iter_f64']} / {e['n_iter_f32']} / {e['n_iter_f64b']}"])
+    return table(["method", "data set", "k", "trial", "n", "AC f64", "AC f32", "AC f64 seed 2", "NMI f64", "NMI f32",
+                  "NMI f64 seed 2", "iterations f64 / f32 / f64 seed 2"], body)
+
+
+def ratio_text(row: Target | None) -> str:
+    return number(row.measured, "x") if row is not None and row.measured is not None else "n/a"
+
+
+def convergence_table(rows: Sequence[Target]) -> list[str]:
+    """Item 6 with the per-iteration ratios of item 2 (one thread, all cores) for the same method and data set."""
+    ratios = {(r.method, r.dataset, r.threads): r for r in rows if r.item == 2 and r.method}
+    most = max((threads for (_, _, threads) in ratios if threads), default=1)
+    body = []
+    for r in (r for r in rows if r.item == 6 and r.method):
+        e = r.extra
+        body.append([r.dataset, r.method, measured_text(r), e.get("n_iter", ""), e.get("converged", ""),
+                     number(e.get("select_s"), "s"), number(e.get("iterate_ms"), "ms"),
+                     ratio_text(ratios.get((r.method, r.dataset, 1))),
+                     ratio_text(ratios.get((r.method, r.dataset, most))) if most > 1 else "n/a"])
+    return table(["data set", "method", "seconds", "iterations", "converged", "selection phase", "ms / iteration",
+                  "x scikit-learn MU, 1 thread", f"x scikit-learn MU, {most} threads"], body)
+
+
+SECTIONS = {
+    1: "From `outputs/reproduce/all/wall_seconds.txt`, which `make reproduce-all` (`python -m src.reproduce all`) "
+       "writes when every paper has run to the end; whatever else ran on the machine meanwhile is included.",
+    2: "Ours: the mean time between two consecutive passes of the kept start (`Pass` callback of the shared loop: "
+       "one update plus the objective the loop evaluates after it), from a one-start fit of fixed length after a "
+       "warm-up fit. scikit-learn: `NMF(solver=\"mu\", init=\"random\", tol=0)` with the method's loss "
+       "(frobenius or kullback-leibler), per iteration = difference of the fastest fits of few and many "
+       "iterations over the extra iterations (it evaluates no loss with tol=0). Threads: `threadpool_limits`. "
+       "Only nmf and nmf_kl have a limit; the other methods' ratios are shown beside item 6.",
+    3: "One fit with `n_starts=10, min_iter=max_iter=30, stopping=\"fixed\"` (the selection phase: every start "
+       "advances together when the class is `batched`) against ten fits with `n_starts=1, max_iter=30, "
+       "stopping=\"fixed\"` (random_state seed, seed + 1, ...), whole `fit` calls at one BLAS thread, k = 10. "
+       "For a class that declares its arithmetic (`products_per_iteration`: nmf, nmf_kl) the detail adds the "
+       "largest speed-up any batching could give: the ten fits' time over the time of all their products with X "
+       "(2 m n k flops each) at the rate of one large float64 product on one thread (`gemm_gflops` column), as "
+       "if nothing else took time. Batching shares the reads of X and the per-start overhead, not the "
+       "arithmetic, so where that bound is below 3 the target cannot be met by batching.",
+    4: "Each in its own child process at all cores, one start, `stopping=\"fixed\"`; a fit still running past "
+       "its cap is stopped and fails. The KMeans baseline as the protocol runs it (`src.protocol.cell.fit_and_cluster` "
+       "over all samples and classes). Peak RSS: the child's VmHWM (interpreter, libraries, data and fit).",
+    5: "Per iteration as in item 2 at one thread, with `dtype` float64 and float32. Protocol trials "
+       "(`src.protocol.cell.fit_and_cluster`: the configured solver, KMeans best of 20 on the representation) in "
+       "float64, float32 and float64 from a second seed (`src.protocol.cell.subrun_seed`): float32 passes where it "
+       "changes AC/NMI on average no more than another seed does.",
+    6: "Each iterating method with its configured parameters (reference rule, n_starts = 10) at one BLAS thread, "
+       "k = 10: seconds of the whole fit, iterations (counted as the reference code counts them), whether the rule "
+       "was met, the selection phase (set-up included) and ms per iteration of the kept start; beside them the "
+       "per-iteration ratios to scikit-learn's MU of item 2.",
+}
+
+
+def markdown(rows: Sequence[Target], header: Mapping, record: Mapping | None = None) -> str:
+    """The whole bench.md (see the module docstring); ``header`` from :mod:`.__main__`."""
+    lines = ["# Speed and scale benchmark (issue #13)", ""]
+    lines += [f"- {key}: {value}" for key, value in header.items()] + [""]
+    if str(header.get("mode", "")).startswith("quick"):
+        lines += ["*Quick mode: tiny sizes and few iterations check the code; the verdicts mean nothing.*", ""]
+    lines += ["## Targets", ""] + summary_lines(rows)
+    for item, title in ITEMS.items():
+        mine = [r for r in rows if r.item == item]
+        lines += [f"## {item}. {title}", "", SECTIONS[item], ""]
+        if item == 6:
+            lines += convergence_table(rows)
+            lines += item_table([r for r in mine if not r.method])
+            continue
+        lines += item_table([r for r in mine if r.name != TRIAL])
+        trials = [r for r in mine if r.name == TRIAL]
+        if trials:
+            lines += trial_table(trials)
+    if record is not None:
+        lines += provenance.markdown(record)
+    return "\n".join(line for line in lines if line is not None) + "\n"
+
+
+def csv_text(rows: Sequence[Target]) -> str:
+    """Every row, with one column per key of the rows' ``extra``."""
+    extra = sorted({key for r in rows for key in r.extra} - set(COLUMNS))
+    handle = io.StringIO()
+    writer = csv.DictWriter(handle, fieldnames=[*COLUMNS, *extra], lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({**{key: r.extra[key] for key in extra if key in r.extra},
+                         **{key: getattr(r, key) for key in COLUMNS}})
+    return handle.getvalue()
+
+
+def write(out_dir: Path, rows: Sequence[Target], header: Mapping, record: Mapping | None = None) -> tuple[Path, Path]:
+    """Write bench.md, bench.csv (and provenance.json if ``record``) into ``out_dir``; their paths."""
+    out_dir = Path(out_dir)
+    write_atomic(out_dir / MARKDOWN, markdown(rows, header, record))
+    write_atomic(out_dir / CSV, csv_text(rows))
+    if record is not None:
+        provenance.write(out_dir, record)
+    return out_dir / MARKDOWN, out_dir / CSV
