@@ -51,7 +51,7 @@ import sys
 import time
 from pathlib import Path
 
-from .presentation import papers, scorecard
+from .presentation import paper_report, papers, scorecard
 from .errors import UserError
 from .files import write_atomic
 from .presentation.papers import Paper
@@ -73,7 +73,7 @@ class StepFailed(Exception):
 
 
 #: The package's own name: ``src`` in a checkout, ``repro_mf`` installed; child processes run its modules.
-PACKAGE = __name__.partition(".")[0]
+PACKAGE = (__package__ or __name__).partition(".")[0]
 
 
 def python_module(module: str, *args: str) -> list[str]:
@@ -200,8 +200,6 @@ def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
     step at a time (two papers may build the same data set). A failing step stops the others and raises
     :class:`StepFailed`; re-running resumes from the finished cells.
     """
-    from .presentation import paper_report  # numpy, pandas, scipy: only when a report is built
-
     started, waiting, fetched = {}, {}, set()
     queue = []  # (paper, sweep index or None for the data step, command), in paper order
     one_worker = [ONE_WORKER] if at_once > 1 else []

@@ -1,5 +1,6 @@
 """Tidy result rows: one JSON file per finished cell, merged into ``results.csv``.
 
+:func:`result_row` makes a cell's row and is the one place that names a row's columns and orders them.
 Every (dataset, method, k, trial) cell is written atomically (to a temporary file in the same directory,
 then renamed) as soon as it finishes, so a killed run loses at most the cell it was on and a re-run skips
 the cells already on disk. ``results.csv`` is rebuilt from the cell files, also atomically.
@@ -13,6 +14,8 @@ each (dataset, method label): the same label computed under two settings is refu
 import json
 import logging
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -26,6 +29,77 @@ RESULTS = "results.csv"
 COLUMNS = ("dataset", "method", "k", "trial")
 #: Columns that identify how a row was computed; rows of one label must agree on them to be merged.
 IDENTITY = ("config_hash", "code_fingerprint")
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """How a run's cells are computed, as every row of the run records it.
+
+    ``settings`` are the cell settings (:meth:`src.settings.RunSpec.cell_settings`, plain dicts),
+    ``config_hash`` their hash and ``code_fingerprint`` that of the code (:func:`src.provenance.code_fingerprint`).
+    """
+
+    settings: Mapping
+    config_hash: str
+    code_fingerprint: str
+
+
+def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = None,
+               peak_rss_mb: float | None = None) -> dict:
+    """The row of one finished cell: its columns, in the order ``cells/*.json`` and ``results.csv`` keep.
+
+    Parameters
+    ----------
+    dataset : str
+        The data set's name (column ``dataset``).
+    method : src.settings.MethodSpec
+        Its label is the column ``method``, its registry name ``estimator``.
+    seed : int
+        The run's seed.
+    cell : src.protocol.cell.Cell
+        The cell's trial and fits. The reported fit gives the scores and costs, the times are summed over
+        the sub-runs; with more than one sub-run the columns ``subruns``, ``acc_by_objective``,
+        ``nmi_by_objective``, ``acc_by_accuracy`` and ``nmi_by_accuracy`` record both choices.
+    run : RunIdentity, optional
+        When given, the run's settings as flat columns (:func:`setting_columns`), the method's parameters
+        as JSON (``params``), ``config_hash``, ``code_fingerprint`` and ``peak_rss_mb`` follow.
+    peak_rss_mb : float, optional
+        The process's peak resident memory so far, in MB (with ``run``).
+    """
+    chosen, trial = cell.chosen, cell.trial
+    row = {
+        "dataset": dataset,
+        "method": method.label,
+        "estimator": method.name,
+        "k": trial.k,
+        "trial": trial.trial,
+        "seed": seed,
+        "acc": chosen.acc,
+        "nmi": chosen.nmi,
+        "rank": chosen.rank,
+        "n_iter": chosen.n_iter,
+        "converged": chosen.converged,
+        "objective": chosen.objective,
+        "kmeans_objective": chosen.kmeans_objective,
+        "fit_seconds": sum(fit.fit_seconds for fit in cell.fits),
+        "kmeans_seconds": sum(fit.kmeans_seconds for fit in cell.fits),
+    }
+    for name, (acc, nmi) in chosen.readouts.items():
+        row[f"acc_{name}"] = acc
+        row[f"nmi_{name}"] = nmi
+    row["n_samples"] = trial.n_samples
+    row["n_labelled"] = trial.n_labelled
+    if len(cell.fits) > 1:
+        row.update(subruns=len(cell.fits), acc_by_objective=cell.by_objective.acc,
+                   nmi_by_objective=cell.by_objective.nmi, acc_by_accuracy=cell.by_accuracy.acc,
+                   nmi_by_accuracy=cell.by_accuracy.nmi)
+    if run is not None:
+        row.update(setting_columns(run.settings))
+        row["params"] = json.dumps(run.settings["method"]["params"], sort_keys=True)
+        row["config_hash"] = run.config_hash
+        row["code_fingerprint"] = run.code_fingerprint
+        row["peak_rss_mb"] = peak_rss_mb
+    return row
 
 
 class MixedResultsError(ValueError):
@@ -109,7 +183,7 @@ def read_results(files) -> pd.DataFrame:
 
 
 def setting_columns(settings: dict) -> dict:
-    """The settings of a cell (see :func:`src.run.cell_settings`) as flat scalar columns.
+    """The settings of a cell (see :meth:`src.settings.RunSpec.cell_settings`) as flat scalar columns.
 
     ``dataset_<key>`` for the data set config (its name is the ``dataset`` column), ``param_<key>`` for
     the method's parameters, ``protocol_<key>`` (``protocol_labels_<key>``) for the protocol's.

@@ -16,11 +16,6 @@ if DEFAULT_MIRROR.is_dir():  # else: no mirror, the data are downloaded (tests n
 threadpool_limits(1)
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "integration: CLI/subprocess runs, large kNN graphs, tests over ~2 s (make test-fast skips them)")
-
-
 @pytest.fixture
 def mirror() -> Path:
     """Directory holding the raw data files, laid out like ../shared/datasets."""

@@ -35,12 +35,15 @@ from omegaconf import OmegaConf
 
 import src.data.fetch as fetch_mod
 import src.run as run_mod
+import src.settings as settings_mod
 from src import methods
 from src.data import load_dataset
 from src.data.fetch import REGISTRY, fetch
 from src.errors import ConfigError, DataError
 from src.methods.core.estimator import Factorization
-from src.protocol.cell import make_trial, run_cell
+from src.protocol.cell import run_cell
+from src.protocol.trials import make_trial
+from src.settings import MethodSpec, freeze, protocol_spec
 
 REPO = Path(__file__).resolve().parents[1]
 CONF = REPO / "conf"
@@ -68,7 +71,7 @@ def configure(method: str, overrides: list[str]):
 
 def rejected(overrides, tmp_path, monkeypatch, yale, method="nmf") -> str:
     """Run the experiment configured by ``overrides``, return its one-line error; check nothing was written."""
-    monkeypatch.setattr(run_mod, "load_dataset", lambda *args, **kwargs: yale)
+    monkeypatch.setattr(settings_mod, "load_dataset", lambda *args, **kwargs: yale)
     cfg = configure(method, overrides)
     out = tmp_path / "run"
     with pytest.raises(ConfigError) as info:
@@ -141,12 +144,17 @@ def test_bad_protocol_and_run_values(overrides, message, tmp_path, monkeypatch, 
     assert message in rejected(overrides.split(), tmp_path, monkeypatch, yale)
 
 
+def configured_params(method: str) -> dict:
+    """The parameters of conf/method/<method>.yaml as a run gets them (the solver's settings included)."""
+    return OmegaConf.to_container(composed(method).method.params, resolve=True)
+
+
 def method_cases():
     """(method, parameter, bad value) for every parameter of every conf/method/*.yaml, by the default's type."""
     bad = {bool: ["abc", 2], int: ["abc", -1, 2.5], float: ["abc", -1.0], str: ["abc", 3]}
     cases = []
     for path in sorted((CONF / "method").glob("*.yaml")):
-        for param, default in (yaml.safe_load(path.read_text())["params"] or {}).items():
+        for param, default in configured_params(path.stem).items():
             cases += [(path.stem, param, value) for value in bad[type(default)]]
     return cases
 
@@ -154,8 +162,8 @@ def method_cases():
 def test_method_cases_cover_every_method_parameter():
     cases = {(method, param) for method, param, _ in method_cases()}
     for path in (CONF / "method").glob("*.yaml"):
-        params = yaml.safe_load(path.read_text())["params"] or {}
-        assert {(path.stem, param) for param in params} <= cases
+        assert {(path.stem, param) for param in configured_params(path.stem)} <= cases
+    assert {("nmf", "max_iter"), ("nmf_kl", "min_iter"), ("copkmeans", "max_iter")} <= cases
     assert len(cases) >= 40
 
 
@@ -316,15 +324,16 @@ def test_more_clusters_than_samples_names_the_parameter(rng):
 def test_protocol_cell_on_constant_data(metric, value):
     """A whole cell (factorize, KMeans, scores) on data whose samples are all equal: finite scores."""
     y = np.repeat(np.arange(3), 5)
-    protocol = {"ks": [3], "n_trials": 1, "labels": {"mode": "fraction", "fraction": 0.2}, "rank_offset": 0,
-                "kmeans_restarts": 2, "kmeans_metric": metric, "kmeans_init": "random"}
-    trial = make_trial(y, "flat", 3, 0, 0, protocol["labels"])
+    defaults = yaml.safe_load((CONF / "protocol" / "unsupervised.yaml").read_text())
+    protocol = protocol_spec({**defaults, "ks": [3], "n_trials": 1, "labels": {"mode": "fraction", "fraction": 0.2},
+                              "kmeans_restarts": 2, "kmeans_metric": metric}, "flat")
+    trial = make_trial(y, "flat", 3, 0, 0, protocol.labels)
     for name in ("nmf", "cnmf", "kmeans"):
-        method = {"name": name, "label": name, "params": {"max_iter": 20} if name != "kmeans" else {}}
+        method = MethodSpec(name, name, freeze({"max_iter": 20} if name != "kmeans" else {}))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            row = run_cell(np.full((15, 4), value), "flat", method, trial, protocol, 0)
-        assert 0 <= row["acc"] <= 1 and 0 <= row["nmi"] <= 1
+            fit = run_cell(np.full((15, 4), value), method, trial, protocol).chosen
+        assert 0 <= fit.acc <= 1 and 0 <= fit.nmi <= 1
 
 
 # ---------------------------------------------------------------------------------------------- downloads

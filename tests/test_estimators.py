@@ -1,6 +1,8 @@
 """The scikit-learn estimator API of every method: transform of new samples, feature names, set_output, tags,
-sparse input, and a Pipeline + GridSearchCV on real data (src.methods.core.estimator, src.methods.core.fixed_basis)."""
+sparse input, the parameter tables, and a Pipeline + GridSearchCV on real data (src.methods.core.estimator,
+src.methods.core.new_samples, src.methods.core.fixed_basis, src.methods.core.validation)."""
 
+import inspect
 import logging
 import warnings
 
@@ -19,7 +21,9 @@ from sklearn.utils import get_tags
 
 from helpers import partial_labels
 from src import methods
-from src.methods.core.estimator import Factorization
+from src.errors import ConfigError
+from src.methods.core.estimator import Factorization, LabelConstrainedMixin
+from src.methods.core.validation import CHECKED_BY_FIT
 from src.methods.nmf import NMF
 from src.protocol.metrics import accuracy, nmi
 
@@ -219,6 +223,56 @@ def test_tags_say_what_the_method_accepts(name):
     assert isinstance(model.expected_failed_checks(), dict)
     if name in GRAPH_WEIGHT:
         assert "batch" in model.expected_failed_checks()["check_methods_subset_invariance"]
+
+
+# ------------------------------------------------------------------------------------ parameters and labels
+@pytest.mark.parametrize("name", methods.NAMES)
+def test_the_parameter_table_has_a_rule_for_every_parameter_and_refuses_a_bad_one(name):
+    """As scikit-learn's ``_parameter_constraints``: one rule per constructor parameter; ``check_params`` refuses a
+    value of no valid type with one line naming the parameter (init and random_state are checked by fit)."""
+    cls = methods.REGISTRY[name]
+    assert set(cls._parameter_constraints) == set(cls._get_param_names())
+    make(name).check_params()
+    for param, rule in cls._parameter_constraints.items():
+        if rule is CHECKED_BY_FIT:
+            continue
+        model = make(name).set_params(**{param: object()})
+        with pytest.raises(ConfigError, match=rf"^{param}=<object object at \w+> must be "):
+            model.check_params()
+
+
+def test_a_subclass_extends_its_parents_table_in_order():
+    from src.methods.gnmf import GNMF
+    from src.methods.pcgnmf import PCGNMF
+
+    assert list(PCGNMF._parameter_constraints) == [*GNMF._parameter_constraints, "beta"]
+    assert list(GNMF._parameter_constraints)[: len(Factorization._parameter_constraints)] == list(
+        Factorization._parameter_constraints)
+
+
+@pytest.mark.parametrize("name", methods.NAMES)
+def test_constructors_are_keyword_only_after_n_components(name):
+    cls = methods.REGISTRY[name]
+    positional = [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                  if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    assert positional == ["self", "n_components"]
+    if len(cls._get_param_names()) > 1:
+        with pytest.raises(TypeError):
+            cls(3, 100)
+
+
+def test_the_label_constrained_methods_share_one_mixin():
+    constrained = {name for name, cls in methods.REGISTRY.items() if issubclass(cls, LabelConstrainedMixin)}
+    assert constrained == {"cnmf", "cnmf_kl", "ccf", "semignmf", "pcgnmf", "copkmeans", "sda"}
+    assert constrained == {name for name, cls in methods.REGISTRY.items() if cls.needs_labels}
+    assert [name for name in constrained if methods.REGISTRY[name].requires_labelled_samples] == ["sda"]
+
+
+@pytest.mark.parametrize("name", ["kmeans", "sda"])
+def test_closed_form_methods_have_no_iteration_attributes(name, rng):
+    X, _ = blobs(rng)
+    model = fitted(name, X, partial_labels(30, rng))
+    assert not any(hasattr(model, attr) for attr in ("n_iter_", "objective_history_", "converged_"))
 
 
 @pytest.mark.parametrize("name", methods.NAMES)

@@ -1,13 +1,22 @@
 """The protocol: paired trials, label schemes, validation, one cell end to end on synthetic data."""
 
+import math
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 from sklearn.metrics import adjusted_rand_score
 
-from src.protocol.clustering import best_kmeans
+from src import methods
 from src.errors import ConfigError
-from src.protocol.cell import check_protocol, label_counts, make_trial, run_cell
+from src.protocol.cell import run_cell
+from src.protocol.clustering import best_kmeans
+from src.protocol.trials import label_counts, make_trial
+from src.results import result_row
+from src.settings import MethodSpec, check_protocol_on, freeze, protocol_spec
 
+DEFAULTS = yaml.safe_load((Path(__file__).resolve().parents[1] / "conf" / "protocol" / "unsupervised.yaml").read_text())
 PROTOCOL = {
     "ks": [2, 3],
     "n_trials": 2,
@@ -16,7 +25,24 @@ PROTOCOL = {
     "kmeans_restarts": 5,
     "kmeans_metric": "euclidean",
     "kmeans_init": "random",
+    "readouts": [],
 }
+
+
+def spec(**changes):
+    """The protocol of these tests (conf/protocol/unsupervised.yaml with PROTOCOL and ``changes`` on top)."""
+    return protocol_spec({**DEFAULTS, **PROTOCOL, **changes}, "toy")
+
+
+def check_protocol(changes, n_classes, min_class_size):
+    """The checks of a protocol before and after the data (6 classes of 10 samples, say)."""
+    check_protocol_on(spec(**changes), [min_class_size] * n_classes)
+
+
+def cell_row(X, method: dict, trial, **changes) -> dict:
+    """The row of one cell of ``method`` (a dict as in conf/method/) under the protocol ``spec(**changes)``."""
+    method = MethodSpec(method["name"], method["label"], freeze(method["params"]))
+    return result_row("toy", method, 0, run_cell(X, method, trial, spec(**changes)))
 
 
 @pytest.fixture
@@ -77,7 +103,7 @@ def test_fraction_gives_at_least_one_label_per_class():
 )
 def test_bad_protocol_values_name_the_parameter(change, match):
     with pytest.raises(ConfigError, match=match):
-        check_protocol({**PROTOCOL, **change}, n_classes=6, min_class_size=10)
+        check_protocol(change, n_classes=6, min_class_size=10)
 
 
 def test_run_cell_on_separable_data(y):
@@ -86,10 +112,10 @@ def test_run_cell_on_separable_data(y):
     X = centers[y] + 0.05 * rng.random((60, 20))
     trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
     method = {"name": "nmf", "label": "NMF", "params": {"max_iter": 100}}
-    row = run_cell(X, "toy", method, trial, PROTOCOL, 0)
+    row = cell_row(X, method, trial)
     assert row["acc"] == 1.0 and row["nmi"] == pytest.approx(1.0)
     assert row["n_iter"] == 100 and row["rank"] == 3 and row["n_labelled"] == 9
-    again = run_cell(X, "toy", method, trial, PROTOCOL, 0)
+    again = cell_row(X, method, trial)
     assert again["acc"] == row["acc"] and again["objective"] == row["objective"]
 
 
@@ -97,8 +123,8 @@ def test_score_on_unlabelled_ignores_the_labelled_samples(y):
     X = np.random.default_rng(0).random((60, 8))
     trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
     method = {"name": "kmeans", "label": "KMeans", "params": {}}
-    everything = run_cell(X, "toy", method, trial, PROTOCOL, 0)
-    unlabelled = run_cell(X, "toy", method, trial, {**PROTOCOL, "score_on": "unlabelled"}, 0)
+    everything = cell_row(X, method, trial)
+    unlabelled = cell_row(X, method, trial, score_on="unlabelled")
     assert everything["acc"] != unlabelled["acc"]
 
 
@@ -143,14 +169,14 @@ def test_subruns_report_the_chosen_one_and_record_both_choices(y):
     X = np.random.default_rng(3).random((60, 8))
     trial = make_trial(y, "toy", 3, 0, 0, {"mode": "none"})
     method = {"name": "nmf", "label": "NMF", "params": {"max_iter": 20}}
-    single = run_cell(X, "toy", method, trial, PROTOCOL, 0)
-    several = run_cell(X, "toy", method, trial, {**PROTOCOL, "subruns": 4}, 0)
-    oracle = run_cell(X, "toy", method, trial, {**PROTOCOL, "subruns": 4, "subrun_choice": "accuracy"}, 0)
+    single = cell_row(X, method, trial)
+    several = cell_row(X, method, trial, subruns=4)
+    oracle = cell_row(X, method, trial, subruns=4, subrun_choice="accuracy")
     assert several["objective"] <= single["objective"]  # sub-run 0 is the single run
     assert oracle["acc"] == several["acc_by_accuracy"] >= max(single["acc"], several["acc"])
-    assert several["acc"] == several["acc_by_objective"]
+    assert several["acc"] == several["acc_by_objective"] and several["subruns"] == 4 and "subruns" not in single
     with pytest.raises(ConfigError, match="protocol.subrun_choice='best'"):
-        check_protocol({**PROTOCOL, "subrun_choice": "best"}, 6, 10)
+        check_protocol({"subrun_choice": "best"}, 6, 10)
 
 
 def test_high_dimensional_kmeans_uses_elkan_with_lloyds_result(monkeypatch):
@@ -190,9 +216,9 @@ def test_readouts_leave_the_primary_numbers_alone(y):
     X = noisy_blobs(y)
     trial = make_trial(y, "toy", 5, 0, 0, PROTOCOL["labels"])
     method = {"name": "nmf", "label": "NMF", "params": {"max_iter": 50, "stopping": "fixed"}}
-    without = run_cell(X, "toy", method, trial, {**PROTOCOL, "readouts": []}, 0)
+    without = cell_row(X, method, trial, readouts=[])
     readouts = ["argmax", "kmeans_once", "kmeans_best10"]
-    with_all = run_cell(X, "toy", method, trial, {**PROTOCOL, "readouts": readouts}, 0)
+    with_all = cell_row(X, method, trial, readouts=readouts)
     assert with_all["acc"] == without["acc"] and with_all["nmi"] == without["nmi"]
     assert with_all["objective"] == without["objective"]
     assert not any(key.startswith(("acc_", "nmi_")) for key in without)
@@ -201,14 +227,13 @@ def test_readouts_leave_the_primary_numbers_alone(y):
 
 
 def test_argmax_assigns_each_sample_its_largest_coefficient(y):
-    from src import methods
     from src.protocol.metrics import accuracy, nmi
     from src.protocol.cell import largest_coefficient
     X = noisy_blobs(y, seed=1)
     trial = make_trial(y, "toy", 4, 1, 0, PROTOCOL["labels"])
     params = {"max_iter": 40, "stopping": "fixed"}
     method = {"name": "nmf", "label": "NMF", "params": params}
-    row = run_cell(X, "toy", method, trial, {**PROTOCOL, "assign": "argmax", "readouts": ["argmax"]}, 0)
+    row = cell_row(X, method, trial, assign="argmax", readouts=["argmax"])
     V = methods.make("nmf", n_components=4, random_state=trial.init_seed, **params).fit_transform(X[trial.index])
     labels = np.array([max(range(4), key=lambda j: V[i, j]) for i in range(V.shape[0])])  # by hand
     assert np.array_equal(largest_coefficient(V, 4), labels)
@@ -223,8 +248,8 @@ def test_argmax_does_not_apply_to_raw_features_or_mixed_signs(y):
     assert largest_coefficient(np.array([[1.0, 2.0, 0.0], [0.5, 3.0, 1.0]]), 2) is None  # not of the rank
     X = noisy_blobs(y)  # nonnegative features: still no argmax readout for the KMeans baseline
     trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
-    row = run_cell(X, "toy", {"name": "kmeans", "label": "KMeans", "params": {}}, trial,
-                   {**PROTOCOL, "assign": "argmax", "readouts": ["argmax", "kmeans_once"]}, 0)
+    row = cell_row(X, {"name": "kmeans", "label": "KMeans", "params": {}}, trial, assign="argmax",
+                   readouts=["argmax", "kmeans_once"])
     assert np.isnan(row["acc_argmax"]) and not np.isnan(row["acc_kmeans_once"])
     assert not np.isnan(row["kmeans_objective"])  # argmax asked for, KMeans kept
 
@@ -234,4 +259,55 @@ def test_argmax_does_not_apply_to_raw_features_or_mixed_signs(y):
                                            ({"readouts": "argmax"}, "protocol.readouts")])
 def test_bad_assignment_options_name_the_parameter(change, match):
     with pytest.raises(ConfigError, match=match):
-        check_protocol({**PROTOCOL, **change}, n_classes=6, min_class_size=10)
+        check_protocol(change, n_classes=6, min_class_size=10)
+
+
+class Bare:
+    """An estimator with nothing but a representation: no n_iter_, objective_history_ or converged_."""
+
+    def __init__(self, n_components=2, random_state=None):
+        self.n_components, self.random_state = n_components, random_state
+
+    def get_params(self, deep=True):
+        return {"n_components": self.n_components, "random_state": self.random_state}
+
+    @classmethod
+    def _get_param_names(cls):
+        return ["n_components", "random_state"]
+
+    def fit_transform(self, X, y=None):
+        return np.asarray(X)[:, : self.n_components]
+
+
+@pytest.mark.parametrize("name", ["bare", "kmeans", "sda", "copkmeans"])
+def test_the_protocol_reads_only_what_an_estimator_has(name, y, monkeypatch):
+    """Iterations, objective and convergence are read where the estimator has them: an estimator without
+    them gives n_iter 0, objective NaN and converged None (the values the baselines have always recorded)."""
+    monkeypatch.setitem(methods.REGISTRY, "bare", Bare)
+    X = noisy_blobs(y)
+    trial = make_trial(y, "toy", 3, 0, 0, PROTOCOL["labels"])
+    row = cell_row(X, {"name": name, "label": name, "params": {}}, trial)
+    assert math.isnan(row["objective"]) and row["converged"] is None and 0 <= row["acc"] <= 1
+    if name != "copkmeans":  # COP-KMeans counts the assignment steps of its kept run
+        assert row["n_iter"] == 0
+    else:
+        assert row["n_iter"] >= 1 and math.isnan(row["kmeans_objective"])
+
+
+def test_a_cells_row_has_its_columns_in_one_order(y):
+    """result_row names every column: the cell's, then (for a run) the settings, params and identity."""
+    from src.results import RunIdentity
+    X = noisy_blobs(y)
+    trial = make_trial(y, "toy", 2, 0, 0, PROTOCOL["labels"])
+    method = MethodSpec("nmf", "NMF", freeze({"max_iter": 5, "stopping": "fixed"}))
+    cell = run_cell(X, method, trial, spec(readouts=["argmax"]))
+    assert list(result_row("toy", method, 0, cell)) == [
+        "dataset", "method", "estimator", "k", "trial", "seed", "acc", "nmi", "rank", "n_iter", "converged",
+        "objective", "kmeans_objective", "fit_seconds", "kmeans_seconds", "acc_argmax", "nmi_argmax", "n_samples",
+        "n_labelled"]
+    settings = {"dataset": {"name": "toy", "preprocess": "none"}, "method": method.as_dict(),
+                "protocol": {"labels": {"mode": "none"}, "rank_offset": 0}, "seed": 0}
+    row = result_row("toy", method, 0, cell, RunIdentity(settings, "abc", "def"), 12.5)
+    assert list(row)[19:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
+                              "protocol_rank_offset", "params", "config_hash", "code_fingerprint", "peak_rss_mb"]
+    assert row["params"] == '{"max_iter": 5, "stopping": "fixed"}' and row["peak_rss_mb"] == 12.5

@@ -136,15 +136,15 @@ def test_changed_parameters_recompute_and_become_columns(tmp_path, caplog):
 def test_every_label_constrained_method_is_refused_without_labels():
     from src import methods
     from src.errors import ConfigError
-    from src.run import needs_labels_check
+    from src.settings import needs_labels_check
 
     constrained = {name for name, cls in methods.REGISTRY.items() if getattr(cls, "needs_labels", False)}
     assert constrained == {"cnmf", "cnmf_kl", "ccf", "semignmf", "copkmeans", "pcgnmf", "sda"}
     for name in constrained:
         with pytest.raises(ConfigError, match=f"method={name} needs labelled samples.*protocol=cnmf"):
-            needs_labels_check({"name": name}, {"mode": "none"}, "yale")
-        needs_labels_check({"name": name}, {"mode": "fraction", "fraction": 0.1}, "yale")
-    needs_labels_check({"name": "nmf"}, {"mode": "none"}, "yale")
+            needs_labels_check(name, {"mode": "none"}, "yale")
+        needs_labels_check(name, {"mode": "fraction", "fraction": 0.1}, "yale")
+    needs_labels_check("nmf", {"mode": "none"}, "yale")
 
 
 @pytest.mark.integration
@@ -178,7 +178,7 @@ def test_the_briefs_command_runs_a_label_method_with_its_papers_labelling(method
 
 
 def test_label_methods_get_their_papers_protocol_unless_one_is_picked():
-    from src.run import with_label_protocol
+    from src.command_line import with_label_protocol
     assert with_label_protocol(["method=ccf", "dataset=yale"]) == (["method=ccf", "dataset=yale", "protocol=ccf"],
                                                                    "ccf")
     assert with_label_protocol(["-m", "method=cnmf,cnmf_kl,nmf"])[1] == "cnmf"
@@ -191,7 +191,7 @@ def test_label_methods_get_their_papers_protocol_unless_one_is_picked():
 
 def test_an_override_hydra_cannot_read_is_one_line_saying_how_to_quote_it():
     from src.errors import ConfigError
-    from src.run import check_override_grammar
+    from src.command_line import check_override_grammar
     with pytest.raises(ConfigError, match=r"""quoted inside the override, e.g. 'dataset.path="/d/données.csv"'"""):
         check_override_grammar(["dataset=file", "dataset.path=/d/données.csv"])
     check_override_grammar(["-m", "dataset=file", 'dataset.path="/d/données (1).csv"', "method=nmf,cf"])
@@ -199,7 +199,7 @@ def test_an_override_hydra_cannot_read_is_one_line_saying_how_to_quote_it():
 
 def test_an_output_directory_that_cannot_be_made_is_one_line(tmp_path):
     from src.errors import ConfigError
-    from src.run import check_output_dir
+    from src.command_line import check_output_dir
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     with pytest.raises(ConfigError, match="hydra.run.dir=.* cannot be created"):
@@ -257,12 +257,12 @@ def test_run_directory_is_readable_and_records_its_provenance(tmp_path):
 
 
 def test_paper_settings_are_checked_before_hydra_starts():
+    from src.command_line import check_group_choices
     from src.errors import ConfigError
-    from src.run import check_group_choices
 
-    check_group_choices(["+paper/cnmf=experiment", "method=nmf,cnmf"])
-    with pytest.raises(ConfigError, match=r"\+paper/<name>=experiment"):
-        check_group_choices(["+experiment=cnmf"])
+    check_group_choices(["+paper/cnmf=experiment", "method=nmf,cnmf", "solver=reference,fixed"])
+    with pytest.raises(ConfigError, match="solver='tight' is not one of fixed, reference"):
+        check_group_choices(["solver=tight"])
     with pytest.raises(ConfigError, match="no paper 'nope'"):
         check_group_choices(["+paper/nope=experiment"])
     with pytest.raises(ConfigError, match="method='foo' is not one of"):
@@ -278,3 +278,48 @@ def test_provenance_lists_only_the_data_files_of_its_own_job(tmp_path):
     run_experiment(compose("method=nmf", "dataset=orl", *SMALL), tmp_path / "orl")  # the same process, next job
     files = [f["file"] for f in json.loads((tmp_path / "orl" / "provenance.json").read_text())["data_files"]]
     assert files == ["ORL_32x32.mat"]
+
+
+# -- dry runs ------------------------------------------------------------------------------------------------------
+
+def test_a_dry_run_checks_loads_and_counts_the_cells_but_computes_and_writes_nothing(tmp_path, caplog):
+    from src.errors import ConfigError
+    from src.run import run_experiment
+
+    out = tmp_path / "run"
+    with caplog.at_level("INFO", logger="src.run"):
+        assert run_experiment(compose("method=nmf", "dataset=yale", *SMALL, "dry_run=true"), out) is None
+    assert not out.exists()  # no cell, no results.csv, no config.yaml, no provenance.json
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dry run")]
+    assert len(lines) == 1 and "yale/NMF: 4 cells (k = 2, 3; 2 trials each), 0 already done" in lines[0]
+    assert "4 to compute" in lines[0]
+    assert any("dataset yale: X (165, 1024)" in r.getMessage() for r in caplog.records)  # the data were loaded
+
+    run_experiment(compose("method=nmf", "dataset=yale", *SMALL[:3], "method.params.max_iter=30", "protocol.ks=[2]"),
+                   out)  # the cells of k = 2
+    written = {path: path.stat().st_mtime_ns for path in out.rglob("*")}
+    caplog.clear()
+    with caplog.at_level("INFO", logger="src.run"):
+        assert run_experiment(compose("method=nmf", "dataset=yale", *SMALL, "dry_run=true"), out) is None
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dry run")]
+    assert "2 already done" in lines[0] and "2 to compute" in lines[0]
+    assert {path: path.stat().st_mtime_ns for path in out.rglob("*")} == written  # nothing touched
+
+    with pytest.raises(ConfigError, match="max_iter=0"):  # every setting is checked
+        run_experiment(compose("method=nmf", "dataset=yale", *SMALL[:3], "method.params.max_iter=0", "dry_run=true"),
+                       tmp_path / "bad")
+    with pytest.raises(ConfigError, match="dry_run='yes' must be true or false"):
+        run_experiment(compose("method=nmf", "dataset=yale", *SMALL, "dry_run=yes"), tmp_path / "bad")
+
+
+@pytest.mark.integration  # python -m src.run -m in a subprocess
+def test_a_dry_multirun_checks_every_job_and_computes_nothing(tmp_path, data_dir):
+    sweep = tmp_path / "sweep"
+    done = run("-m", "method=kmeans,nmf", "dataset=orl,yale", *SMALL[:3], f"hydra.sweep.dir={sweep}",
+               f"paths.data_dir={data_dir}", "dry_run=true")
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    assert "checked the 4 jobs of this sweep: all valid" in log
+    assert sum("dry run of " in line and "4 to compute" in line for line in log.splitlines()) == 4, log
+    assert sum("(dry run: no cell computed, no result written)" in line for line in log.splitlines()) == 4, log
+    assert not list(sweep.rglob("results.csv")) and not list(sweep.rglob("cells"))

@@ -1,5 +1,5 @@
-"""src.sweep: a multirun checks every job before starting any, sums up the jobs that failed, counts its
-jobs with the time left; run directories have names a shell takes as they are."""
+"""src.sweep: a multirun checks every job before starting any, sums up the jobs that failed, ends each job with
+a line; run directories have names a shell takes as they are (the job counter itself: test_progress.py)."""
 
 import json
 import logging
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 
-from src import sweep
+from src import progress, sweep
 from src.presentation import papers
 from src.errors import ConfigError
 
@@ -128,68 +128,29 @@ def test_the_reproductions_run_directories_are_shell_safe_and_distinct():
     assert "FNMF-farness=0.001" in names and "SemiGNMF-alpha=100" in names
 
 
-def test_duration_and_time_left_read_as_a_person_says_them():
-    assert [sweep.duration(s) for s in (0.4, 35, 59.4, 60, 361, 3599, 3600, 7500)] == \
-        ["0 s", "35 s", "59 s", "1 min", "6 min", "1 h 00 min", "1 h 00 min", "2 h 05 min"]
-    assert sweep.time_left(60, 2, 3) == "1 min so far, about 2 min left"  # 30 s per job, 3 jobs left
-    assert sweep.time_left(60, 0, 3).endswith("time left not known yet")
-    assert sweep.time_left(60, 5, 0) == "1 min in all"
-
-
 def job_lines(caplog):
-    return [r.getMessage() for r in caplog.records if r.name == "src.sweep" and r.getMessage().startswith("[")]
-
-
-def test_the_job_counter_counts_this_launchs_jobs_across_processes(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="src.sweep")
-    sweep.start_progress(tmp_path, 3)
-    sweep.finish_job(tmp_path, 1, "yale NMF", 35, "mean AC 0.620 NMI 0.710 over 4 cells, 4 computed", True)
-    sweep.finish_job(tmp_path, 0, "yale KMeans", 2, "see the error above", False, failed=True)
-    sweep.finish_job(tmp_path, 2, "orl NMF", 40, "4 computed", True)
-    first, second, third = job_lines(caplog)
-    assert first.startswith("[1/3] yale NMF done in 35 s (mean AC 0.620") and first.endswith("left")
-    assert "about" in first and second.startswith("[2/3] yale KMeans failed after 2 s")
-    assert third.startswith("[3/3] orl NMF done in 40 s") and third.endswith("in all")
-    # a resumed launch into the same directory: the jobs of the earlier launch are not counted
-    caplog.clear()
-    sweep.start_progress(tmp_path, 3)
-    sweep.finish_job(tmp_path, 0, "yale KMeans", 0.1, "all reused", False)
-    sweep.finish_job(tmp_path, 1, "yale NMF", 0.1, "all reused", False)
-    lines = job_lines(caplog)
-    assert lines[0].startswith("[1/3]") and lines[1].startswith("[2/3]"), lines
-    assert all(line.endswith("time left not known yet") for line in lines)  # no rate from reused jobs
+    return [r.getMessage() for r in caplog.records if r.name == "src.progress" and r.getMessage().startswith("[")]
 
 
 def test_a_job_marks_its_end_also_when_it_fails(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="src.sweep")
-    sweep.start_progress(tmp_path, 2)
+    caplog.set_level(logging.INFO, logger="src.progress")
+    progress.start_progress(tmp_path, 2)
     cfg = OmegaConf.create({"dataset": {"name": "yale"}, "method": {"label": "GNMF(alpha=1)"}})
     with sweep.job(tmp_path, 0, ["method=gnmf"], tmp_path / "0", cfg):
         raise ConfigError("method.params.alpha=-1 must be >= 0")
     assert (sweep.failures_dir(tmp_path) / "0.json").is_file()
-    assert (sweep.progress_dir(tmp_path) / "job_0.json").is_file()
+    assert (progress.progress_dir(tmp_path) / "job_0.json").is_file()
     assert job_lines(caplog)[0].startswith("[1/2] yale GNMF(alpha=1) failed after")
 
 
-def test_run_progress_logs_a_line_per_k_with_the_cells_done(caplog):
-    caplog.set_level(logging.INFO, logger="src.sweep")
-    cells = [(2, 0), (2, 1), (3, 0), (3, 1)]
-    progress = sweep.RunProgress("yale/NMF", cells, todo=cells[1:], every=float("inf"))
-    for (k, trial), acc in zip(cells, (0.5, 0.7, 0.4, 0.6)):
-        progress.update(k, trial, {"acc": acc, "nmi": acc / 2})
-    lines = [r.getMessage() for r in caplog.records]
-    assert len(lines) == 2, lines
-    assert lines[0].startswith("[yale/NMF] k=2 done: 2/4 cells (1 reused), AC 0.600 NMI 0.300 at k=2;")
-    assert lines[0].endswith("left") and lines[1].endswith("in all") and "4/4 cells" in lines[1]
-
-
-def test_run_directories_named_by_raw_labels_are_renamed_for_a_resumed_sweep(tmp_path, caplog):
-    for name in ("orl_FNMF(farness=0.001)", "orl_NMF", "yale_GNMF(alpha=1)", "yale_GNMF-alpha=1", "notes (draft)"):
-        (tmp_path / name / ("cells" if name != "notes (draft)" else "other")).mkdir(parents=True)
-    sweep.rename_old_run_dirs(tmp_path)
-    left = sorted(path.name for path in tmp_path.iterdir())
-    assert left == ["notes (draft)", "orl_FNMF-farness=0.001", "orl_NMF", "yale_GNMF(alpha=1)", "yale_GNMF-alpha=1"]
-    assert "both exist" in caplog.text  # the new one is kept; the old one's cells are not reused
+def test_a_job_without_results_says_what_it_was_told(tmp_path, caplog):
+    """A dry run's job writes no results: its line says so instead of 'no results read'."""
+    caplog.set_level(logging.INFO, logger="src.progress")
+    progress.start_progress(tmp_path, 1)
+    cfg = OmegaConf.create({"dataset": {"name": "yale"}, "method": {"label": "NMF"}})
+    with sweep.job(tmp_path, 0, ["method=nmf"], tmp_path / "0", cfg) as end:
+        end.outcome = "dry run: no cell computed, no result written"
+    assert job_lines(caplog)[0].startswith("[1/1] yale NMF done in 0 s (dry run: no cell computed")
 
 
 @pytest.mark.integration  # python -m src.run -m in a subprocess

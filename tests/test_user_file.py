@@ -255,7 +255,8 @@ def compose(*overrides):
 
 
 def test_a_run_checks_k_against_the_classes_of_the_file(tmp_path, blobs):
-    from src.run import check_group_choices, prepare
+    from src.command_line import check_group_choices
+    from src.settings import prepare, run_spec
 
     path = write(tmp_path, "npz", *blobs)
     check_group_choices(["dataset=file", f"dataset.path={path}"])
@@ -263,11 +264,11 @@ def test_a_run_checks_k_against_the_classes_of_the_file(tmp_path, blobs):
     for protocol in ("unsupervised", "cnmf", "ccf"):
         plain = OmegaConf.to_container(compose("dataset=file", f"dataset.path={path}", f"protocol={protocol}",
                                                "protocol.ks=[2,3]"), resolve=True)
-        run = prepare(plain)
+        run = prepare(run_spec(plain))
         assert run.dataset.name == "mine" and run.settings["dataset"]["path"] == str(path)
     plain = OmegaConf.to_container(compose("dataset=file", f"dataset.path={path}"), resolve=True)  # ks 2..10
     with pytest.raises(ConfigError, match=r"protocol.ks contains 4; .*\(the data set has 3 classes\)"):
-        prepare(plain)
+        prepare(run_spec(plain))
 
 
 def run_cli(*args, cwd):

@@ -1,8 +1,8 @@
 """scikit-learn's estimator checks for every registered method: a fast configuration and the expected failures.
 
 :func:`checked_estimator` builds a method with the small settings the checks run with (:data:`CHECK_PARAMS`);
-:data:`EXPECTED_FAILED_CHECKS` holds, per class, each check of ``sklearn.utils.estimator_checks`` that cannot
-hold for it and why (every estimator also gives its own entry: ``est.expected_failed_checks()``);
+:data:`EXPECTED_FAILED_CHECKS` collects, per class, each check of ``sklearn.utils.estimator_checks`` that
+cannot hold for it and why, as the class declares it (``est.expected_failed_checks()``);
 :func:`run_checks` runs the whole suite on one method and :func:`results_table` writes the outcome as a
 Markdown table (``python -m tools.estimator_checks [method ...]`` prints it; about a minute for all).
 
@@ -40,41 +40,11 @@ CHECK_OVERRIDES = {
 """Per-method changes to :data:`CHECK_PARAMS`: enough iterations for ``fit_transform`` and ``transform`` to
 agree to 0.01 (``check_transformer_general``), NTF's image shape, COP-KMeans' number of clusters."""
 
-_GRAPH = ("transform builds the kNN graph among the samples it is given (a single sample has no graph "
-          "term): a sample's representation depends on the batch")
-_LABELS = ("fit_transform returns the label-constrained representation of the training samples; transform "
-           "treats samples as unlabelled")
-_NTF = ("NTF needs image_shape = (h, w) with h * w = n_features; the checked estimator has image_shape=(1, 3) "
-        "and this check's data have another number of features")
-_NTF_CHECKS = ("check_estimators_overwrite_params", "check_estimators_fit_returns_self", "check_readonly_memmap_input",
-               "check_n_features_in_after_fitting", "check_estimators_dtypes", "check_dtype_object",
-               "check_fit2d_1sample", "check_fit2d_1feature", "check_fit_idempotent", "check_fit_check_is_fitted",
-               "check_n_features_in")
-
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "GNMF": {"check_methods_subset_invariance": _GRAPH},
-    "SemiGNMF": {"check_methods_subset_invariance": _GRAPH,
-                 "check_transformer_general": _LABELS + " (the labels rewrite the training graph)",
-                 "check_transformer_data_not_an_array": _LABELS + " (the labels rewrite the training graph)"},
-    "PCGNMF": {"check_methods_subset_invariance": _GRAPH,
-               "check_transformer_general": _LABELS + " (must-link and cannot-link terms)",
-               "check_transformer_data_not_an_array": _LABELS + " (must-link and cannot-link terms)"},
-    "FNMF": {"check_methods_subset_invariance": _GRAPH},
-    "NPNMF": {"check_methods_subset_invariance": _GRAPH},
-    "CNMF": {"check_transformer_general": _LABELS + " (V = A Z: a labelled class shares one row)",
-             "check_transformer_data_not_an_array": _LABELS + " (V = A Z: a labelled class shares one row)"},
-    "CNMFKL": {"check_transformer_general": _LABELS + " (V = A Z: a labelled class shares one row)",
-               "check_transformer_data_not_an_array": _LABELS + " (V = A Z: a labelled class shares one row)"},
-    "CCF": {"check_transformer_general": _LABELS + " (V = A Z: a labelled class shares one row)",
-            "check_transformer_data_not_an_array": _LABELS + " (V = A Z: a labelled class shares one row)"},
-    "NTF": dict.fromkeys(_NTF_CHECKS, _NTF),
+    cls.__name__: dict(cls._expected_failed_checks) for cls in REGISTRY.values() if cls._expected_failed_checks
 }
-"""Class name -> {check name: why it cannot pass}. Checks not listed pass (or are skipped by scikit-learn)."""
-
-
-def expected_failed_checks(estimator) -> dict[str, str]:
-    """The entry of :data:`EXPECTED_FAILED_CHECKS` for the estimator's class (a copy; empty if none)."""
-    return dict(EXPECTED_FAILED_CHECKS.get(type(estimator).__name__, {}))
+"""Class name -> {check name: why it cannot pass}, as each class declares it (``_expected_failed_checks``, also
+given by ``est.expected_failed_checks()``). Checks not listed pass (or are skipped by scikit-learn)."""
 
 
 def checked_estimator(name: str):

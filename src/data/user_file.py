@@ -45,6 +45,7 @@ import numpy as np
 import pooch
 import scipy.io
 import scipy.sparse
+from hydra.utils import get_original_cwd
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from .fetch import record_user_file
@@ -83,8 +84,6 @@ OmegaConf.register_new_resolver("user_file_stem", _stem, replace=True)
 
 def launch_dir() -> Path:
     """The directory the command was launched from: ``hydra.runtime.cwd`` inside Hydra, else the working directory."""
-    from hydra.utils import get_original_cwd
-
     try:
         return Path(get_original_cwd())
     except ValueError:  # no Hydra run (load_named, scripts, tests)

@@ -24,11 +24,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core import frobenius
-from .core.estimator import Factorization
-from .graph.label_matrix import label_matrix, n_constraint_columns
+from .core.estimator import Factorization, LabelConstrainedMixin, labels_in_fit_only
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import dot, gram, squared_norm, x_dot, xt_dot
+from .graph.label_matrix import SHARED_ROWS, label_matrix, n_constraint_columns
 
 
 def cnmf_rules(X, A: sp.spmatrix):
@@ -61,7 +61,7 @@ def cnmf_rules(X, A: sp.spmatrix):
     return update, objective
 
 
-class CNMF(Factorization):
+class CNMF(LabelConstrainedMixin, Factorization):
     """Constrained NMF, X ~ U (A Z)^T with the Frobenius loss (Liu et al., TPAMI 2012).
 
     Samples labelled with the same class share one row of Z, hence one row of the representation
@@ -80,11 +80,10 @@ class CNMF(Factorization):
     representation", IEEE TPAMI 34(7), 2012, eqs. 1-3.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
-
     factor_names = ("U", "Z")
     batched = True
-    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
+    accept_sparse = True  # X enters only through products (core.products), sparse or dense alike
+    _expected_failed_checks = labels_in_fit_only(SHARED_ROWS)
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components

@@ -41,12 +41,12 @@ D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", N
 import numpy as np
 import scipy.sparse as sp
 
-from .core.estimator import Factorization
-from .graph.label_matrix import label_matrix, n_constraint_columns
+from .core.estimator import Factorization, LabelConstrainedMixin, labels_in_fit_only
 from .core.loop import Handoff
 from .core.multiplicative import multiply
-from .nmf_kl import NMFKL, KLProducts
 from .core.products import column_sums, dot
+from .graph.label_matrix import SHARED_ROWS, label_matrix, n_constraint_columns
+from .nmf_kl import NMFKL, KLProducts
 
 
 def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
@@ -81,7 +81,7 @@ def cnmf_kl_rules(X: np.ndarray, A: sp.spmatrix):
     return update, objective
 
 
-class CNMFKL(Factorization):
+class CNMFKL(LabelConstrainedMixin, Factorization):
     """Constrained NMF with the KL divergence, X ~ U (A Z)^T (Liu et al., TPAMI 2012, CNMF_KL).
 
     Parameters are those of :class:`~src.methods.nmf_kl.NMFKL` (``min_iter=10``). ``factors_`` holds ``U``
@@ -95,9 +95,9 @@ class CNMFKL(Factorization):
     representation", IEEE TPAMI 34(7), 2012; update rules derived in this module's docstring.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
     batched = True
     loss = "kl"
+    _expected_failed_checks = labels_in_fit_only(SHARED_ROWS)
 
     factor_names = ("U", "Z")
     __init__ = NMFKL.__init__  # the KL methods' reference defaults (min_iter=10)

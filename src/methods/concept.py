@@ -84,12 +84,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ConfigError
-from .core.estimator import Factorization, check_bool
-from .graph.label_matrix import label_matrix, n_constraint_columns
+from .core.estimator import Factorization, LabelConstrainedMixin, labels_in_fit_only
 from .core.loop import Handoff
 from .core.multiplicative import multiply
-from .nmf import NMF
 from .core.products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
+from .core.validation import BOOLEAN
+from .graph.label_matrix import SHARED_ROWS, label_matrix, n_constraint_columns
+from .nmf import NMF
 
 logger = logging.getLogger(__name__)
 
@@ -321,7 +322,7 @@ def concept_factors_from_nmf(X: np.ndarray, U: np.ndarray, V: np.ndarray, A: sp.
 
 
 class _ConceptFactorization(Factorization):
-    """Shared machinery of CF and CCF: the data are kept during ``fit`` for the kernel normalization."""
+    """Shared machinery of CF, CCF and LCF: the concepts X W are computed from the training data once fitted."""
 
     nonnegative_data = False  # mixed-sign data run the general rules (eqs. 23, 27) with an explicit K
     batched = True
@@ -333,17 +334,11 @@ class _ConceptFactorization(Factorization):
 
         Also sets ``concept_norms_`` (k,), sqrt(diag(W^T K W)): ``components_.T * concept_norms_`` is X W.
         """
-        self._data = X_rows.T  # a view, (m x n); dropped after fitting
         self._prepare(y)
-        try:
-            super()._fit(X_rows, y, callback)
-            self.concept_norms_ = self._concept_norms(self.factors_)
-            return self
-        finally:
-            del self._data
+        return super()._fit(X_rows, y, callback)
 
     def _new_samples(self, X):
-        """CF's coefficient rule with the fitted concepts U = X W as a fixed basis (:mod:`.fixed_basis`).
+        """CF's coefficient rule with the fitted concepts U = X W as a fixed basis (:mod:`.core.fixed_basis`).
 
         The concepts are tied to the training samples, so ``transform`` keeps them: K W becomes X_new^T U
         (new samples unlabelled, so A = I for CCF). Returns V diag(||u_k||), the convention of ``embedding_``.
@@ -361,8 +356,8 @@ class _ConceptFactorization(Factorization):
         """The label constraint matrix A (n x r), or None for plain CF."""
         return None
 
-    def _initial_factors(self, shapes, init, rng):
-        factors = super()._initial_factors(shapes, init, rng)  # fresh arrays: the caller's init is not touched
+    def _initial_factors(self, shapes, init, rng, X):
+        factors = super()._initial_factors(shapes, init, rng, X)  # fresh arrays: the caller's init is not touched
         if self.normalize_v:  # Cai's NormalizeUV on every start's initial factors (LCCF_Multi.m lines 68, 175)
             normalize_v_columns(factors["W"], factors["V"])
         return factors
@@ -379,21 +374,19 @@ class _ConceptFactorization(Factorization):
         """``(update, objective)`` of the method on X (m x n), the form ``kernel_`` names, over ``handoff``."""
         return concept_rules(X, self._constraint(), self.kernel_, handoff)
 
-    def _concept_norms(self, factors):
-        """sqrt(diag(W^T K W)) = column norms of X W, (k,)."""
-        return np.linalg.norm(self._data @ factors["W"], axis=0)
-
-    def _representation(self, factors):
+    def _outputs(self, X, factors):
+        """The unit-norm concepts X W diag(W^T K W)^-1/2 (eq. 13, m x k) and the representation
+        A Z diag(W^T K W)^1/2 (eq. 12 applied to V = A Z, n x k), from one product X W with the training data
+        X (m x n); sets ``concept_norms_``, sqrt(diag(W^T K W)) = the column norms of X W."""
+        XW = X @ factors["W"]
+        norms = np.linalg.norm(XW, axis=0)
+        self.concept_norms_ = norms
+        basis = np.divide(XW, norms, out=np.zeros_like(XW), where=norms > 0)
         V = factors[self.coefficient]
         A = self._constraint()
         if A is not None:
             V = dot(A.astype(V.dtype), V)
-        return V * self._concept_norms(factors)  # eq. 12 applied to V = A Z
-
-    def _basis(self, factors):
-        XW = self._data @ factors["W"]
-        norms = np.linalg.norm(XW, axis=0)
-        return np.divide(XW, norms, out=np.zeros_like(XW), where=norms > 0)  # eq. 13: X W diag(W^T K W)^-1/2
+        return basis, V * norms
 
 
 class CF(_ConceptFactorization):
@@ -423,23 +416,20 @@ class CF(_ConceptFactorization):
     """
 
     factor_names = ("W", "V")
+    _parameter_constraints = {**Factorization._parameter_constraints, "normalize_v": BOOLEAN}
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 normalize_v=False,
-                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 normalize_v=False, n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+                         n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype)
         self.normalize_v = normalize_v
-
-    def check_params(self):
-        super().check_params()
-        check_bool("normalize_v", self.normalize_v)
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components
         return {"W": (n, k), "V": (n, k)}
 
 
-class CCF(_ConceptFactorization):
+class CCF(LabelConstrainedMixin, _ConceptFactorization):
     """Constrained concept factorization X ~ X W (A Z)^T (Liu et al., IEEE TCYB 2014).
 
     Parameters
@@ -467,21 +457,16 @@ class CCF(_ConceptFactorization):
     IEEE Trans. Cybernetics 44(7), 2014, eqs. 4, 10-13, 23, 27.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
-
     factor_names = ("W", "Z")
     coefficient = "Z"
+    _parameter_constraints = {**Factorization._parameter_constraints, "init_from_nmf": BOOLEAN}
+    _expected_failed_checks = labels_in_fit_only(SHARED_ROWS)
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 init_from_nmf=False,
-                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+                 init_from_nmf=False, n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+                         n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype)
         self.init_from_nmf = init_from_nmf
-
-    def check_params(self):
-        super().check_params()
-        if not isinstance(self.init_from_nmf, bool | np.bool_):
-            raise ConfigError(f"init_from_nmf={self.init_from_nmf!r} must be True or False")
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components
@@ -497,14 +482,13 @@ class CCF(_ConceptFactorization):
         inits = super()._start_inits()
         return inits[:1] if self.init_from_nmf else inits  # one start: the NMF solution (NMF has the starts)
 
-    def _initial_factors(self, shapes, init, rng):
+    def _initial_factors(self, shapes, init, rng, X):
         if not self.init_from_nmf:
-            return super()._initial_factors(shapes, init, rng)
+            return super()._initial_factors(shapes, init, rng, X)
         if isinstance(init, Mapping) and set(init) != {"U", "V"}:
             raise ConfigError(
                 f"init_from_nmf=True takes init='random' or the NMF factors {{'U', 'V'}}, got {sorted(init)}"
             )
-        X = self._data
         if X.min() < 0:
             raise ConfigError("init_from_nmf=True needs X >= 0 (it runs NMF), but X has negative entries")
         nmf = NMF(  # the NMF baseline's own fit: same seed, starts and stopping rule

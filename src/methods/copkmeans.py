@@ -39,36 +39,27 @@ Choices where Wagstaff et al. are silent or that differ from their literal pseud
   Euclidean distances of the final partition) among the feasible ones is kept, the protocol's "best of 20".
   The distance is Euclidean, as in Wagstaff et al.
 
-Speed (the same computation, no tolerance). Measured on MNIST-70k (n = 70,000, m = 784, K = 10, 10% of each
-class labelled as in the benchmark, ``python -m tools.bench``, one BLAS thread, 2 shared cores): the direct step, all
-distances of the 63,004 unlabelled samples (one GEMM, 61 ms) and the cluster sums from scratch (a dense
-K x n membership product, 59 ms), cost 131 ms; the 20 restarts of ``random_state=0`` run 1,937 steps, 366 s
-on the loaded machine (peak RSS 977 MB). Three changes, of which only the last touches the rounding:
+Work per step. The direct step computes the distance of every unlabelled sample to every centre (one
+GEMM) and the cluster sums from scratch (a dense K x n membership product). Three devices restrict the work
+to the samples whose centre may have changed; the first two give exactly the direct step's result, the
+third changes the rounding of the sums only:
 
 * bounds (Hamerly 2010): for each unlabelled sample, u_i >= its distance to its centre and l_i <= its
   distance to every other centre. When the centres move by p_j, u_i += p_a and l_i -= max_{j != a} p_j; with
   s_j half the distance from c_j to its nearest other centre, L_i = max(l_i, 2 s_a - u_i) also bounds the
   distances to the other centres from below. Only the samples that the bounds do not settle have their
-  distances computed (rows of X gathered by blocks that fit in cache: X is read there only): on MNIST-70k
-  24.6 million rows over the 1,937 steps instead of 122 million (20%), ~1 us of CPU per row;
-* the settling test is made exact: a sample is settled only when L_i^2 - u_i^2 > 2 E_i, with
+  distances computed (rows of X gathered by blocks that fit in cache: X is read there only);
+* the settling test is exact: a sample is settled only when L_i^2 - u_i^2 > 2 E_i, with
   E_i = (m + 2) eps (||x_i|| + max_j ||c_j||)^2, twice the worst-case rounding error of a squared distance
   computed as ||x||^2 - 2 x.c + ||c||^2 (gamma_m of the dot product and the three terms, Higham, ch. 3), and
   every bound is rounded outward after each operation. Hence a settled sample is exactly where the full
   computation would put it, exact ties included (those are always recomputed, and argmin keeps the
-  lowest index, as before);
+  lowest index);
 * the cluster sums of the unlabelled samples are updated by the samples that moved only (a +-1 K x b
-  matrix times their rows); the chunks' sums are computed once per fit. This changes the floating-point
-  association of the sums (~1e-16 relative; the blocked products x.c may also round differently from one
-  whole GEMM): a sample tied within that rounding could in principle go to the other centre. Measured,
-  never: identical labels, objective (bit for bit) and steps to the previous implementation on MNIST-70k
-  (20 restarts, seed 0), MNIST-10k (seeds 0-4), COIL20 (0-4), Yale and ORL (0-2); the tests compare
-  with a plain run that recomputes everything at every step.
-
-Result on MNIST-70k: 16.5 ms per step on average, the whole fit 33-34 s (``python -m tools.bench --methods
-copkmeans --datasets mnist``: 32.9 s, peak RSS 637 MB, no copy of X), AC 0.636 / NMI 0.578 as before; on
-MNIST-10k 4.0-4.8 s instead of 18-22 s of CPU. Left out: a float32 first pass (half the memory traffic of
-the gathered rows, with float64 only where it cannot decide) was not needed for the 2-minute target.
+  matrix times their rows); the chunks' sums are computed once per fit. This associates the floating-point
+  sums differently from sums taken from scratch (~1e-16 relative; the blocked products x.c may also round
+  differently from one whole GEMM): a sample tied within that rounding could in principle go to the other
+  centre. The tests compare with a plain run that recomputes everything at every step.
 
 References
 ----------
@@ -85,8 +76,9 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
-from .core.estimator import UNLABELLED, SampleInputMixin, check_labels, check_positive_int
+from .core.estimator import LabelConstrainedMixin
 from .core.products import block_rows, x_dot, xt_dot
+from .core.validation import CHECKED_BY_FIT, POSITIVE_INT, UNLABELLED, ParameterRulesMixin, SampleInputMixin
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +101,7 @@ def squared_distances(P: np.ndarray, centres: np.ndarray, P_sq: np.ndarray | Non
 def cluster_sums(X: np.ndarray, labels: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-cluster sums (K x m) and sizes (K,) of the rows of X.
 
-    One dense product with the (K x n) 0/1 membership matrix (BLAS); the sparse product it replaces ran in
-    one thread at about half the speed on MNIST.
+    One dense product with the (K x n) 0/1 membership matrix (BLAS, in as many threads as BLAS has).
     """
     n = X.shape[0]
     members = np.zeros((n_clusters, n))
@@ -149,7 +140,7 @@ class COPData:
         (m + 2) eps, so that ``rounding * (||x_i|| + max_j ||c_j||)^2`` bounds twice over the rounding error
         of a computed squared distance (see the module docstring).
     block : int
-        Rows of X per block (:data:`~src.methods.nmf.BLOCK_ELEMENTS` entries, so that a block stays in cache).
+        Rows of X per block (:data:`~src.methods.core.products.BLOCK_ELEMENTS` entries, so that a block stays in cache).
     """
 
     def __init__(self, X: np.ndarray, chunk_of: np.ndarray):
@@ -359,7 +350,7 @@ def cop_kmeans_run(X, chunk_of, n_clusters, rng, max_iter, data=None):
     return labels, n_iter
 
 
-class COPKMeans(ClusterMixin, SampleInputMixin, BaseEstimator):
+class COPKMeans(LabelConstrainedMixin, ClusterMixin, SampleInputMixin, ParameterRulesMixin, BaseEstimator):
     """COP-KMeans (Wagstaff et al. 2001) with the labelled samples' must-link and cannot-link constraints.
 
     It clusters directly (``clusters_directly = True``): the protocol calls ``fit_predict(X, y)`` and skips
@@ -391,7 +382,6 @@ class COPKMeans(ClusterMixin, SampleInputMixin, BaseEstimator):
     n_failed_restarts_ : int
     n_iter_ : int
         Assignment steps of the kept run.
-    objective_history_ : ndarray of shape (0,)
     factors_ : dict
         Empty (not a factorization).
     embedding_ : ndarray of shape (n_samples, n_features)
@@ -403,28 +393,27 @@ class COPKMeans(ClusterMixin, SampleInputMixin, BaseEstimator):
     knowledge", Proc. ICML 2001.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
-
     clusters_directly = True
     nonnegative_data = False
+    _parameter_constraints = {
+        "n_components": POSITIVE_INT,
+        "n_restarts": POSITIVE_INT,
+        "max_iter": POSITIVE_INT,
+        "random_state": CHECKED_BY_FIT,
+    }
 
-    def __init__(self, n_components=2, n_restarts=20, max_iter=300, random_state=None):
+    def __init__(self, n_components=2, *, n_restarts=20, max_iter=300, random_state=None):
         self.n_components = n_components
         self.n_restarts = n_restarts
         self.max_iter = max_iter
         self.random_state = random_state
-
-    def check_params(self) -> None:
-        check_positive_int("n_components", self.n_components)
-        check_positive_int("n_restarts", self.n_restarts)
-        check_positive_int("max_iter", self.max_iter)
 
     def fit(self, X, y=None):
         """Cluster X (n_samples, n_features) under the constraints of the partial labels y (-1 = unlabelled)."""
         self.check_params()
         X = self._validate_X(X, reset=True)
         n = X.shape[0]
-        y = check_labels(y, n)
+        y = self._validate_y(y, n)
         K = self.n_components
         if K > n:
             raise ConfigError(f"n_components={K} exceeds the number of samples ({n})")
@@ -444,7 +433,6 @@ class COPKMeans(ClusterMixin, SampleInputMixin, BaseEstimator):
         self.labels_ = labels
         sums, sizes = cluster_sums(X, labels, K)
         self.cluster_centers_ = sums / np.maximum(sizes, 1)[:, None]
-        self.objective_history_ = np.empty(0)
         self.factors_ = {}
         self.embedding_ = X
         return self

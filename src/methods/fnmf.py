@@ -86,14 +86,14 @@ import logging
 
 import numpy as np
 
-from ..errors import ConfigError
+from .core import frobenius
+from .core.estimator import Factorization
 from .core.loop import Handoff
 from .core.multiplicative import multiply
-from .core.estimator import Factorization, check_nonnegative_float, check_positive_int
-from .gnmf import regularized_v_update
-from .graph.knn import check_algorithm, degree, knn_graph
-from .core import frobenius
 from .core.products import SampleBlocks, column_sums, dot, gram, squared_norm
+from .core.validation import NONNEGATIVE, POSITIVE_INT, below
+from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
+from .graph.knn import ALGORITHM, degree, knn_graph
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +231,7 @@ class FNMF(Factorization):
     n_neighbors : int, default=5
         Neighbours per sample in the 0-1 kNN graph (the paper does not give its k; Cai's default 5).
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
-        Neighbour search of the graph (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto",
+        Neighbour search of the graph (see :mod:`.graph.knn`): exact up to 30,000 samples with "auto",
         approximate (NN-descent, seeded from ``random_state``) above.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse kNN graph W.
@@ -243,10 +243,18 @@ class FNMF(Factorization):
     """
 
     batched = True
+    _parameter_constraints = {
+        **Factorization._parameter_constraints,
+        "farness": NONNEGATIVE & below(1, "below 1 the objective is bounded below"),
+        "n_neighbors": POSITIVE_INT,
+        "knn_algorithm": ALGORITHM,
+    }
+    _expected_failed_checks = {"check_methods_subset_invariance": GRAPH_OF_THE_BATCH}
 
     def __init__(
         self,
         n_components=2,
+        *,
         max_iter=10_000,
         tol=1e-5,
         init="random",
@@ -266,14 +274,6 @@ class FNMF(Factorization):
         self.farness = farness
         self.n_neighbors = n_neighbors
         self.knn_algorithm = knn_algorithm
-
-    def check_params(self) -> None:
-        super().check_params()
-        check_nonnegative_float("farness", self.farness)
-        if self.farness >= 1:
-            raise ConfigError(f"farness={self.farness!r} must be < 1 (below 1 the objective is bounded below)")
-        check_positive_int("n_neighbors", self.n_neighbors)
-        check_algorithm(self.knn_algorithm, "knn_algorithm")
 
     def _rules(self, X, y):
         n = X.shape[1]

@@ -13,7 +13,7 @@ Multiplicative updates (V first, then U, as in Deng Cai's ``GNMF_Multi.m`` and i
 Cai et al. prove that O never increases under these rules. With alpha = 0 they are Lee and Seung's NMF
 rules exactly.
 
-Cost. All starts of a fit advance together (stacks of factors, :mod:`.loop`): X^T U and X V are each one
+Cost. All starts of a fit advance together (stacks of factors, :mod:`.core.loop`): X^T U and X V are each one
 product over the k columns of every start, and the V update reads X only once, X^T U block by block of
 samples with X V accumulated from the same blocks (:func:`regularized_v_update`); the U update and the
 objective use that X V. W V is one sparse product over all starts. The objective's graph term is summed
@@ -21,11 +21,11 @@ edge by edge, Tr(V^T L V) = sum_{i<j} W_ij ||v_i - v_j||^2 (no cancellation: as 
 the factors are). One iteration costs O(mnk + nnz(W) k) per start.
 
 The graph is built inside ``_rules`` from the samples (the columns of X): the ``n_neighbors``-nearest-
-neighbour graph of :func:`.knn_graph.knn_graph`, symmetrized as max(W, W^T). The defaults are the GNMF
+neighbour graph of :func:`.graph.knn.knn_graph`, symmetrized as max(W, W^T). The defaults are the GNMF
 paper's: 5 neighbours, 0-1 ("binary") weights, alpha = 100. (Cai's ``constructW.m`` itself defaults to a
 heat kernel; his GNMF demo and the paper's experiments use 0-1 weights. Both facts are recalled from
 memory of Cai's code and paper, which are not available here.) SemiGNMF overwrites the labelled block of
-the graph with :func:`.knn_graph.label_graph`: weight 1 between labelled samples of the same class, 0
+the graph with :func:`.graph.knn.label_graph`: weight 1 between labelled samples of the same class, 0
 between labelled samples of different classes.
 
 Choices where the papers are silent: the update order (V then U, Cai's code); the graph weights 1/0 of
@@ -53,13 +53,17 @@ pp. 63-72 (GNMF and the semi-supervised SemiGNMF).
 import numpy as np
 import scipy.sparse as sp
 
+from .core import frobenius
+from .core.estimator import Factorization, LabelConstrainedMixin, NormalizedInitMixin, labels_in_fit_only
 from .core.loop import Handoff
 from .core.multiplicative import multiply
-from .core.estimator import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
-                   check_positive_int)
-from .graph.knn import check_algorithm, check_t, check_weight, degree, knn_graph, label_graph
-from .core import frobenius
 from .core.products import SampleBlocks, block_slices, dot, gram, squared_norm
+from .core.validation import BOOLEAN, NONNEGATIVE, POSITIVE_INT
+from .graph.knn import ALGORITHM, HEAT_WIDTH, WEIGHT, degree, knn_graph, label_graph
+
+GRAPH_OF_THE_BATCH = ("transform builds the kNN graph among the samples it is given (a single sample has no graph "
+                      "term): a sample's representation depends on the batch")
+"""Why scikit-learn's ``check_methods_subset_invariance`` cannot hold for the methods with a sample graph."""
 
 
 def regularized_v_update(blocks: SampleBlocks, U: np.ndarray, V: np.ndarray, numerator: np.ndarray | None,
@@ -69,7 +73,7 @@ def regularized_v_update(blocks: SampleBlocks, U: np.ndarray, V: np.ndarray, num
     The V rule of every Frobenius method with a regularizer on V (GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF):
     the regularizer's parts are computed by the caller from the current factors, before the pass (they
     mix rows of V, which the pass updates block by block). X^T U is read block by block of samples and
-    X V is accumulated from the same blocks with the new rows of V (:meth:`.products.SampleBlocks.fused`).
+    X V is accumulated from the same blocks with the new rows of V (:meth:`.core.products.SampleBlocks.fused`).
 
     Parameters
     ----------
@@ -122,7 +126,7 @@ def graph_smoothness(edges: tuple[np.ndarray, np.ndarray, np.ndarray], V: np.nda
     For a symmetric W (``edges`` from :func:`graph_edges`). Written this way it has none of the cancellation
     of Tr(V^T D V) - Tr(V^T W V), two nearly equal large numbers once V is smooth on the graph (float32
     would keep no digit of their difference); the squares are summed in float64. By blocks of edges
-    (:func:`.products.block_slices`): no (s, edges, k) array.
+    (:func:`.core.products.block_slices`): no (s, edges, k) array.
     """
     rows, cols, weights = edges
     total = np.zeros(V.shape[:-2], dtype=np.float64)  # one value per start
@@ -189,12 +193,12 @@ class GNMF(NormalizedInitMixin, Factorization):
         Edge weights of the graph; the GNMF paper's experiments use 0-1 ("binary") weights.
     t : float or None, default=None
         Heat kernel width in exp(-||x_i - x_j||^2 / t) for ``weight="heat"``; None is Cai's default
-        (see :mod:`.knn_graph`).
+        (see :mod:`.graph.knn`).
     normalize_init : bool, default=True
         Scale the initial U's columns to unit L2 norm and V's columns by the same norms, as Cai's code
         does (see the module docstring); a zero column of U is left as it is.
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
-        Neighbour search of the graph (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto",
+        Neighbour search of the graph (see :mod:`.graph.knn`): exact up to 30,000 samples with "auto",
         approximate (NN-descent, seeded from ``random_state``) above.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse graph used.
@@ -206,10 +210,21 @@ class GNMF(NormalizedInitMixin, Factorization):
     """
 
     batched = True
+    _parameter_constraints = {
+        **Factorization._parameter_constraints,
+        "alpha": NONNEGATIVE,
+        "n_neighbors": POSITIVE_INT,
+        "weight": WEIGHT,
+        "t": HEAT_WIDTH,
+        "normalize_init": BOOLEAN,
+        "knn_algorithm": ALGORITHM,
+    }
+    _expected_failed_checks = {"check_methods_subset_invariance": GRAPH_OF_THE_BATCH}
 
     def __init__(
         self,
         n_components=2,
+        *,
         max_iter=10_000,
         tol=1e-5,
         init="random",
@@ -236,16 +251,6 @@ class GNMF(NormalizedInitMixin, Factorization):
         self.normalize_init = normalize_init
         self.knn_algorithm = knn_algorithm
 
-    def check_params(self) -> None:
-        super().check_params()
-        check_nonnegative_float("alpha", self.alpha)
-        check_positive_int("n_neighbors", self.n_neighbors)
-        check_weight(self.weight)
-        check_t(self.t)
-        check_bool("normalize_init", self.normalize_init)
-        check_algorithm(self.knn_algorithm, "knn_algorithm")
-
-
     def _graph(self, X: np.ndarray, y: np.ndarray):
         """(n x n) sparse graph of the samples, the columns of X (m x n)."""
         return knn_graph(X.T, n_neighbors=self.n_neighbors, weight=self.weight, t=self.t,
@@ -256,11 +261,11 @@ class GNMF(NormalizedInitMixin, Factorization):
         return gnmf_rules(X, self.graph_, float(self.alpha))
 
 
-class SemiGNMF(GNMF):
+class SemiGNMF(LabelConstrainedMixin, GNMF):
     """Semi-supervised GNMF: GNMF whose graph has its labelled block overwritten by the labels.
 
     Same parameters as :class:`GNMF`; ``fit(X, y)`` uses y (-1 = unlabelled): for labelled samples
-    i != j, W_ij = 1 if they share a class and 0 otherwise (see :func:`.knn_graph.label_graph`).
+    i != j, W_ij = 1 if they share a class and 0 otherwise (see :func:`.graph.knn.label_graph`).
     Without labels it is GNMF.
 
     References
@@ -269,7 +274,8 @@ class SemiGNMF(GNMF):
     2008; D. Cai, X. He, J. Han and T. S. Huang, IEEE TPAMI 33(8), 2011.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+    _expected_failed_checks = {**GNMF._expected_failed_checks,
+                               **labels_in_fit_only("the labels rewrite the training graph")}
 
     def _graph(self, X, y):
         return label_graph(super()._graph(X, y), y)

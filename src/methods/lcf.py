@@ -97,11 +97,12 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .core.estimator import check_bool, check_nonnegative_float
 from .concept import KERNELS, _ConceptFactorization, data_products
+from .core.estimator import Factorization
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
+from .core.validation import BOOLEAN, NONNEGATIVE, one_of
 
 logger = logging.getLogger(__name__)
 
@@ -268,21 +269,21 @@ class LCF(_ConceptFactorization):
     """
 
     factor_names = ("W", "V")
+    _parameter_constraints = {
+        **Factorization._parameter_constraints,
+        "lam": NONNEGATIVE,
+        "v_rule": one_of(V_RULES),
+        "normalize_v": BOOLEAN,
+    }
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  lam=0.3, v_rule="eq12", normalize_v=False,
                  n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
+        super().__init__(n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+                         n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype)
         self.lam = lam
         self.v_rule = v_rule
         self.normalize_v = normalize_v
-
-    def check_params(self):
-        super().check_params()
-        check_nonnegative_float("lam", self.lam)
-        if self.v_rule not in V_RULES:
-            raise ConfigError(f"v_rule={self.v_rule!r} must be one of {', '.join(V_RULES)}")
-        check_bool("normalize_v", self.normalize_v)
 
     def _factor_shapes(self, m, n, y):
         k = self.n_components

@@ -33,11 +33,12 @@ IEEE TNNLS 2014).
 
 import numpy as np
 
-from .core.estimator import Factorization, check_nonnegative_float
+from .core.estimator import Factorization
 from .core.frobenius import objective as frobenius_objective
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, gram, inner, squared_norm, x_dot
+from .core.validation import NONNEGATIVE
 
 
 def nlcf_rules(X: np.ndarray, mu: float):
@@ -114,16 +115,13 @@ class NLCF(Factorization):
     """
 
     batched = True
+    _parameter_constraints = {**Factorization._parameter_constraints, "mu": NONNEGATIVE}
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 mu=0.3,
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None, mu=0.3,
                  n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
+        super().__init__(n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+                         n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype)
         self.mu = mu
-
-    def check_params(self):
-        super().check_params()
-        check_nonnegative_float("mu", self.mu)
 
     def _rules(self, X, y):
         return nlcf_rules(X, float(self.mu))

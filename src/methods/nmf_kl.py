@@ -27,7 +27,7 @@ the objective then differs from its float64 value by about 1e-7 relative, far be
 ``tol``.
 
 With several BLAS threads (and data of a few blocks per thread) the rows of a pass are cut into as many
-ranges, each run by one thread with single-threaded block products (:func:`.products.in_parts`); the partial
+ranges, each run by one thread with single-threaded block products (:func:`.core.products.in_parts`); the partial
 sums of the ranges are added in a fixed order.
 
 References
@@ -234,10 +234,10 @@ class NMFKL(Factorization):
     products_per_iteration = 3  # U V^T (the ratio R = X / U V^T), R^T U and R V
     loss = "kl"
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  n_starts=10, min_iter=10, stopping="reference", dtype="float64"):
-        Factorization.__init__(self, n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping,
-                               dtype)
+        Factorization.__init__(self, n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+                               n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype)
 
     def _rules(self, X, y):
         return kl_rules(X)

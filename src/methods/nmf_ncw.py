@@ -6,7 +6,7 @@ What is implemented, X (m x n) >= 0 with one sample per column:
    in the graph whose weights are the inner products x_j^T x_l), computed as X^T (X 1) without forming
    X^T X, and X_w = X D^{-1/2}, i.e. column j is scaled by d_j^(-1/2).
 2. Frobenius NMF of the weighted data, X_w ~ U V^T, with Lee and Seung's multiplicative rules
-   (:func:`src.methods.nmf.frobenius_rules`, V first then U). The objective is ||X_w - U V^T||_F^2.
+   (:func:`src.methods.core.frobenius.frobenius_rules`, V first then U). The objective is ||X_w - U V^T||_F^2.
 3. The representation is V with U's columns scaled to unit Euclidean length (u_k <- u_k / ||u_k||,
    v_k <- v_k ||u_k||), which leaves U V^T unchanged.
 
@@ -34,7 +34,7 @@ SIGIR 2003, pp. 267-273.
 import numpy as np
 
 from .core.estimator import Factorization
-from .nmf import frobenius_rules
+from .core.frobenius import frobenius_rules
 
 
 def ncw_weights(X: np.ndarray) -> np.ndarray:

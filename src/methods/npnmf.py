@@ -38,7 +38,7 @@ L_aa; like GNMF's, that argument covers one entry at a time, not the simultaneou
 which is not guaranteed in general because L^- is not positive semidefinite. The tests check that O
 never increases over 200 iterations on random data, including large mu.
 
-Cost: building M takes O(n k (m + k^2)) after the neighbour search (that of :mod:`.knn_graph`: exact
+Cost: building M takes O(n k (m + k^2)) after the neighbour search (that of :mod:`.graph.knn`: exact
 up to 30,000 samples, NN-descent above, ``knn_algorithm``), in blocks of samples; L has at most
 n (k + 1)^2 stored entries; one iteration is O(mnk + n k^2 k_c) per start with k_c the rank, the
 products those of :mod:`.gnmf` (all starts of a fit together, one pass over X for the V update). No n x n
@@ -52,19 +52,17 @@ S. T. Roweis and L. K. Saul, "Nonlinear dimensionality reduction by locally line
 """
 
 import logging
-from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ConfigError
-from .core.loop import Handoff
-from .core.estimator import (Factorization, NormalizedInitMixin, check_bool, check_nonnegative_float,
-                   check_positive_int)
-from .gnmf import regularized_v_update
-from .graph.knn import check_algorithm, nearest_neighbours
 from .core import frobenius
+from .core.estimator import Factorization, NormalizedInitMixin
+from .core.loop import Handoff
 from .core.products import SampleBlocks, dot, inner, squared_norm
+from .core.validation import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, check_positive_int
+from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
+from .graph.knn import ALGORITHM, check_algorithm, nearest_neighbours
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +72,7 @@ BLOCK_MB = 16
 
 def check_reg(reg) -> float:
     """Return the LLE regularization ``reg`` (a finite number > 0), else raise :class:`ConfigError`."""
-    if isinstance(reg, bool) or not isinstance(reg, Real) or not np.isfinite(reg) or reg <= 0:
-        raise ConfigError(f"reg={reg!r} must be a finite number > 0")
+    POSITIVE.check("reg", reg)
     return float(reg)
 
 
@@ -95,7 +92,7 @@ def lle_weights(X_rows, n_neighbors=5, reg=1e-3, algorithm="auto", random_state=
     reg : float, default=1e-3
         Relative regularization of the local Gram matrices.
     algorithm : {"auto", "exact", "nndescent"}, default="auto"
-        Neighbour search, :func:`.knn_graph.nearest_neighbours` (exact up to 30,000 samples with "auto").
+        Neighbour search, :func:`.graph.knn.nearest_neighbours` (exact up to 30,000 samples with "auto").
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the approximate search.
 
@@ -216,7 +213,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
         Scale the initial U's columns to unit L2 norm and V's columns by the same norms (Cai's
         NormalizeUV), as :class:`~.gnmf.GNMF` does with the same option; a zero column is left alone.
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
-        Neighbour search (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto", approximate
+        Neighbour search (see :mod:`.graph.knn`): exact up to 30,000 samples with "auto", approximate
         (NN-descent, seeded from ``random_state``) above.
 
     ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``weights_`` the (n x n) sparse LLE weights M.
@@ -227,10 +224,20 @@ class NPNMF(NormalizedInitMixin, Factorization):
     """
 
     batched = True
+    _parameter_constraints = {
+        **Factorization._parameter_constraints,
+        "mu": NONNEGATIVE,
+        "n_neighbors": POSITIVE_INT,
+        "reg": POSITIVE,
+        "normalize_init": BOOLEAN,
+        "knn_algorithm": ALGORITHM,
+    }
+    _expected_failed_checks = {"check_methods_subset_invariance": GRAPH_OF_THE_BATCH}
 
     def __init__(
         self,
         n_components=2,
+        *,
         max_iter=10_000,
         tol=1e-5,
         init="random",
@@ -254,15 +261,6 @@ class NPNMF(NormalizedInitMixin, Factorization):
         self.reg = reg
         self.normalize_init = normalize_init
         self.knn_algorithm = knn_algorithm
-
-    def check_params(self) -> None:
-        super().check_params()
-        check_nonnegative_float("mu", self.mu)
-        check_positive_int("n_neighbors", self.n_neighbors)
-        check_reg(self.reg)
-        check_bool("normalize_init", self.normalize_init)
-        check_algorithm(self.knn_algorithm, "knn_algorithm")
-
 
     def _rules(self, X, y):
         self.weights_ = lle_weights(X.T, n_neighbors=self.n_neighbors, reg=self.reg, algorithm=self.knn_algorithm,

@@ -52,6 +52,7 @@ from .core.estimator import Factorization
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import gram, inner, squared_norm, x_dot, xt_dot
+from .core.validation import Rule
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -112,16 +113,18 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
     return update, objective
 
 
+IMAGE_SHAPE = Rule(lambda shape: isinstance(shape, (tuple, list)) and len(shape) == 2
+                   and all(isinstance(d, Integral) and not isinstance(d, bool) and d >= 1 for d in shape),
+                   "a pair (h, w) of positive integers (NTF needs the images' shape)")
+"""The rule of NTF's ``image_shape`` without the data (with them, h * w must be the number of features)."""
+
+
 def check_image_shape(image_shape, n_features: int | None = None) -> tuple[int, int]:
     """Return ``image_shape`` as (h, w), else raise :class:`ConfigError` naming it.
 
     With ``n_features`` given, also require h * w == n_features.
     """
-    ok = (isinstance(image_shape, (tuple, list)) and len(image_shape) == 2
-          and all(isinstance(d, Integral) and not isinstance(d, bool) and d >= 1 for d in image_shape))
-    if not ok:
-        raise ConfigError(f"image_shape={image_shape!r} must be a pair (h, w) of positive integers "
-                          "(NTF needs the images' shape)")
+    IMAGE_SHAPE.check("image_shape", image_shape)
     h, w = int(image_shape[0]), int(image_shape[1])
     if n_features is not None and h * w != n_features:
         raise ConfigError(f"image_shape={image_shape!r} has {h * w} pixels but the data have "
@@ -167,18 +170,22 @@ class NTF(Factorization):
 
     factor_names = ("A", "B", "C")
     batched = True
-    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
+    accept_sparse = True  # X enters only through products (core.products), sparse or dense alike
+    _parameter_constraints = {**Factorization._parameter_constraints, "image_shape": IMAGE_SHAPE}
+    _expected_failed_checks = dict.fromkeys(
+        ("check_estimators_overwrite_params", "check_estimators_fit_returns_self", "check_readonly_memmap_input",
+         "check_n_features_in_after_fitting", "check_estimators_dtypes", "check_dtype_object",
+         "check_fit2d_1sample", "check_fit2d_1feature", "check_fit_idempotent", "check_fit_check_is_fitted",
+         "check_n_features_in"),
+        "NTF needs image_shape = (h, w) with h * w = n_features, and this check fits data whose number of "
+        "features the estimator's image_shape does not match")
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  image_shape=None, n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
         super().__init__(n_components=n_components, max_iter=max_iter, tol=tol, init=init,
                          random_state=random_state, n_starts=n_starts, min_iter=min_iter, stopping=stopping,
                          dtype=dtype)
         self.image_shape = image_shape
-
-    def check_params(self) -> None:
-        super().check_params()
-        check_image_shape(self.image_shape)
 
     def _factor_shapes(self, m, n, y):
         h, w = check_image_shape(self.image_shape, m)

@@ -6,7 +6,7 @@ function (eq. 23) and V update (eq. 29 = eq. 15). With X (m x n) >= 0, U (m x k)
 
     J = ||X - U V^T||_F^2 + alpha Tr(V^T L V) + beta/2 (Tr(V^T M V A) + Tr(V^T C V))      (inferred)
 
-* L = D - W, W the symmetric kNN graph of all samples (:func:`.knn_graph.knn_graph`, Cai's
+* L = D - W, W the symmetric kNN graph of all samples (:func:`.graph.knn.knn_graph`, Cai's
   conventions as in :class:`~.gnmf.GNMF`), D its degrees;
 * M (n x n): M_ij = 1 for a must-link pair (i != j both labelled, same class), else 0;
 * C (n x n): C_ij = 1 for a cannot-link pair (i, j both labelled, different classes), else 0;
@@ -57,11 +57,12 @@ graph Laplacian", Neural Processing Letters 42:167-185, 2015 (appendix, eqs. 21-
 import numpy as np
 import scipy.sparse as sp
 
-from .core.loop import Handoff
-from .core.estimator import UNLABELLED, check_nonnegative_float
-from .gnmf import GNMF, graph_edges, graph_operator, graph_smoothness, regularized_v_update
 from .core import frobenius
+from .core.estimator import LabelConstrainedMixin, labels_in_fit_only
+from .core.loop import Handoff
 from .core.products import SampleBlocks, column_sums, dot, inner, squared_norm
+from .core.validation import NONNEGATIVE, UNLABELLED
+from .gnmf import GNMF, graph_edges, graph_operator, graph_smoothness, regularized_v_update
 
 
 class PairwiseConstraints:
@@ -183,7 +184,7 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     return update, objective
 
 
-class PCGNMF(GNMF):
+class PCGNMF(LabelConstrainedMixin, GNMF):
     """Pairwise constrained graph regularized NMF (objective inferred from the paper's appendix).
 
     J = ||X - U V^T||^2 + alpha Tr(V^T L V) + beta/2 (Tr(V^T M V A) + Tr(V^T C V)), M and C the
@@ -209,11 +210,14 @@ class PCGNMF(GNMF):
     and graph Laplacian", Neural Processing Letters 42:167-185, 2015.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
+    _parameter_constraints = {**GNMF._parameter_constraints, "beta": NONNEGATIVE}
+    _expected_failed_checks = {**GNMF._expected_failed_checks,
+                               **labels_in_fit_only("must-link and cannot-link terms")}
 
     def __init__(
         self,
         n_components=2,
+        *,
         max_iter=10_000,
         tol=1e-5,
         init="random",
@@ -248,10 +252,6 @@ class PCGNMF(GNMF):
             dtype=dtype,
         )
         self.beta = beta
-
-    def check_params(self) -> None:
-        super().check_params()
-        check_nonnegative_float("beta", self.beta)
 
     def _rules(self, X, y):
         self.graph_ = self._graph(X, y)  # the plain kNN graph: labels act through M and C only

@@ -25,7 +25,7 @@ Choices where the paper is silent, following Deng Cai's ``SDA.m`` (his reference
   ``ReguAlpha``, the Tikhonov ridge, added as beta I). beta is absolute, so its effect depends on the
   scale of the data;
 * graph: ``n_neighbors`` = 5 nearest neighbours, 0/1 weights, symmetrized by max (Cai's ``constructW``
-  'KNN' graph with binary weights, :func:`.knn_graph.knn_graph`); found exactly up to 30,000 samples
+  'KNN' graph with binary weights, :func:`.graph.knn.knn_graph`); found exactly up to 30,000 samples
   and by the seeded NN-descent search above (``knn_algorithm``, ``random_state``);
 * number of directions: at most rank(S_b) <= c directions have a nonzero eigenvalue (c - 1 when every
   sample is labelled); Cai keeps c. Here the directions with eigenvalue > 1e-10 times the largest are
@@ -59,8 +59,10 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
-from .core.estimator import UNLABELLED, SampleInputMixin, check_labels, check_nonnegative_float, check_positive_int
-from .graph.knn import check_algorithm, knn_graph, laplacian
+from .core.estimator import LabelConstrainedMixin
+from .core.validation import (CHECKED_BY_FIT, NONNEGATIVE, POSITIVE_INT, UNLABELLED, ParameterRulesMixin,
+                              SampleInputMixin)
+from .graph.knn import ALGORITHM, knn_graph, laplacian
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +90,7 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     solve_in_sample_space : bool or None
         Solve in the span of the centred samples (r x r) instead of m x m; None chooses it when m > n.
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
-        Neighbour search of the graph (:func:`.knn_graph.knn_graph`).
+        Neighbour search of the graph (:func:`.graph.knn.knn_graph`).
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the approximate neighbour search.
 
@@ -152,7 +154,8 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     return directions, eigenvalues
 
 
-class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, BaseEstimator):
+class SDA(LabelConstrainedMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin,
+          ParameterRulesMixin, BaseEstimator):
     """Semi-supervised discriminant analysis: a linear embedding from labelled and unlabelled samples.
 
     ``transform(X_new)`` projects new samples on the directions, X_new @ components_.T (as ``embedding_``).
@@ -168,7 +171,7 @@ class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, B
     n_neighbors : int, default=5
         Neighbours per sample in the 0/1 kNN graph.
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
-        Neighbour search of the graph (see :mod:`.knn_graph`): exact up to 30,000 samples with "auto",
+        Neighbour search of the graph (see :mod:`.graph.knn`): exact up to 30,000 samples with "auto",
         approximate (NN-descent) above.
     random_state : int, numpy.random.Generator or None, default=None
         Seed of the approximate neighbour search (SDA itself draws nothing); None gives a different
@@ -186,20 +189,27 @@ class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, B
         X @ components_.T (uncentred samples).
     factors_ : dict
         Empty (not a factorization).
-    n_iter_ : int
-        0 (closed form).
-    objective_history_ : ndarray of shape (0,)
+
+    A closed form (a generalized eigenproblem): nothing is iterated, no ``n_iter_`` or ``objective_history_``.
 
     References
     ----------
     D. Cai, X. He and J. Han, "Semi-supervised discriminant analysis", Proc. IEEE ICCV 2007.
     """
 
-    needs_labels = True  # a run under a protocol without labels is refused (src.run)
-
+    requires_labelled_samples = True  # the labelled samples define the discriminant directions
     nonnegative_data = False
+    _parameter_constraints = {
+        "n_components": POSITIVE_INT,
+        "alpha": NONNEGATIVE,
+        "beta": NONNEGATIVE,
+        "n_neighbors": POSITIVE_INT,
+        "knn_algorithm": ALGORITHM,
+        "random_state": CHECKED_BY_FIT,
+    }
 
-    def __init__(self, n_components=2, alpha=0.1, beta=0.1, n_neighbors=5, knn_algorithm="auto", random_state=None):
+    def __init__(self, n_components=2, *, alpha=0.1, beta=0.1, n_neighbors=5, knn_algorithm="auto",
+                 random_state=None):
         self.n_components = n_components
         self.alpha = alpha
         self.beta = beta
@@ -207,23 +217,11 @@ class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, B
         self.knn_algorithm = knn_algorithm
         self.random_state = random_state
 
-    def check_params(self) -> None:
-        check_positive_int("n_components", self.n_components)
-        check_nonnegative_float("alpha", self.alpha)
-        check_nonnegative_float("beta", self.beta)
-        check_positive_int("n_neighbors", self.n_neighbors)
-        check_algorithm(self.knn_algorithm, "knn_algorithm")
-
     def fit(self, X, y=None):
         """Learn the directions from X (n_samples, n_features) and partial labels y (-1 = unlabelled)."""
         self.check_params()
         X = self._validate_X(X, reset=True)
-        if y is None:
-            raise ConfigError("SDA needs labelled samples: it requires y to be passed, but the target y is "
-                              "None (partial labels, -1 = unlabelled)")
-        y = check_labels(y, X.shape[0])
-        if np.all(y == UNLABELLED):
-            raise ConfigError("SDA needs labelled samples: y has no label >= 0 (protocol.labels.mode='none'?)")
+        y = self._validate_y(y, X.shape[0])
         directions, eigenvalues = sda_directions(X, y, float(self.alpha), float(self.beta),
                                                  int(self.n_neighbors), int(self.n_components),
                                                  knn_algorithm=self.knn_algorithm, random_state=self.random_state)
@@ -238,8 +236,6 @@ class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, B
         self.eigenvalues_[:d] = eigenvalues
         self.embedding_ = X @ self.components_.T
         self.factors_ = {}
-        self.n_iter_ = 0
-        self.objective_history_ = np.empty(0)
         return self
 
     def fit_transform(self, X, y=None):
@@ -254,8 +250,3 @@ class SDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin, B
     @property
     def _n_features_out(self) -> int:
         return self.components_.shape[0]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True  # the labelled samples define the discriminant directions
-        return tags

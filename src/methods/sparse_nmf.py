@@ -41,10 +41,11 @@ reference [18]).
 import numpy as np
 
 from .core import frobenius
-from .core.estimator import Factorization, check_nonnegative_float
+from .core.estimator import Factorization
 from .core.loop import Handoff
 from .core.multiplicative import EPS, multiply
 from .core.products import column_norms, column_sums, gram, squared_norm, x_dot, xt_dot
+from .core.validation import NONNEGATIVE
 
 
 def sparse_rules(X, beta: float):
@@ -102,18 +103,15 @@ class SparseNMF(Factorization):
     NMF", IEEE IJCNN 2004.
     """
 
-    def __init__(self, n_components=2, max_iter=10_000, tol=1e-5, init="random", random_state=None,
-                 beta=0.1,
-                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
-        super().__init__(n_components, max_iter, tol, init, random_state, n_starts, min_iter, stopping, dtype)
-        self.beta = beta
-
-    def check_params(self):
-        super().check_params()
-        check_nonnegative_float("beta", self.beta)
-
     batched = True
-    accept_sparse = True  # X enters only through products (methods.products), sparse or dense alike
+    accept_sparse = True  # X enters only through products (core.products), sparse or dense alike
+    _parameter_constraints = {**Factorization._parameter_constraints, "beta": NONNEGATIVE}
+
+    def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None, beta=0.1,
+                 n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
+        super().__init__(n_components, max_iter=max_iter, tol=tol, init=init, random_state=random_state,
+                         n_starts=n_starts, min_iter=min_iter, stopping=stopping, dtype=dtype)
+        self.beta = beta
 
     def _rules(self, X, y):
         return sparse_rules(X, float(self.beta))

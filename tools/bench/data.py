@@ -2,7 +2,7 @@
 
 A data set is loaded with :func:`src.data.named.load_named` (the same files and preprocessing as an
 experiment), optionally cut to its first ``size`` samples of a seeded permutation (``--quick``). The
-labelled samples are drawn by the protocol's own code (:func:`src.protocol.cell.make_trial`, the CNMF
+labelled samples are drawn by the protocol's own code (:func:`src.protocol.trials.make_trial`, the CNMF
 protocol's "10% of each class"); a method gets them only if its class says it ``needs_labels``.
 A data set handed to a child process goes through an ``.npz`` file (:func:`save`, :func:`load_saved`).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from src.files import atomic_path
-from src.protocol.cell import make_trial
+from src.protocol.trials import make_trial
 
 #: The data sets the targets name, by config name, with their titles in the report.
 TITLES = {"yale": "Yale", "orl": "ORL", "coil20": "COIL20", "mnist10k": "MNIST-10k", "mnist": "MNIST-70k"}

@@ -11,7 +11,9 @@ import math
 
 from threadpoolctl import threadpool_limits
 
-from src.protocol.cell import fit_and_cluster, make_trial
+from src.protocol.cell import fit_and_cluster
+from src.protocol.trials import make_trial
+from src.settings import MethodSpec, freeze, protocol_spec
 from .data import LABEL_FRACTION, load_saved
 from .facts import build, facts
 from .measure import timed_fit
@@ -36,9 +38,10 @@ def protocol_job(path: str, name: str, params: dict, protocol: dict, seed: int, 
     n_classes = int(data.y.max()) + 1
     labels = {"mode": "fraction", "fraction": LABEL_FRACTION} if facts(name).needs_labels else {"mode": "none"}
     trial = make_trial(data.y, data.name, n_classes, 0, seed, labels)
+    method = MethodSpec(name=name, label=name, params=freeze(params))
     with threadpool_limits(limits=threads):
-        row = fit_and_cluster(data.X, {"name": name, "params": params}, trial, protocol, trial.init_seed,
+        fit = fit_and_cluster(data.X, method, trial, protocol_spec(protocol, data.name), trial.init_seed,
                               data.image_shape)
-    seconds = row["fit_seconds"] + (0.0 if math.isnan(row["kmeans_seconds"]) else row["kmeans_seconds"])
-    return {"seconds": seconds, "fit_s": row["fit_seconds"], "kmeans_s": row["kmeans_seconds"],
-            "acc": row["acc"], "nmi": row["nmi"], "n_samples": int(trial.index.size)}
+    seconds = fit.fit_seconds + (0.0 if math.isnan(fit.kmeans_seconds) else fit.kmeans_seconds)
+    return {"seconds": seconds, "fit_s": fit.fit_seconds, "kmeans_s": fit.kmeans_seconds,
+            "acc": fit.acc, "nmi": fit.nmi, "n_samples": trial.n_samples}

@@ -37,7 +37,9 @@ from threadpoolctl import threadpool_limits
 
 from src.presentation import papers
 from src.errors import one_line
-from src.protocol.cell import fit_and_cluster, make_trial, subrun_seed
+from src.protocol.cell import fit_and_cluster, subrun_seed
+from src.protocol.trials import make_trial
+from src.settings import MethodSpec, freeze, protocol_spec
 from src.reproduce import START, WALL
 from . import data as bench_data
 from . import jobs, targets
@@ -306,7 +308,7 @@ class Bench:
 
     def dtype_trials(self, name: str, data: bench_data.BenchData) -> list[dict]:
         """Protocol trials of ``name`` in float64, float32 and float64 from a second seed."""
-        protocol = protocol_settings()
+        protocol = protocol_spec(protocol_settings(), data.name)
         params = {**configured_params(name), **self.plan.dtype_overrides}
         n_classes = int(data.y.max()) + 1
         labels = ({"mode": "fraction", "fraction": bench_data.LABEL_FRACTION} if self.facts[name].needs_labels
@@ -321,10 +323,10 @@ class Bench:
                 for label, dtype, seed in variants:
                     with threadpool_limits(limits=1), warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # ConvergenceWarning: n_iter says it
-                        cell = fit_and_cluster(data.X, {"name": name, "params": {**params, "dtype": dtype}}, trial,
-                                               protocol, seed, data.image_shape)
-                    row.update({f"acc_{label}": cell["acc"], f"nmi_{label}": cell["nmi"],
-                                f"n_iter_{label}": cell["n_iter"], f"objective_{label}": cell["objective"]})
+                        method = MethodSpec(name=name, label=name, params=freeze({**params, "dtype": dtype}))
+                        fit = fit_and_cluster(data.X, method, trial, protocol, seed, data.image_shape)
+                    row.update({f"acc_{label}": fit.acc, f"nmi_{label}": fit.nmi,
+                                f"n_iter_{label}": fit.n_iter, f"objective_{label}": fit.objective})
                 rows.append(row)
                 self.add(Target(5, "protocol trial: AC float32 - float64", name, data.title, 1,
                                 row["acc_f32"] - row["acc_f64"], extra=row))

@@ -29,8 +29,7 @@ _BLAS = BLAS.lib_controllers
 FUSED_MAX_WIDTH = 16
 """Widest products (columns over all starts) that :class:`SampleBlocks` fuses block by block: thin products
 re-read X from memory and gain from a pass over cache-sized blocks; wider ones (k = 20, or many starts
-together) are compute-bound and run faster as two whole GEMMs (with OpenBLAS: k = 20 on COIL20 and
-MNIST-10k, 1.2-1.4x, one thread)."""
+together) are compute-bound and run faster as two whole GEMMs."""
 
 BLOCK_ELEMENTS = 2**16
 """Entries of X per block of every blocked pass (:class:`SampleBlocks`, the KL products, COP-KMeans): 512 kB
@@ -55,8 +54,7 @@ def short_and_wide() -> bool:
     """Whether products with X take the short-and-wide form: numpy's BLAS is OpenBLAS.
 
     OpenBLAS runs (k x m)(m x n) faster than (n x m)(m x k) at this project's shapes (k <= 11 per start),
-    1.5-2x with one thread and 1.2-1.8x with two on Yale, COIL20 and MNIST-10k, with the same result up to
-    rounding. With another BLAS the products are written as the equations read.
+    with the same result up to rounding. With another BLAS the products are written as the equations read.
     """
     return len(_BLAS) > 0 and all(lib.internal_api == "openblas" for lib in _BLAS)
 

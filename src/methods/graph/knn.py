@@ -29,28 +29,24 @@ stored.
 
 Scale: exact and approximate neighbour search (:func:`nearest_neighbours`, shared by the graph and by
 NPNMF's reconstruction weights). The exact search (scikit-learn's ``NearestNeighbors``, brute force
-for dense high-dimensional data) costs 2 n^2 m flops plus a selection over n^2 distances: measured
-about 200 s on one thread for MNIST-70k (n = 70,000, m = 784), too slow for the 2-minute budget of a
-whole fit. ``algorithm`` chooses:
+for dense high-dimensional data) costs 2 n^2 m flops plus a selection over n^2 distances, which at
+tens of thousands of samples outweighs the whole factorization. ``algorithm`` chooses:
 
-* ``"exact"``: scikit-learn's ``NearestNeighbors(n_neighbors=k)``, as this module always did;
+* ``"exact"``: scikit-learn's ``NearestNeighbors(n_neighbors=k)``;
 * ``"nndescent"``: the approximate NN-descent graph of :func:`.nndescent.approximate_neighbours`
   (Dong, Charikar and Li 2011; this package's own numba code, one thread) on the float32 samples,
   seeded from ``random_state`` (the estimators pass theirs): an int seed gives the same graph in every
   process, None a different one in each call. It is over-queried: max(:data:`NNDESCENT_OVERQUERY` k,
   :data:`NNDESCENT_MIN_QUERY`) neighbours are searched and the k nearest kept, because the first few
-  neighbours of a wider search are far more often the true ones (on MNIST-70k with k = 5: recall
-  0.998 of the exact 5 neighbours, over 2000 random samples, for the first 5 of 21). Every row of the
-  search lists distinct samples other than its own, so no row needs completing. On MNIST-70k (k = 5,
-  one thread) the search takes about 8 s of CPU time in a fresh process (11-14 s of wall time on a
-  2-core VM while other jobs kept both cores busy); numba compiles the search once per installation
-  (about 13 s, in the first call after installing or editing ``nndescent.py``) and caches the machine
+  neighbours of a wider search are far more often the true ones. Every row of the search lists
+  distinct samples other than its own, so no row needs completing. numba compiles the search once per
+  installation (in the first call after installing or editing ``nndescent.py``) and caches the machine
   code on disk, from which every later process loads it in a fraction of a second. O(n m) memory (a
   float32 copy of the data and the n x 21 lists). :mod:`.nndescent` (and numba) are imported only when
   this path runs;
 * ``"auto"`` (default): ``"exact"`` up to :data:`EXACT_MAX_SAMPLES` = 30,000 samples, ``"nndescent"``
   above. Every experiment of the papers has n <= 10,000 samples, so their graphs stay the exact ones,
-  bit for bit; at 30,000 samples the exact search costs about 40 s (about (30/70)^2 of 200 s).
+  bit for bit.
 
 The neighbour edges found by ``"nndescent"`` are exact edges with exact weights (recomputed in
 float64 from the samples); only an occasional edge is missing (replaced by a slightly farther
@@ -67,7 +63,6 @@ measures", Proc. WWW 2011, pp. 577-586 (NN-descent, :mod:`.nndescent`).
 """
 
 import logging
-from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -76,7 +71,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 
 from ...errors import ConfigError
-from ..core.estimator import UNLABELLED, check_positive_int
+from ..core.validation import POSITIVE, UNLABELLED, Rule, check_positive_int, one_of
 
 logger = logging.getLogger(__name__)
 
@@ -99,26 +94,29 @@ NNDESCENT_OVERQUERY = 3
 NNDESCENT_MIN_QUERY = 21
 
 
+WEIGHT = one_of(WEIGHTS)
+"""The rule of a graph's ``weight`` parameter."""
+ALGORITHM = one_of(ALGORITHMS)
+"""The rule of a neighbour search's ``algorithm`` (an estimator's ``knn_algorithm``)."""
+HEAT_WIDTH = Rule(lambda t: t is None or POSITIVE.test(t), "None or a finite number > 0")
+"""The rule of the heat kernel's width ``t`` (None: Cai's default)."""
+
+
 def check_weight(weight) -> str:
     """Return ``weight`` if it is one of :data:`WEIGHTS`, else raise :class:`ConfigError`."""
-    if not isinstance(weight, str) or weight not in WEIGHTS:
-        raise ConfigError(f"weight={weight!r} must be one of {', '.join(WEIGHTS)}")
+    WEIGHT.check("weight", weight)
     return weight
 
 
 def check_t(t) -> float | None:
     """Return the heat-kernel width ``t`` (None or a finite number > 0), else raise :class:`ConfigError`."""
-    if t is None:
-        return None
-    if isinstance(t, bool) or not isinstance(t, Real) or not np.isfinite(t) or t <= 0:
-        raise ConfigError(f"t={t!r} must be None or a finite number > 0")
-    return float(t)
+    HEAT_WIDTH.check("t", t)
+    return None if t is None else float(t)
 
 
 def check_algorithm(algorithm, name: str = "algorithm") -> str:
     """Return ``algorithm`` if it is one of :data:`ALGORITHMS`, else raise :class:`ConfigError` naming ``name``."""
-    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
-        raise ConfigError(f"{name}={algorithm!r} must be one of {', '.join(ALGORITHMS)}")
+    ALGORITHM.check(name, algorithm)
     return algorithm
 
 

@@ -21,7 +21,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...errors import ConfigError
-from ..core.estimator import UNLABELLED, check_labels
+from ..core.validation import UNLABELLED, check_labels
+
+SHARED_ROWS = "V = A Z: a labelled class shares one row"
+"""How the labels act in the methods whose representation is V = A Z (CNMF, CNMF-KL, CCF)."""
 
 
 def n_constraint_columns(y: np.ndarray) -> int:

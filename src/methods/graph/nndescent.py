@@ -2,7 +2,7 @@
 distance on float32 rows, in numba code that is compiled once and cached on disk.
 
 :func:`approximate_neighbours` returns, for every row of Y, q approximately nearest other rows, nearest
-first: never the row itself, no index twice, every slot filled (q <= n - 1). :mod:`.knn_graph` uses it
+first: never the row itself, no index twice, every slot filled (q <= n - 1). :mod:`.knn` uses it
 above its exact-search threshold.
 
 Algorithm (serial):
@@ -34,19 +34,16 @@ Randomness: one seed is drawn from the caller's numpy Generator and everything r
 the fill, the candidate priorities) comes from a splitmix64 stream seeded with it, so the same Generator
 state gives the same lists in every process on the same machine (another CPU may vectorize the float
 sums differently, and round differently). Floating-point contraction into fused multiply-adds is not
-allowed: numba fused differently when compiling in-process and when writing the cache, so the first
-process gave other lists than the later ones.
+allowed: numba may fuse differently when it compiles in-process and when it writes the cache, which
+would give the first process other lists than the later ones.
 
 Compilation: every numba function here is ``@njit(cache=True)`` with concrete argument types and no
 function arguments, so the machine code is compiled by the first call after installation (and after
-every change of this file): about 13 s on a 2-core AMD EPYC VM. numba writes it next to this module
-(``src/methods/__pycache__``) or, when that is not writable, to its user cache directory, and every
-later process loads it in a fraction of a second (``NUMBA_DEBUG_CACHE=1`` shows the loads).
+every change of this file). numba writes it next to this module (``src/methods/graph/__pycache__``) or,
+when that is not writable, to its user cache directory, and every later process loads it in a fraction
+of a second (``NUMBA_DEBUG_CACHE=1`` shows the loads).
 
-Cost on MNIST-70k (70,000 x 784, q = 21, one thread): about 7.5 s of CPU time in a fresh process with
-the cache warm (5 iterations; 11 s of wall time on the 2-core VM while other jobs kept both cores
-busy); the first 5 of the 21 hold 0.998 of the exact 5 nearest others (2000 random rows). Memory: the
-float32 copy plus O(n q).
+Memory: the float32 copy plus O(n q).
 
 References
 ----------
@@ -125,7 +122,7 @@ def _distance(Y, a, b, bound):
     total = np.float32(0.0)
     for start in range(0, whole, BLOCK):
         part = np.float32(0.0)
-        for t in range(BLOCK):  # a constant trip count: vectorized (a variable one was 7x slower)
+        for t in range(BLOCK):  # a constant trip count, so that numba vectorizes the loop
             diff = x[start + t] - y[start + t]
             part += diff * diff
         total += part

@@ -1,0 +1,103 @@
+"""What the command line is checked and completed with before Hydra starts.
+
+Hydra reports a bad group choice, an override it cannot parse or an output directory it cannot make over
+several lines, with a traceback; these checks say it in one line (:class:`~src.errors.ConfigError`, exit
+status 2 from :func:`src.run.cli`). :func:`with_label_protocol` gives a label-constrained method the
+labelling of its paper when the command line picks none.
+"""
+
+import os
+from pathlib import Path
+
+import yaml
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.errors import OverrideParseException
+
+from .config_dir import CONF_DIR
+from .errors import ConfigError
+
+#: The config groups a command line chooses from (plus paper/<name>, a paper's home conf/paper/<name>/).
+GROUPS = ("dataset", "method", "protocol", "solver")
+
+
+def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None:
+    """Reject an unknown config group choice (``method=foo``) with one line listing the choices."""
+    papers = sorted(path.name for path in (conf_dir / "paper").iterdir() if path.is_dir())
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        key = key.lstrip("+~")
+        if not sep:
+            continue
+        if key.startswith("paper/") and key.removeprefix("paper/") not in papers:
+            raise ConfigError(f"{key}: no paper {key.removeprefix('paper/')!r}; the papers are {', '.join(papers)}")
+        if key not in GROUPS and not key.startswith("paper/"):
+            continue
+        available = sorted(path.stem for path in (conf_dir / key).glob("*.yaml"))
+        for choice in value.split(","):
+            if choice not in available:
+                raise ConfigError(f"{key}={choice!r} is not one of {', '.join(available)}")
+
+
+def check_override_grammar(overrides: list[str]) -> None:
+    """Reject an override Hydra's grammar cannot read with one line that says how to quote it.
+
+    A value with a space, a non-ASCII letter or another special character (a data file's path, say) has to
+    be quoted inside the override, and the override quoted again for the shell. Hydra's public parser reads
+    each override as Hydra will.
+    """
+    parser = OverridesParser.create()
+    for override in overrides:
+        if override.startswith("-"):
+            continue
+        try:
+            parser.parse_overrides([override])
+        except OverrideParseException:
+            key, _, value = override.partition("=")
+            raise ConfigError(
+                f"Hydra cannot read the override {override!r}: a value with spaces, non-ASCII letters or other "
+                f"special characters must be quoted inside the override, e.g. '{key}=\"{value}\"' (the outer "
+                "single quotes are for the shell)") from None
+
+
+def with_label_protocol(overrides: list[str], conf_dir: Path = CONF_DIR) -> tuple[list[str], str | None]:
+    """``overrides`` plus ``protocol=<p>`` when they run label-constrained methods and pick no protocol.
+
+    ``p`` is the method's entry in ``label_protocols`` of ``conf/config.yaml`` (the labelling of the paper
+    that introduced it). Nothing is added when the overrides choose a protocol, its labels or a paper's
+    settings (other protocol keys, such as ``protocol.ks``, still apply on top of ``p``), when
+    no method of theirs needs labels, or when their label methods belong to different protocols (the sweep's
+    check then names each job that has no labels). Returns the overrides and the protocol added (or None).
+    """
+    keys = [o.partition("=")[0].lstrip("+~") for o in overrides if "=" in o and not o.startswith("-")]
+    if any(key == "protocol" or key.startswith(("protocol.labels", "protocol.label_overrides", "paper/"))
+           for key in keys):
+        return overrides, None
+    homes = yaml.safe_load((conf_dir / "config.yaml").read_text()).get("label_protocols") or {}
+    chosen = [o.partition("=")[2] for o in overrides if o.partition("=")[0].lstrip("+") == "method"]
+    names = [name for value in chosen for name in value.split(",")]
+    wanted = {homes[name] for name in names if name in homes}
+    if len(wanted) != 1:
+        return overrides, None
+    protocol = wanted.pop()
+    return [*overrides, f"protocol={protocol}"], protocol
+
+
+def check_output_dir(overrides: list[str]) -> None:
+    """Make the output directory given on the command line, or fail in one line before Hydra tries.
+
+    The directories are the values of ``hydra.run.dir``, ``hydra.sweep.dir`` and ``paths.output_dir`` on the
+    command line (those without interpolations), else ``outputs/`` under the working directory. Hydra would
+    make them a moment later, with a traceback when it cannot.
+    """
+    given = {o.partition("=")[0].lstrip("+"): o.partition("=")[2] for o in overrides if "=" in o}
+    values = [(key, given[key]) for key in ("hydra.run.dir", "hydra.sweep.dir", "paths.output_dir") if key in given]
+    for key, value in values or [("the output directory", "outputs")]:
+        if not value or "${" in value:
+            continue
+        path = Path(value).expanduser()
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"{key}={value!r} cannot be created: {exc.strerror or exc}") from None
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise ConfigError(f"{key}={value!r} is not writable")

@@ -1,0 +1,263 @@
+"""The imports of src/: each module imports alone, the import graph has no cycle, imports are relative.
+
+(a) Every module of src/ is imported alone in a fresh interpreter (``python -c "import src.x.y"`` from the
+    checkout): a module that only imports after another one was imported first (an order-dependent cycle, a
+    name taken from a half-initialized module) fails here. One subprocess per module, as many at a time as
+    there are cores (integration: about 60 interpreters).
+(b) The import graph of src/, read with ``ast`` (every ``import`` and ``from ... import``, relative ones
+    resolved, those inside functions included), has no cycle; no function body imports anything, except the
+    deferred heavy imports of :data:`DEFERRED`, each with its reason (a deferred import that only dodges a
+    cycle does not belong there: the cycle test counts it).
+(c) Every module imports the package relatively: installed, src/ is the package ``repro_mf``, so an
+    ``import src...`` works in a checkout only; and nothing under src/ imports tools/, which is not installed.
+"""
+
+import ast
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src"
+PACKAGE = "src"
+INSTALLED = "repro_mf"  # the name of src/ when installed (pyproject.toml, [tool.setuptools] package-dir)
+
+DEFERRED = {
+    ("src.methods.graph.knn", "src.methods.graph.nndescent"):
+        "nndescent imports numba (0.2-0.5 s, and compiles on first use); only the approximate kNN search "
+        "(knn_algorithm='nndescent', or 'auto' above 30,000 samples) needs it",
+}
+"""(importing module, imported module) -> why the import waits inside a function."""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(SRC.rglob("*.py")) if "__pycache__" not in path.parts}
+"""Dotted name (src.methods.core.loop; a package by its __init__.py) -> file, every module of src/."""
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the importing module
+    target: str  # the imported module, absolute (a src module, or e.g. "numpy.linalg")
+    line: int
+    function: str | None  # the enclosing function, None at module or class level
+    statement: str
+    relative: bool
+
+    def where(self) -> str:
+        inside = f" in {self.function}()" if self.function else ""
+        return f"{MODULES[self.module].relative_to(REPO)}:{self.line}{inside}: {self.statement}"
+
+
+def package_of(module: str) -> str:
+    """The package a module's relative imports start from (a package's own name for its __init__.py)."""
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def in_package(name: str) -> str | None:
+    """``name`` as a module of src/ (an absolute ``src.`` or ``repro_mf.`` name mapped to ``src.``), else None."""
+    for top in (PACKAGE, INSTALLED):
+        if name == top or name.startswith(top + "."):
+            return PACKAGE + name[len(top):]
+    return None
+
+
+class _Collector(ast.NodeVisitor):
+    def __init__(self, module: str):
+        self.module = module
+        self.functions: list[str] = []
+        self.found: list[Import] = []
+
+    def _function(self, node):
+        self.functions.append(node.name)
+        self.generic_visit(node)
+        self.functions.pop()
+
+    visit_FunctionDef = visit_AsyncFunctionDef = _function
+
+    def _add(self, node, target: str):
+        function = self.functions[-1] if self.functions else None
+        relative = bool(getattr(node, "level", 0))
+        self.found.append(Import(self.module, target, node.lineno, function, ast.unparse(node), relative))
+
+    def visit_Import(self, node: ast.Import):
+        for alias in node.names:
+            self._add(node, alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom):
+        if node.level:
+            base = package_of(self.module)
+            for _ in range(node.level - 1):
+                base = base.rpartition(".")[0]
+            origin = f"{base}.{node.module}" if node.module else base
+        else:
+            origin = node.module
+        targets = []  # from package import submodule: the submodule (the package is its ancestor), else origin
+        for alias in node.names:
+            submodule = f"{origin}.{alias.name}"
+            target = submodule if f"{in_package(origin) or origin}.{alias.name}" in MODULES else origin
+            if target not in targets:
+                targets.append(target)
+        for target in targets:
+            self._add(node, target)
+
+
+def imports_of(module: str) -> list[Import]:
+    collector = _Collector(module)
+    collector.visit(ast.parse(MODULES[module].read_text(), filename=str(MODULES[module])))
+    return collector.found
+
+
+IMPORTS = [found for module in MODULES for found in imports_of(module)]
+
+
+def ancestors(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def import_graph() -> dict[str, dict[str, Import]]:
+    """module -> {module of src/ it imports: the first statement that does}.
+
+    Importing ``src.a.b.c`` runs the packages ``src.a`` and ``src.a.b`` first: they are edges too, except the
+    importing module's own packages (already being imported when its body runs).
+    """
+    graph: dict[str, dict[str, Import]] = {module: {} for module in MODULES}
+    for found in IMPORTS:
+        target = in_package(found.target)
+        if target is None:
+            continue
+        own = set(ancestors(found.module))
+        for name in [*ancestors(target), target]:
+            if name in MODULES and name not in own and name != found.module:
+                graph[found.module].setdefault(name, found)
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """One cycle (a list of modules, the first repeated at the end) per strongly connected component of
+    more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    found = []
+    for component in components:  # a shortest way from the component's first module back to itself
+        start, members = component[0], set(component)
+        paths = {start: [start]}
+        queue = [start]
+        while queue:
+            node = queue.pop(0)
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    found.append([*paths[node], start])
+                    queue = []
+                    break
+                if nxt in members and nxt not in paths:
+                    paths[nxt] = [*paths[node], nxt]
+                    queue.append(nxt)
+    return found
+
+
+# -- (a) each module alone -----------------------------------------------------------------------------------
+def import_alone(module: str) -> subprocess.CompletedProcess:
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", f"import {module}"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def imported_alone(request):
+    """module -> future of its subprocess, started for every selected case at once (as many as cores)."""
+    wanted = [item.callspec.params["module"] for item in request.session.items
+              if item.path == request.path and getattr(item, "originalname", "") == "test_module_imports_alone"]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        futures = {module: pool.submit(import_alone, module) for module in wanted}
+        yield lambda module: (futures.get(module) or pool.submit(import_alone, module)).result()
+        for future in futures.values():
+            future.cancel()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("module", MODULES)
+def test_module_imports_alone(module, imported_alone):
+    result = imported_alone(module)
+    assert result.returncode == 0, f"python -c 'import {module}' failed:\n{result.stderr[-3000:]}"
+
+
+# -- (b) the import graph ------------------------------------------------------------------------------------
+def test_the_modules_are_found():
+    assert {"src", "src.run", "src.methods", "src.methods.core.estimator", "src.data.__main__"} <= set(MODULES)
+    graph = import_graph()
+    assert "src.methods.core.estimator" in graph["src.methods.nmf"]  # relative imports are resolved
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = import_graph()
+    found = cycles(graph)
+    lines = []
+    for cycle in found:
+        lines.append(" -> ".join(cycle))
+        lines += [f"    {graph[a][b].where()}" for a, b in zip(cycle, cycle[1:])]
+    assert not found, "import cycles in src/ (each edge: the statement that makes it):\n" + "\n".join(lines)
+
+
+def test_cycle_search_reports_a_cycle():
+    toy = {"a": {"b": None}, "b": {"c": None}, "c": {"a": None, "d": None}, "d": {}, "e": {"e2": None}, "e2": {}}
+    assert cycles(toy) == [["a", "b", "c", "a"]]
+
+
+def test_no_import_inside_a_function_but_the_declared_deferred_ones():
+    inside = [found for found in IMPORTS if found.function is not None]
+    undeclared = [found.where() for found in inside if (found.module, found.target) not in DEFERRED]
+    assert not undeclared, ("imports inside functions (move them to the top of the module, or declare a heavy "
+                            "one in DEFERRED with its reason):\n" + "\n".join(undeclared))
+    stale = sorted(set(DEFERRED) - {(found.module, found.target) for found in inside})
+    assert not stale, f"DEFERRED entries no longer found (remove them): {stale}"
+
+
+# -- (c) relative imports ------------------------------------------------------------------------------------
+def test_the_package_imports_itself_relatively():
+    absolute = [found.where() for found in IMPORTS if not found.relative and in_package(found.target)]
+    assert not absolute, ("absolute imports of the package (installed it is repro_mf, not src: use a relative "
+                          "import):\n" + "\n".join(absolute))
+
+
+def test_nothing_under_src_imports_tools():
+    from_tools = [found.where() for found in IMPORTS if found.target.split(".")[0] == "tools"]
+    assert not from_tools, "src/ imports tools/, which is not installed:\n" + "\n".join(from_tools)

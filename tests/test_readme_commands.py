@@ -1,0 +1,341 @@
+"""Every command of README.md's fenced shell blocks runs as typed.
+
+The commands are read from README.md: fenced blocks marked ``bash``, ``sh``, ``shell`` or ``console`` (in a
+``console`` block only the lines after a ``$`` prompt; in an unmarked block only the lines that start with
+one of :data:`COMMAND_WORDS`), backslash continuations joined, ``#`` comments and blank lines left out. Each
+command is one test case, its text the test id. ``python`` is the interpreter running the tests; ``python -m
+src...`` runs from a temporary directory with the checkout on PYTHONPATH (as it runs from the checkout),
+``repro-mf`` is the console script beside that interpreter. ``/path/to/datasets`` stands for the data mirror
+(the ``mirror`` fixture, also in ``REPRO_DATA_MIRROR``).
+
+What "runs as typed" means, per kind of command (cheap, no computation):
+
+``make TARGET [VAR=value ...]``
+    ``make -n TARGET [VAR=value ...]`` from the checkout succeeds: the target exists and its recipe expands;
+    each VAR's value appears in the printed recipe (the Makefile passes it on). A recipe line that runs a
+    module of the checkout offering ``--dry-run`` (src.reproduce, src.explain) then runs with it, from a
+    temporary directory: it exits with status 0 and every ``python -m MODULE`` it prints names a module
+    that exists (what the target would launch). Nothing else of the recipe is run (``make`` itself would
+    rebuild .venv when pyproject.toml or the lock changed).
+``python -m src.run ...``, ``repro-mf ...``
+    Run as typed with ``dry_run=true`` appended (the run checks everything and loads the data, computes
+    nothing), ``paths.data_dir`` pointed at a data directory shared by the session (under a temporary
+    directory, filled from the mirror), and ``hydra.run.dir`` / ``hydra.sweep.dir`` into the test's
+    temporary directory unless the command sets them (relative ones land there anyway); exit status 0.
+    Files a command names with ``dataset.path=`` are written first (small labelled data sets, .npz or .csv
+    with the command's delimiter). A command that launches on a cluster (``hydra/launcher=submitit_slurm``)
+    is composed only: ``--cfg=hydra`` instead of ``-m`` (Hydra allows one of them), which checks the
+    overrides against the launcher's config without submitting anything.
+``python -m src.data [NAME ...]``, ``python -m repro_mf.data ...``
+    Run as typed from the session's directory (its ``data/`` is the session's data directory). With no
+    name the module lists the data sets and exits with status 2 (src/data/__main__.py); a data set that
+    takes long to build (``caltech101``, a minute of SIFT features) is marked ``slow``.
+``python -m src.presentation.report <sweep directory>``
+    The placeholder ``outputs/multirun/<date>`` is a real sweep made for it (KMeans on Yale, one k, one
+    trial); the report must be written beside its results.
+``python -m tools...``
+    Run as typed from the checkout (tools/ is not installed).
+``eval "$(repro-mf -sc install=bash)"``; ``repro-mf method=n<Tab>``
+    The eval runs in bash; the Tab completion asks Hydra's completion (``repro-mf -sc query=bash`` with
+    ``COMP_LINE``) and must offer what the README's comment shows after ``->``.
+``pip install``, ``cd``, ``export``
+    Skipped: they set up an environment (tests/test_install.py installs a wheel in another directory; the
+    tests set ``REPRO_DATA_MIRROR`` themselves).
+
+A README command of any other kind fails this test: say here how to run it. No fenced command is shown
+failing on purpose today. ``dry_run=true`` is a key of the top-level config: without it Hydra stops with
+"Could not override 'dry_run'", and the ``src.run`` / ``repro-mf`` cases fail.
+"""
+
+import importlib.util
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+BIN = Path(sys.executable).parent
+SHELL_BLOCKS = {"bash", "sh", "shell", "console"}
+COMMAND_WORDS = {"make", "python", "repro-mf", "pip", "cd", "export", "eval"}  # commands in an unmarked block
+REQUIRED = ["python -m src.run method=ccf dataset=yale"]  # run even if the README drops it
+PLACEHOLDER_MIRROR = "/path/to/datasets"
+SLOW_DATA = {"caltech101", "caltech101_rgb", "mnist"}  # python -m src.data NAME: builds for a minute or more
+TIMEOUT = 900
+
+pytestmark = pytest.mark.integration
+
+
+# -- reading the README ------------------------------------------------------------------------------------
+def strip_comment(line: str) -> str:
+    """The line without a trailing ``# comment`` (a ``#`` at the start of a word, outside quotes)."""
+    quote = None
+    for i, char in enumerate(line):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line.rstrip()
+
+
+def fenced_commands(text: str) -> list[str]:
+    """The commands of the fenced shell blocks of a Markdown text, in order, each on one line."""
+    commands, language, pending = [], None, ""
+    for raw in text.splitlines():
+        fence = re.match(r"^\s*```\s*([\w+-]*)\s*$", raw)
+        if fence:
+            language = (fence.group(1) or "plain") if language is None else None
+            pending = ""
+            continue
+        if language is None or language not in SHELL_BLOCKS | {"plain"}:
+            continue
+        line = raw.strip()
+        if language == "plain" and not pending and line.split(" ")[0] not in COMMAND_WORDS:
+            continue  # an unmarked block: only lines that start with a command
+        if language == "console" and not pending:
+            if not line.startswith("$"):
+                continue  # output
+            line = line[1:].strip()
+        line = strip_comment(line)
+        if line.endswith("\\"):
+            pending += line[:-1].strip() + " "
+            continue
+        line = (pending + line).strip()
+        pending = ""
+        if line:
+            commands.append(line)
+    return commands
+
+
+def readme_commands() -> list[str]:
+    commands = fenced_commands(README.read_text())
+    return list(dict.fromkeys([*commands, *(c for c in REQUIRED if c not in commands)]))
+
+
+# -- how each kind runs --------------------------------------------------------------------------------------
+SKIPPED = {
+    "pip": "installs the project: tests/test_install.py builds a wheel and installs it in another directory",
+    "cd": "the commands run from a temporary directory already",
+    "export": "sets the data mirror: the tests set REPRO_DATA_MIRROR themselves (the mirror fixture)",
+}
+
+
+def kind(argv: list[str]) -> str:
+    """The kind of a command (see the module docstring)."""
+    if argv[0] in SKIPPED:
+        return "skip"
+    if argv[0] == "make":
+        return "make"
+    if argv[0] == "eval":
+        return "eval"
+    if any("<Tab>" in word for word in argv):
+        return "completion"
+    if argv[0] == "repro-mf" or argv[:3] in (["python", "-m", "src.run"], ["python", "-m", "repro_mf.run"]):
+        return "run"
+    if argv[:2] == ["python", "-m"] and argv[2] in ("src.data", "repro_mf.data"):
+        return "data"
+    if argv[:3] == ["python", "-m", "src.presentation.report"]:
+        return "report"
+    if argv[:2] == ["python", "-m"] and argv[2].startswith("tools."):
+        return "tools"
+    return "unknown"
+
+
+def case(command: str):
+    argv = shlex.split(command)
+    what = kind(argv)
+    marks = [pytest.mark.skip(reason=SKIPPED[argv[0]])] if what == "skip" else []
+    if what == "data" and SLOW_DATA & set(argv[3:]):
+        marks.append(pytest.mark.slow)
+    return pytest.param(command, marks=marks, id=command)
+
+
+CASES = [case(command) for command in readme_commands()]
+
+
+def environment(mirror: Path) -> dict:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("HYDRA_")}
+    env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(REPO), REPRO_DATA_MIRROR=str(mirror),
+               HYDRA_FULL_ERROR="0")
+    return env
+
+
+def executable(argv: list[str], mirror: Path) -> list[str]:
+    """argv with ``python`` as this interpreter, ``repro-mf`` as its console script, the placeholder mirror."""
+    argv = [arg.replace(PLACEHOLDER_MIRROR, str(mirror)) for arg in argv]
+    if argv[0] == "python":
+        return [sys.executable, *argv[1:]]
+    if argv[0] == "repro-mf":
+        return [str(BIN / "repro-mf"), *argv[1:]]
+    return argv
+
+
+def run(argv: list[str], cwd: Path, mirror: Path, **extra) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, cwd=cwd, env={**environment(mirror), **extra}, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+
+
+def failure(result: subprocess.CompletedProcess) -> str:
+    return f"exit status {result.returncode}\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-3000:]}"
+
+
+def given(argv: list[str], key: str) -> str | None:
+    """The value of override ``key`` on a Hydra command line (the last one), else None."""
+    values = [arg.partition("=")[2] for arg in argv if arg.partition("=")[0].lstrip("+~") == key]
+    return values[-1] if values else None
+
+
+def write_data_files(argv: list[str], where: Path) -> None:
+    """Small labelled data sets for the files named by ``dataset.path`` (4 classes of 8 samples, 10 features)."""
+    paths = given(argv, "dataset.path")
+    if not paths:
+        return
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 8)
+    X = rng.random((32, 10)) + y[:, None] * 0.5
+    delimiter = (given(argv, "dataset.delimiter") or ",").strip("'\"")
+    for name in paths.split(","):
+        path = where / name.strip("'\"")
+        if path.suffix == ".npz":
+            np.savez(path, X=X, y=y)
+        elif path.suffix == ".csv":
+            np.savetxt(path, np.column_stack([X, y]), delimiter=delimiter, fmt="%.6g")
+        else:
+            raise AssertionError(f"no sample data set for {path.name}: add its format to write_data_files")
+
+
+@pytest.fixture(scope="session")
+def session_dir(tmp_path_factory) -> Path:
+    """The session's working directory for the data commands; its data/ is every run's paths.data_dir."""
+    root = tmp_path_factory.mktemp("readme")
+    (root / "data").mkdir()
+    return root
+
+
+def module_exists(name: str) -> bool:
+    """Whether ``python -m name`` finds a module: src.* and repro_mf.* in the checkout, tools.* too."""
+    parts = name.split(".")
+    if parts[0] in ("src", "repro_mf", "tools"):
+        base = REPO.joinpath("src" if parts[0] == "repro_mf" else parts[0], *parts[1:])
+        return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # e.g. "__main__.run": __main__ is not a package
+        return False
+
+
+def run_make(argv, mirror, tmp_path):
+    result = run(["make", "-n", *argv[1:]], REPO, mirror)
+    assert result.returncode == 0, failure(result)
+    assert "No rule to make target" not in result.stderr and result.stdout.strip()
+    for assignment in (arg for arg in argv[1:] if "=" in arg):
+        value = assignment.partition("=")[2]
+        assert value in result.stdout, f"{assignment.partition('=')[0]} is not passed on by the recipe"
+    for line in result.stdout.splitlines():
+        words = shlex.split(line)
+        if len(words) < 3 or not words[0].endswith("python") or words[1] != "-m" or not module_exists(words[2]):
+            continue
+        if not words[2].startswith(("src.", "tools.")):
+            continue
+        if "--dry-run" not in run([sys.executable, "-m", words[2], "--help"], tmp_path, mirror).stdout:
+            continue
+        dry = run([sys.executable, *words[1:], "--dry-run"], tmp_path, mirror)
+        assert dry.returncode == 0, failure(dry)
+        launched = [shlex.split(printed)[2] for printed in dry.stdout.splitlines()
+                    if printed.startswith("python -m ") and len(printed.split()) > 2]
+        assert launched, failure(dry)
+        missing = sorted({module for module in launched if not module_exists(module)})
+        assert not missing, f"{line.strip()} --dry-run would launch modules that do not exist: {missing}"
+
+
+def run_hydra(argv, mirror, tmp_path, session_dir):
+    write_data_files(argv, tmp_path)
+    program = 1 if argv[0] == "repro-mf" else 3  # repro-mf | python -m src.run
+    argv = executable(argv, mirror)
+    if given(argv, "hydra/launcher") == "submitit_slurm":  # a cluster launch: composed, not submitted
+        argv = argv[:program] + [arg for arg in argv[program:] if arg not in ("-m", "--multirun")] + ["--cfg=hydra"]
+    else:
+        argv += ["dry_run=true", f"paths.data_dir={session_dir / 'data'}"]
+        argv += [f"{key}={tmp_path / folder}" for key, folder in (("hydra.run.dir", "run"),
+                                                                  ("hydra.sweep.dir", "multirun"))
+                 if given(argv, key) is None]
+    result = run(argv, tmp_path, mirror)
+    assert result.returncode == 0, failure(result)
+    assert not list(tmp_path.rglob("results.csv")), "a dry run computed cells"
+
+
+def run_data(argv, mirror, session_dir):
+    result = run(executable(argv, mirror), session_dir, mirror)
+    names = [arg for arg in argv[3:] if not arg.startswith("-")]
+    if names or "--help" in argv or "--list" in argv:
+        assert result.returncode == 0, failure(result)
+    else:  # no name: the data sets that can be fetched are listed, exit status 2 (src/data/__main__.py)
+        assert result.returncode == 2, failure(result)
+        assert "yale" in result.stdout and "caltech101" in result.stdout, failure(result)
+
+
+def run_report(argv, mirror, tmp_path, session_dir):
+    sweep = tmp_path / "outputs" / "multirun" / "sweep"
+    made = run([sys.executable, "-m", "src.run", "-m", "method=kmeans", "dataset=yale", "protocol.ks=[2]",
+                "protocol.n_trials=1", f"paths.data_dir={session_dir / 'data'}", f"hydra.sweep.dir={sweep}"],
+               tmp_path, mirror)
+    assert made.returncode == 0, "the sweep the report reads failed: " + failure(made)
+    argv = [str(sweep.relative_to(tmp_path)) if re.search(r"<\w+>", arg) else arg for arg in argv]
+    before = {path for path in sweep.rglob("*") if path.is_file()}
+    result = run(executable(argv, mirror), tmp_path, mirror)
+    assert result.returncode == 0, failure(result)
+    assert {path for path in sweep.rglob("*") if path.is_file()} - before, "the report wrote nothing"
+
+
+def run_completion(argv, mirror, tmp_path):
+    line = " ".join(argv).split("<Tab>")[0]
+    result = run(executable([argv[0], "-sc", "query=bash"], mirror), tmp_path, mirror, COMP_LINE=line,
+                 COMP_POINT=str(len(line)))
+    assert result.returncode == 0, failure(result)
+    comment = next(raw for raw in README.read_text().splitlines() if raw.strip().startswith(" ".join(argv)))
+    promised = comment.partition("->")[2].replace("...", "").split()
+    assert promised and set(promised) <= set(result.stdout.split()), failure(result)
+
+
+@pytest.mark.parametrize("command", CASES)
+def test_readme_command_runs_as_typed(command, mirror, tmp_path, session_dir):
+    argv = shlex.split(command)
+    what = kind(argv)
+    if what == "make":
+        run_make(argv, mirror, tmp_path)
+    elif what == "run":
+        run_hydra(argv, mirror, tmp_path, session_dir)
+    elif what == "data":
+        run_data(argv, mirror, session_dir)
+    elif what == "report":
+        run_report(argv, mirror, tmp_path, session_dir)
+    elif what == "tools":
+        result = run(executable(argv, mirror), REPO, mirror)
+        assert result.returncode == 0, failure(result)
+    elif what == "eval":
+        result = run(["bash", "-c", command], tmp_path, mirror)
+        assert result.returncode == 0 and not result.stderr.strip(), failure(result)
+    elif what == "completion":
+        run_completion(argv, mirror, tmp_path)
+    else:
+        pytest.fail(f"a README command of a kind this test does not run: {command!r} (add it to the docstring)")
+
+
+def test_the_readme_has_commands_of_every_kind():
+    kinds = {kind(shlex.split(command)) for command in readme_commands()}
+    assert {"make", "run", "data"} <= kinds and "unknown" not in kinds
+
+
+def test_reading_fenced_blocks():
+    text = "\n".join(["```bash", "make a   # comment", "python -m x \\", "    'b=[1,2]' # c", "```",
+                      "```python", "print(1)  # not shell", "```", "```console", "$ repro-mf x=1",
+                      "output line", "```", "```", "some text", "cd /tmp", "```"])
+    assert fenced_commands(text) == ["make a", "python -m x 'b=[1,2]'", "repro-mf x=1", "cd /tmp"]
+    assert strip_comment("a '#not' b # c") == "a '#not' b"
