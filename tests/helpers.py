@@ -3,6 +3,8 @@
 import tracemalloc
 
 import numpy as np
+import pandas as pd
+import yaml
 
 FIXED = {"stopping": "fixed", "n_starts": 1}
 """Estimator parameters of the old protocol: one start, exactly ``max_iter`` iterations, the objective after each."""
@@ -201,3 +203,42 @@ def assert_same_fit(a, b, factors=("U", "V"), rtol=1e-10):
         np.testing.assert_allclose(a.factors_[name_a], b.factors_[name_b], rtol=rtol)
     np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=rtol)
     np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=rtol)
+
+
+# --- result rows and paper homes for the reproduce, scorecard and explain tests ---------------------
+
+def split_values(override: str) -> list[str]:
+    """A sweep override's single values: ``a=1,2`` -> ``a=1``, ``a=2`` (commas inside brackets kept)."""
+    key, _, value = override.partition("=")
+    if value.startswith("["):
+        return [override]
+    return [f"{key}={v}" for v in value.split(",")]
+
+
+def fake_rows(dataset, method, estimator, mean, ks=(2, 3), trials=6, seed=0, **columns):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame([{"dataset": dataset, "method": method, "estimator": estimator, "k": k, "trial": t,
+                          "acc": mean + 0.01 * rng.standard_normal(), "nmi": mean, "fit_seconds": 0.1,
+                          "kmeans_seconds": 0.1, **columns} for k in ks for t in range(trials)])
+
+
+def make_home(tmp_path):
+    home = tmp_path / "paper"
+    (home / "toy").mkdir(parents=True)
+    (home / "toy" / "reproduce.yaml").write_text("prefetch: [yale]\nsweeps: [[]]\n")
+    (home / "toy" / "experiment.yaml").write_text("# @package _global_\n# Run with: make reproduce-toy\n")
+    published = {"paper": "Toy", "families": {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 100}},
+                 "claims": [{"dataset": "yale", "method": "CNMF", "baseline": "NMF", "metric": "acc", "gain": 5.0,
+                             "source": "l.1"},
+                            {"dataset": "yale", "method": "NMF", "baseline": "CNMF", "metric": "acc", "gain": 1.0,
+                             "source": "l.2"}],
+                 "published_averages": [{"dataset": "yale", "metric": "acc", "NMF": 50.0, "GNMF": 70.0}],
+                 "causes": [{"dataset": "yale", "method": "GNMF", "cause": "a known reason", "verified_by": "a run"}]}
+    (home / "toy" / "published.yaml").write_text(yaml.safe_dump(published))
+    return home
+
+
+def write_home(root, name, text):
+    """A paper home ``root/name/`` whose reproduce.yaml holds ``text``."""
+    (root / name).mkdir(parents=True)
+    (root / name / "reproduce.yaml").write_text(text)

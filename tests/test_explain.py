@@ -8,7 +8,7 @@ import yaml
 from src import explain
 from src.presentation import papers
 from src.errors import ConfigError
-from tests.test_scorecard import fake_rows, make_home
+from helpers import fake_rows, make_home, split_values
 
 READINGS = {
     "primary": "the toy's primary reading",
@@ -125,7 +125,6 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
     from src import methods
     from src.config_dir import CONF_DIR
     from src.protocol.cell import method_params
-    from tests.test_reproduce import split_values
 
     paper = papers.load(name)
     primary, readings = explain.load_readings(paper)

@@ -1,81 +1,13 @@
-"""One home per paper (conf/paper/<name>/), one generic entry point (src.reproduce); no sweep is run here."""
-
-import re
+"""One generic entry point for every paper (src.reproduce): its plan, its commands, its scheduling of steps;
+no sweep is run here. The paper homes themselves: tests/presentation/papers/test_paper_homes.py."""
 
 import pytest
-import yaml
-from hydra import compose, initialize_config_dir
+from helpers import write_home
 
 from src import reproduce
 from src.presentation import paper_report, papers
-from src.errors import ConfigError
-from src.run import CONF_DIR
 
 PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
-
-
-def split_values(override: str) -> list[str]:
-    """A sweep override's single values: ``a=1,2`` -> ``a=1``, ``a=2`` (commas inside brackets kept)."""
-    key, _, value = override.partition("=")
-    if value.startswith("["):
-        return [override]
-    return [f"{key}={v}" for v in value.split(",")]
-
-
-def test_every_paper_has_a_complete_home():
-    assert papers.names() == sorted(PAPERS)
-    for name in PAPERS:
-        paper = papers.load(name)
-        assert (paper.home / "experiment.yaml").is_file() and paper.published.is_file()
-        assert yaml.safe_load(paper.published.read_text())["paper"]
-        assert paper.sweeps and paper.prefetch
-        assert all((CONF_DIR / "dataset" / f"{d}.yaml").is_file() for d in paper.prefetch)
-        assert "Run with: make reproduce-" + name in (paper.home / "experiment.yaml").read_text()
-    assert papers.load("lcf").tables.is_file()
-    assert papers.load("pcgnmf").report_datasets == ("orl", "yale", "coil20")
-
-
-def test_the_shared_parts_are_spliced_into_the_sweeps():
-    fnmf = papers.load("fnmf")
-    assert fnmf.sweeps[3] == ("dataset=caltech101_rgb", "protocol.ks=[2,3,4,5,6,7,8,9,10]",
-                              "method=fnmf", "method.params.farness=0.001,0.003,0.01,0.03")
-    assert fnmf.sweep_overrides()[0] == ["+paper/fnmf=experiment"]
-
-
-@pytest.mark.parametrize("name", PAPERS)
-def test_every_sweep_composes_with_hydra(name):
-    """Every value of every sweep (its comma lists split into single values, each varied with the other
-    overrides at their first value) composes, with the sweep's own data sets and methods or the experiment's."""
-    paper = papers.load(name)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        base = compose(config_name="config", overrides=[paper.experiment], return_hydra_config=True)
-        assert base.hydra.sweep.dir == f"{base.paths.output_dir}/reproduce/{name}/runs"
-        grid = {key: str(value) for key, value in base.hydra.sweeper.params.items()}
-        for sweep in paper.sweeps:
-            given = {o.partition("=")[0] for o in sweep}
-            choices = [split_values(o) for o in sweep]
-            choices += [split_values(f"{key}={value}") for key, value in grid.items() if key not in given]
-            first = [values[0] for values in choices]
-            jobs = {tuple(first[:i] + [value] + first[i + 1:]) for i, values in enumerate(choices) for value in values}
-            for job in sorted(jobs):
-                cfg = compose(config_name="config", overrides=[paper.experiment, *job])
-                assert cfg.dataset.preprocess == "unit_norm" and cfg.runtime.blas_threads == 1
-
-
-def test_the_experiment_is_the_one_the_makefile_ran():
-    """``+paper/ccf=experiment`` selects the paper's settings, the CCF protocol included."""
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=["+paper/ccf=experiment", "dataset=yale", "method=ccf"])
-    assert cfg.protocol.labels.fraction == 0.3 and cfg.protocol.rank_offset == 1
-
-
-def test_dependencies_come_first():
-    order = [p.name for p in papers.in_order()]
-    assert sorted(order) == sorted(PAPERS) and order.index("cnmf") < order.index("pcgnmf")
-    assert [p.name for p in papers.in_order(["pcgnmf", "cnmf"])] == ["cnmf", "pcgnmf"]
-    pcgnmf = papers.load("pcgnmf")
-    assert pcgnmf.depends_on == ("cnmf",)
-    assert [p.as_posix() for p in pcgnmf.runs()] == ["outputs/reproduce/pcgnmf/runs", "outputs/reproduce/cnmf/runs"]
 
 
 def test_a_missing_dependency_is_reproduced_first(tmp_path):
@@ -83,11 +15,6 @@ def test_a_missing_dependency_is_reproduced_first(tmp_path):
     (tmp_path / "cnmf").mkdir()
     (tmp_path / "cnmf" / reproduce.WALL).write_text("511\n")
     assert [p.name for p in reproduce.plan(["pcgnmf"], outputs=tmp_path)] == ["pcgnmf"]
-
-
-def write_home(root, name, text):
-    (root / name).mkdir(parents=True)
-    (root / name / papers.SETTINGS).write_text(text)
 
 
 def test_a_sixth_paper_is_discovered_from_its_home(tmp_path):
@@ -105,26 +32,6 @@ def test_a_sixth_paper_is_discovered_from_its_home(tmp_path):
                         ["-m", "src.run", "-m", "+paper/sixth=experiment", "hydra/launcher=submitit_local"],
                         ["-m", "src.run", "-m", "+paper/sixth=experiment", "method=nmf,cf", "protocol.ks=[2,3]",
                          "hydra/launcher=submitit_local"]]
-
-
-@pytest.mark.parametrize("text, message", [
-    ("sweeps: [[]]\nprefech: [yale]\n", "unknown key(s) prefech"),
-    ("sweeps: [[method=nmf, 3]]\n", "must be a non-empty string"),
-    ("sweeps: [[]]\ndepends_on: [nope]\n", "depends_on names nope"),
-    ("sweeps: [[]]\nreport: {runs: [x]}\n", "report="),
-])
-def test_a_bad_home_is_one_line(tmp_path, text, message):
-    write_home(tmp_path, "bad", text)
-    with pytest.raises(ConfigError, match=re.escape(message)) as info:
-        papers.load("bad", tmp_path)
-    assert "\n" not in str(info.value)
-
-
-def test_a_dependency_cycle_is_refused(tmp_path):
-    write_home(tmp_path, "a", "depends_on: [b]\n")
-    write_home(tmp_path, "b", "depends_on: [a]\n")
-    with pytest.raises(ConfigError, match="cycle: a -> b -> a"):
-        papers.in_order(home=tmp_path)
 
 
 def test_unknown_paper_exits_2_with_one_line(caplog):

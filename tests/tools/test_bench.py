@@ -24,7 +24,7 @@ from src.errors import ConfigError
 from src.methods.core.estimator import Factorization
 from src.methods.core.loop import Pass
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 # -- targets -------------------------------------------------------------------------------------------------

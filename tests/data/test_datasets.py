@@ -27,7 +27,7 @@ from src.data import DATASETS, PREPROCESS, Dataset, as_images, load_dataset
 from src.data.fetch import CALTECH_TOP10_CLASSES, REGISTRY, RawFile, fetch, write_top10_tar
 from src.errors import ConfigError, DataError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "conf" / "dataset"
 CALTECH_COUNTS = [800, 798, 435, 239, 200, 128, 123, 114, 107, 100]
 

@@ -18,7 +18,7 @@ from src.data import load_dataset, pin_user_file, user_file
 from src.data.fetch import forget_used_files, used_files
 from src.errors import ConfigError, DataError, UserError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "conf"
 ORIGINAL = np.array([30, 10, 20])  # the file's labels, class by class; sorted: 10 -> 0, 20 -> 1, 30 -> 2
 

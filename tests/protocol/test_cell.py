@@ -16,7 +16,7 @@ from src.protocol.trials import label_counts, make_trial
 from src.results import result_row
 from src.settings import MethodSpec, check_protocol_on, freeze, protocol_spec
 
-DEFAULTS = yaml.safe_load((Path(__file__).resolve().parents[1] / "conf" / "protocol" / "unsupervised.yaml").read_text())
+DEFAULTS = yaml.safe_load((Path(__file__).resolve().parents[2] / "conf" / "protocol" / "unsupervised.yaml").read_text())
 PROTOCOL = {
     "ks": [2, 3],
     "n_trials": 2,

@@ -4,30 +4,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from helpers import fake_rows, make_home
 from src.presentation import scorecard
-
-
-def fake_rows(dataset, method, estimator, mean, ks=(2, 3), trials=6, seed=0, **columns):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame([{"dataset": dataset, "method": method, "estimator": estimator, "k": k, "trial": t,
-                          "acc": mean + 0.01 * rng.standard_normal(), "nmi": mean, "fit_seconds": 0.1,
-                          "kmeans_seconds": 0.1, **columns} for k in ks for t in range(trials)])
-
-
-def make_home(tmp_path):
-    home = tmp_path / "paper"
-    (home / "toy").mkdir(parents=True)
-    (home / "toy" / "reproduce.yaml").write_text("prefetch: [yale]\nsweeps: [[]]\n")
-    (home / "toy" / "experiment.yaml").write_text("# @package _global_\n# Run with: make reproduce-toy\n")
-    published = {"paper": "Toy", "families": {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 100}},
-                 "claims": [{"dataset": "yale", "method": "CNMF", "baseline": "NMF", "metric": "acc", "gain": 5.0,
-                             "source": "l.1"},
-                            {"dataset": "yale", "method": "NMF", "baseline": "CNMF", "metric": "acc", "gain": 1.0,
-                             "source": "l.2"}],
-                 "published_averages": [{"dataset": "yale", "metric": "acc", "NMF": 50.0, "GNMF": 70.0}],
-                 "causes": [{"dataset": "yale", "method": "GNMF", "cause": "a known reason", "verified_by": "a run"}]}
-    (home / "toy" / "published.yaml").write_text(yaml.safe_dump(published))
-    return home
 
 
 def build_toy(tmp_path, monkeypatch, effects=None):

@@ -27,7 +27,7 @@ from sklearn.neighbors import NearestNeighbors
 from src.errors import ConfigError
 from src.methods.graph.nndescent import approximate_neighbours
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def clustered(rng, n, m=20, n_clusters=10, spread=0.3):

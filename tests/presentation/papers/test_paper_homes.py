@@ -1,0 +1,91 @@
+"""The paper homes (src/presentation/papers: conf/paper/<name>/): complete, composing with Hydra, in
+dependency order, and refused in one line when malformed."""
+
+import re
+
+import pytest
+import yaml
+from helpers import split_values, write_home
+from hydra import compose, initialize_config_dir
+
+from src.errors import ConfigError
+from src.presentation import papers
+from src.run import CONF_DIR
+
+PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
+
+
+def test_every_paper_has_a_complete_home():
+    assert papers.names() == sorted(PAPERS)
+    for name in PAPERS:
+        paper = papers.load(name)
+        assert (paper.home / "experiment.yaml").is_file() and paper.published.is_file()
+        assert yaml.safe_load(paper.published.read_text())["paper"]
+        assert paper.sweeps and paper.prefetch
+        assert all((CONF_DIR / "dataset" / f"{d}.yaml").is_file() for d in paper.prefetch)
+        assert "Run with: make reproduce-" + name in (paper.home / "experiment.yaml").read_text()
+    assert papers.load("lcf").tables.is_file()
+    assert papers.load("pcgnmf").report_datasets == ("orl", "yale", "coil20")
+
+
+def test_the_shared_parts_are_spliced_into_the_sweeps():
+    fnmf = papers.load("fnmf")
+    assert fnmf.sweeps[3] == ("dataset=caltech101_rgb", "protocol.ks=[2,3,4,5,6,7,8,9,10]",
+                              "method=fnmf", "method.params.farness=0.001,0.003,0.01,0.03")
+    assert fnmf.sweep_overrides()[0] == ["+paper/fnmf=experiment"]
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_every_sweep_composes_with_hydra(name):
+    """Every value of every sweep (its comma lists split into single values, each varied with the other
+    overrides at their first value) composes, with the sweep's own data sets and methods or the experiment's."""
+    paper = papers.load(name)
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        base = compose(config_name="config", overrides=[paper.experiment], return_hydra_config=True)
+        assert base.hydra.sweep.dir == f"{base.paths.output_dir}/reproduce/{name}/runs"
+        grid = {key: str(value) for key, value in base.hydra.sweeper.params.items()}
+        for sweep in paper.sweeps:
+            given = {o.partition("=")[0] for o in sweep}
+            choices = [split_values(o) for o in sweep]
+            choices += [split_values(f"{key}={value}") for key, value in grid.items() if key not in given]
+            first = [values[0] for values in choices]
+            jobs = {tuple(first[:i] + [value] + first[i + 1:]) for i, values in enumerate(choices) for value in values}
+            for job in sorted(jobs):
+                cfg = compose(config_name="config", overrides=[paper.experiment, *job])
+                assert cfg.dataset.preprocess == "unit_norm" and cfg.runtime.blas_threads == 1
+
+
+def test_the_experiment_is_the_one_the_makefile_ran():
+    """``+paper/ccf=experiment`` selects the paper's settings, the CCF protocol included."""
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        cfg = compose(config_name="config", overrides=["+paper/ccf=experiment", "dataset=yale", "method=ccf"])
+    assert cfg.protocol.labels.fraction == 0.3 and cfg.protocol.rank_offset == 1
+
+
+def test_dependencies_come_first():
+    order = [p.name for p in papers.in_order()]
+    assert sorted(order) == sorted(PAPERS) and order.index("cnmf") < order.index("pcgnmf")
+    assert [p.name for p in papers.in_order(["pcgnmf", "cnmf"])] == ["cnmf", "pcgnmf"]
+    pcgnmf = papers.load("pcgnmf")
+    assert pcgnmf.depends_on == ("cnmf",)
+    assert [p.as_posix() for p in pcgnmf.runs()] == ["outputs/reproduce/pcgnmf/runs", "outputs/reproduce/cnmf/runs"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("sweeps: [[]]\nprefech: [yale]\n", "unknown key(s) prefech"),
+    ("sweeps: [[method=nmf, 3]]\n", "must be a non-empty string"),
+    ("sweeps: [[]]\ndepends_on: [nope]\n", "depends_on names nope"),
+    ("sweeps: [[]]\nreport: {runs: [x]}\n", "report="),
+])
+def test_a_bad_home_is_one_line(tmp_path, text, message):
+    write_home(tmp_path, "bad", text)
+    with pytest.raises(ConfigError, match=re.escape(message)) as info:
+        papers.load("bad", tmp_path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_dependency_cycle_is_refused(tmp_path):
+    write_home(tmp_path, "a", "depends_on: [b]\n")
+    write_home(tmp_path, "b", "depends_on: [a]\n")
+    with pytest.raises(ConfigError, match="cycle: a -> b -> a"):
+        papers.in_order(home=tmp_path)
