@@ -414,7 +414,7 @@ def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.explain", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
     parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduce outputs (primary runs)")
     parser.add_argument("--out", default=str(OUTPUTS), help="where the readings' runs and reports go")

@@ -264,7 +264,7 @@ def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.O
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.reproduce", description=__doc__.splitlines()[0],
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0],
                                      epilog=f"papers: {', '.join(papers.names())} (homes in conf/paper/)")
     parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
     parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",

@@ -187,4 +187,4 @@ def cli(command: tuple[str, ...] = ("repro-mf",)) -> None:
 
 
 if __name__ == "__main__":
-    cli(("python", "-m", "src.run"))
+    cli(("python", "-m", f"{__package__}.run"))  # src.run in a checkout, repro_mf.run installed

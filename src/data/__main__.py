@@ -37,7 +37,7 @@ def listing(names: dict[str, str]) -> str:
 
 def parser(names: dict[str, str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m src.data", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog=f"python -m {__package__}", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Fetch the raw files of data sets and build their derived features ahead of a sweep.",
         epilog="data sets (conf/dataset):\n" + listing(names) + "\n\nThe raw files go to paths.data_dir; set "
                "REPRO_DATA_MIRROR=/path/to/datasets to copy them from a mirror instead of downloading.\n"
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(names))
         return 0
     if not args.names:
-        print("usage: python -m src.data NAME [NAME ...]   (--help for more)\n"
+        print(f"usage: python -m {__package__} NAME [NAME ...]   (--help for more)\n"
               "data sets that can be fetched (conf/dataset):\n" + listing(names))
         return 2
     wrong = [name for name in args.names if name not in names]

@@ -309,7 +309,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.presentation.paper_report", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("paper", help="paper key: a directory conf/paper/<paper>/")
     parser.add_argument("--runs", nargs="+", help="directories of the runs (default outputs/reproduce/<paper>/runs "
                         "and the runs of the papers it depends on)")

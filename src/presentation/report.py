@@ -101,7 +101,7 @@ def write_reports(frame: pd.DataFrame, out_dir: Path) -> list[Path]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.presentation.report", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="+", help="results.csv files or directories holding them")
     parser.add_argument("--out", help="directory for the tables and figures (default: the first path)")
     args = parser.parse_args(argv)

@@ -171,7 +171,7 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.presentation.scorecard", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduce outputs directory")
     parser.add_argument("--explain", default=str(EXPLAIN), help="the explain outputs directory (readings' effects)")
     args = parser.parse_args(argv)

@@ -102,7 +102,7 @@ def figures(out: Path, seed: int = 0, max_iter: int = 200) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.presentation.papers.cnmf", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="outputs/reproduce/cnmf")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-iter", type=int, default=200)

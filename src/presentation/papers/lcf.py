@@ -103,7 +103,7 @@ def figures(out: Path, lambda_runs: Path | None = None, seed: int = 0, lam: floa
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m src.presentation.papers.lcf", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="outputs/reproduce/lcf")
     parser.add_argument("--lambda-runs", default="outputs/reproduce/lcf/lambda")
     parser.add_argument("--seed", type=int, default=0)
