@@ -21,7 +21,7 @@ UV_VERSION := 0.13.9
 LOCK_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck clean
+.PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck docs clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -41,7 +41,7 @@ install: $(STAMP) ## Create .venv with exactly the versions in requirements.lock
 lock: ## Refresh requirements.lock from pyproject.toml (keeps pins still allowed; LOCK_ARGS=--upgrade moves all to the newest)
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(PYTHON) -m venv "$$tmp" && "$$tmp/bin/pip" install --quiet uv==$(UV_VERSION) && \
-	"$$tmp/bin/uv" pip compile pyproject.toml --extra test --universal --python-version 3.11 \
+	"$$tmp/bin/uv" pip compile pyproject.toml --extra test --extra docs --universal --python-version 3.11 \
 		--generate-hashes --custom-compile-command 'make lock' --quiet $(LOCK_ARGS) -o $(LOCK)
 	@echo "wrote $(LOCK); the next target run rebuilds .venv from it"
 
@@ -100,13 +100,22 @@ bench-quick: $(STAMP) ## The benchmark on tiny sizes and few iterations, to chec
 	$(PY) -m src.data yale coil20 mnist10k
 	$(PY) -m tools.bench --quick --out outputs/bench/quick $(BENCH_ARGS)
 
-# Needs GNU Octave (not installed by the project: apt-get install -y octave). The reference files are fetched
-# like the data (REPRO_REFERENCE_MIRROR, else ../reference beside REPRO_DATA_MIRROR, else upstream). Pass
-# CROSSCHECK_ARGS=--write-fixtures to refresh tests/fixtures/crosscheck/.
+# Needs GNU Octave (not installed by the project: apt-get update && apt-get install -y octave). The reference
+# files are fetched like the data (REPRO_REFERENCE_MIRROR, else ../reference beside REPRO_DATA_MIRROR, else
+# upstream; README.md says how a mirror is laid out). Pass CROSSCHECK_ARGS=--write-fixtures to refresh
+# tests/fixtures/crosscheck/.
 CROSSCHECK_ARGS ?=
 crosscheck: $(STAMP) ## Run Deng Cai's reference code in GNU Octave, compare with ours -> outputs/crosscheck/crosscheck.md
-	@command -v octave >/dev/null 2>&1 || { echo "make crosscheck: GNU Octave is not installed; install it with: apt-get install -y octave" >&2; exit 1; }
+	@command -v octave >/dev/null 2>&1 || { echo "make crosscheck: GNU Octave is not installed; install it with: apt-get update && apt-get install -y octave" >&2; exit 1; }
 	$(PY) -m tools.crosscheck $(CROSSCHECK_ARGS)
+
+# The documentation site (docs/conf.py): Sphinx, numpydoc, MyST and the PyData theme, from the docs extra of
+# pyproject.toml, pinned in requirements.lock like everything else (so `make test` builds the site too).
+# Warnings are errors (-W), every cross-reference is checked (-n), every page is read again (-E: no warning
+# hides in an unchanged page). Pages that depend on the checkout (papers, estimators) are written into
+# docs/_generated/ by docs/_ext/repro_docs.py at each build, from whatever outputs/reproduce/ holds.
+docs: $(STAMP) ## The documentation site from the docstrings, README.md and the reproductions -> docs/_build/html/index.html
+	$(PY) -m sphinx -E -W --keep-going -n -b html docs docs/_build/html
 
 clean: ## Remove outputs/ (keeps data/ and .venv)
 	rm -rf outputs

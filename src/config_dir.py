@@ -13,17 +13,25 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 
 
-def find_conf_dir(package: Path = PACKAGE) -> Path:
-    """The config directory of the package at ``package``.
+def find_checkout(package: Path = PACKAGE) -> Path | None:
+    """The checkout the package at ``package`` sits in, or None for an installed copy.
 
     A checkout is recognised by ``pyproject.toml`` and ``conf/config.yaml`` beside the package; anything
-    else (``site-packages``, a ``--target`` directory) uses the package's own ``conf/``.
+    else (``site-packages``, a ``--target`` directory) is an installed copy.
     """
     checkout = package.parent
     if (checkout / "pyproject.toml").is_file() and (checkout / "conf" / "config.yaml").is_file():
-        return checkout / "conf"
-    return package / "conf"
+        return checkout
+    return None
 
 
+def find_conf_dir(package: Path = PACKAGE) -> Path:
+    """The config directory of the package at ``package``: its checkout's ``conf/``, else its own ``conf/``."""
+    checkout = find_checkout(package)
+    return package / "conf" if checkout is None else checkout / "conf"
+
+
+#: The checkout this package sits in (a checkout or an editable install), None for an installed copy.
+CHECKOUT = find_checkout()
 #: The Hydra config directory (``config.yaml`` and the groups ``dataset/``, ``method/``, ``paper/``, ...).
 CONF_DIR = find_conf_dir()

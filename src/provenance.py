@@ -6,9 +6,10 @@ Two records:
   :data:`RESULT_FOLDERS`: the methods, the data loaders and the protocol) and of the versions of the
   numerical packages. A finished cell carries it, and a re-run recomputes a cell whose fingerprint differs.
 * :func:`collect`: the full record written as ``provenance.json`` into every run directory and beside every
-  report (git commit and whether the tree had uncommitted changes, Python, every installed package, the
-  BLAS libraries and their thread counts, the cores, the sha256 of every data file used, the command line
-  and overrides, start and end time). :func:`markdown` renders it as the footer of ``report.md``.
+  report (the repro-mf version, the git commit and whether the tree had uncommitted changes, Python, every
+  installed package, the BLAS libraries and their thread counts, the cores, the sha256 of every data file
+  used, the command line and overrides, start and end time). :func:`markdown` renders it as the footer of
+  ``report.md``, the version first.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_info
 
+from . import __version__
 from .data.fetch import used_files
 from .files import write_atomic
 
@@ -117,6 +119,7 @@ def collect(started: str, ended: str | None = None, overrides=None, extra: dict 
     except AttributeError:  # not Linux
         available = os.cpu_count()
     record = {
+        "version": __version__,  # the release; the commit and code fingerprint below say what differs from it
         "started": started,
         "ended": ended,
         "command": command_line(),
@@ -172,6 +175,7 @@ def markdown(record: dict, runs: list[dict] | None = None) -> list[str]:
     """``record`` (this report's own provenance) and a summary of the runs it read, as Markdown lines."""
     packages = record.get("packages", {})
     lines = ["## Provenance", "",
+             f"- repro-mf version {record.get('version', 'unknown')}.",
              f"- Built by `{record['command']}` from {record['started']} to {record.get('ended')}.",
              f"- Code: {_git_line(record['git'])}; code fingerprint `{record['code_fingerprint']}`.",
              f"- Python {record['python']} on {record['platform']}, {record['cores_available']} of "

@@ -55,6 +55,7 @@ from .presentation import paper_report, papers, scorecard
 from .errors import UserError
 from .files import write_atomic
 from .presentation.papers import Paper
+from .sweep import usable_cores
 
 logger = logging.getLogger(__name__)
 
@@ -109,10 +110,8 @@ def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OU
 
 
 def cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+    """The cores this process may use (:func:`src.sweep.usable_cores`, as the local launcher counts them)."""
+    return usable_cores()
 
 
 def sweeps_at_once(requested: int | None, overrides: list[str]) -> int:

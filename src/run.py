@@ -8,6 +8,7 @@ Usage::
     python -m src.run -m +paper/cnmf=experiment                         # a paper's settings
     python -m src.run -m +paper/cnmf=experiment dry_run=true            # check, fetch the data, count the cells
     repro-mf method=nmf dataset=yale        # the same, as the installed command (tab completion: -sc install=bash)
+    repro-mf --version                      # the release, e.g. "repro-mf 0.2.0"
 
 Writes into Hydra's output directory: ``cells/`` (one row per finished cell), ``results.csv``,
 ``config.yaml`` (the composed config, resolved: the method's parameters as the estimator gets them, the
@@ -35,7 +36,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
-from . import provenance, sweep
+from . import DISTRIBUTION, __version__, provenance, sweep
 from .command_line import check_group_choices, check_output_dir, check_override_grammar, with_label_protocol
 from .config_dir import CONF_DIR
 from .data import pin_user_file
@@ -144,6 +145,8 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
+    """One run, or one job of a multirun, on the config Hydra composed: :func:`run_experiment` into Hydra's
+    output directory; a user's mistake ends it with one line and exit status 2, a failed write with status 1."""
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     overrides = list(hydra_cfg.overrides.task)
@@ -164,11 +167,14 @@ def main(cfg: DictConfig) -> None:
 
 
 def cli(command: tuple[str, ...] = ("repro-mf",)) -> None:
-    """The command line (``python -m src.run`` or the console script ``repro-mf``): the overrides are
-    checked first (:mod:`src.command_line`: one line on a bad one, exit status 2), then Hydra runs
-    :func:`main`. ``command`` is how the program was called, recorded with the arguments in
-    ``provenance.json``."""
+    """The command line (``python -m src.run`` or the console script ``repro-mf``): ``--version`` prints the
+    release and exits (Hydra has no such flag); otherwise the overrides are checked first
+    (:mod:`src.command_line`: one line on a bad one, exit status 2), then Hydra runs :func:`main`.
+    ``command`` is how the program was called, recorded with the arguments in ``provenance.json``."""
     typed = sys.argv[1:]
+    if "--version" in typed:  # answered before Hydra, which would read it as an unknown flag
+        print(f"{DISTRIBUTION} {__version__}")
+        sys.exit(0)
     logging.basicConfig(format="[%(levelname)s] %(message)s")
     try:
         check_override_grammar(typed)

@@ -182,14 +182,14 @@ def config_fingerprint(settings: Mapping) -> str:
 
 # -- 1. the config's shape and values ---------------------------------------------------------------------------
 def positive_int(name: str, value) -> int:
-    """``value`` if it is an integer >= 1, else :class:`ConfigError` naming ``name``."""
+    """``value`` if it is an integer >= 1, else :class:`~src.errors.ConfigError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{name}={value!r} must be a positive integer")
     return value
 
 
 def one_of(name: str, value, choices) -> str:
-    """``value`` if it is one of ``choices``, else :class:`ConfigError` naming ``name``."""
+    """``value`` if it is one of ``choices``, else :class:`~src.errors.ConfigError` naming ``name``."""
     if not isinstance(value, str) or value not in choices:
         raise ConfigError(f"{name}={value!r} is not one of {', '.join(choices)}")
     return value
@@ -207,7 +207,7 @@ def present(node: Mapping, keys, where: str) -> None:
 
 def run_spec(config: Mapping) -> RunSpec:
     """The :class:`RunSpec` of a resolved config (plain containers), every value that the data do not decide
-    checked (step 1 of the module docstring); raises :class:`ConfigError` naming the first bad one."""
+    checked (step 1 of the module docstring); raises :class:`~src.errors.ConfigError` naming the first bad one."""
     seed = config.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed={seed!r} must be an integer >= 0")
@@ -369,7 +369,7 @@ def prepare(run: RunSpec, load: Callable | None = None) -> Prepared:
     step 1 being :func:`run_spec`); nothing is computed or written.
 
     ``load(dataset config, data_dir, mirror, seed)`` loads the data set, :func:`src.data.load_dataset` when
-    None (a sweep passes one that loads each data set once). Raises :class:`ConfigError` (or
+    None (a sweep passes one that loads each data set once). Raises :class:`~src.errors.ConfigError` (or
     :class:`~src.errors.DataError`) with one line naming the first bad setting.
     """
     check_method_params(run.method)

@@ -18,8 +18,10 @@ configs): ``FNMF(farness=0.001)`` becomes ``FNMF-farness=0.001``. The labels in 
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -32,7 +34,6 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 from hydra.experimental.callback import Callback
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
@@ -63,25 +64,67 @@ def safe_name(label) -> str:
     return UNSAFE.sub("-", text).lstrip("-.=+,").rstrip("-") or "unnamed"
 
 
+def usable_cores() -> int:
+    """The number of cores this process may run on: its CPU affinity where the system has one (Linux), else
+    every core of the machine.
+
+    The local launcher's default number of parallel jobs (``${usable_cores:}`` in
+    ``conf/hydra/launcher/joblib_local.yaml``): a machine runs as many jobs at a time as it has cores, and
+    a process confined to some cores (``taskset``, a batch system's CPU set) as many as it may use.
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 def register_resolver() -> None:
-    """Make ``${safe_name:...}`` and ``${package:}`` (the package's own name, ``src`` in a checkout and
-    ``repro_mf`` installed, for the callback's ``_target_``) available to the configs (once; importing this
-    module does it)."""
+    """Make ``${safe_name:...}``, ``${package:}`` (the package's own name, ``src`` in a checkout and
+    ``repro_mf`` installed, for the callback's ``_target_``) and ``${usable_cores:}`` (:func:`usable_cores`)
+    available to the configs (once; importing this module does it)."""
     if not OmegaConf.has_resolver(RESOLVER):
         OmegaConf.register_new_resolver(RESOLVER, safe_name)
     if not OmegaConf.has_resolver("package"):
         OmegaConf.register_new_resolver("package", lambda: __name__.partition(".")[0])
+    if not OmegaConf.has_resolver("usable_cores"):
+        OmegaConf.register_new_resolver("usable_cores", usable_cores)
 
 
 register_resolver()  # src.run imports this module before Hydra composes a config, in every process
 
 
 def sweep_jobs(config: DictConfig) -> list[list[str]]:
-    """The override lists of the jobs a basic sweep of ``config`` launches, in launch order."""
+    """The override lists of the jobs a basic sweep of ``config`` launches, in launch order.
+
+    The sweeper's ``params`` come first, then the command line's overrides, as Hydra's basic sweeper takes
+    them. Each key is one axis: a sweep (``a,b``, ``choice(a,b)``, ``range(1,4)``, ``glob(...)``) gives one
+    override per value, in the order the sweep yields them, any other override a single one; a key given
+    again keeps its first place and takes its last value. The jobs are the cartesian product of the axes,
+    the last axis varying fastest. Built from Hydra's public override parser, it gives the jobs and their
+    numbers the launcher gives, so that a job that fails the checks is named as the sweep would number it
+    (a ``shuffle()`` sweep draws a new order each time it is read: there only the numbers may differ).
+
+    Raises
+    ------
+    HydraException
+        An override sweeps an interval (``interval(0,1)``), which a basic sweep cannot enumerate.
+    """
     params = [f"{key}={value}" for key, value in (config.hydra.sweeper.get("params") or {}).items()]
     arguments = params + list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-    parsed = OverridesParser.create().parse_overrides(arguments)
-    return [list(job) for batch in BasicSweeper.split_arguments(parsed, None) for job in batch]
+    running = GlobalHydra.instance()
+    loader = running.config_loader() if running.is_initialized() else None  # glob() lists a group's options
+    axes: dict[str, list[str]] = {}
+    for override in OverridesParser.create(config_loader=loader).parse_overrides(arguments):
+        key = override.get_key_element()
+        if not override.is_sweep_override():
+            axes[key] = [f"{key}={override.get_value_element_as_str()}"]
+        elif override.is_discrete_sweep():
+            axes[key] = [f"{key}={value}" for value in override.sweep_string_iterator()]
+        else:
+            kind = override.value_type.name.lower().replace("_", " ")
+            raise HydraException(f"{override.input_line}: a basic sweep enumerates a,b, choice(), range() and glob(), "
+                                 f"not an {kind}")
+    return [list(job) for job in itertools.product(*axes.values())]
 
 
 def job_config(config: DictConfig, overrides: list[str]) -> dict:

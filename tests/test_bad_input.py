@@ -196,7 +196,7 @@ FACTORIZATIONS = [name for name in methods.NAMES if issubclass(methods.REGISTRY[
 
 def make(name, **params):
     """A method with small settings (image_shape (2, 3) for NTF: 6 features)."""
-    accepted = methods.REGISTRY[name]._get_param_names()
+    accepted = methods.parameter_names(methods.REGISTRY[name])
     settings = {"n_components": 2, "max_iter": 20, "random_state": 0, "image_shape": (2, 3), "n_neighbors": 3}
     return methods.make(name, **{**{k: v for k, v in settings.items() if k in accepted}, **params})
 

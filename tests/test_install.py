@@ -72,13 +72,13 @@ def test_an_installed_package_uses_its_own_conf(tmp_path):
 # --- a wheel installed outside the checkout (integration) -------------------------------------------------
 
 def builds_wheels_offline() -> bool:
-    """Whether this environment's setuptools builds a wheel by itself (>= 70.1 needs no ``wheel`` package),
-    so that the build needs no package index."""
+    """Whether this environment's setuptools builds the wheel by itself, so that the build needs no package
+    index: 77 or later, which reads the SPDX ``license`` of pyproject.toml (and needs no ``wheel`` package)."""
     try:
         major, minor = (int(part) for part in metadata.version("setuptools").split(".")[:2])
     except (metadata.PackageNotFoundError, ValueError):
         return False
-    return (major, minor) >= (70, 1)
+    return (major, minor) >= (77, 0)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def installed(tmp_path_factory):
     root = tmp_path_factory.mktemp("install")
     source = root / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):  # LICENSE: pyproject.toml's license-files
         shutil.copy2(REPO / name, source / name)
     for name in ("src", "conf"):
         shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -129,17 +129,20 @@ def test_the_installed_copy_is_imported_with_its_own_configs(installed):
 @pytest.mark.integration  # one tiny run of the installed copy: ~5 s
 def test_the_installed_copy_runs_from_another_directory(installed, mirror):
     site, elsewhere = installed
-    run = site.parent / "run"
+    run, cache = site.parent / "run", site.parent / "cache"
     done = run_installed(installed, sys.executable, "-m", "repro_mf.run", "method=nmf", "dataset=yale",
                          "protocol.ks=[2]", "protocol.n_trials=1", "method.params.stopping=fixed",
                          "method.params.n_starts=1", "method.params.max_iter=20", f"paths.mirror={mirror}",
-                         f"hydra.run.dir={run}")
+                         f"hydra.run.dir={run}", XDG_CACHE_HOME=str(cache))
     assert done.returncode == 0, done.stderr
     assert len((run / "results.csv").read_text().splitlines()) == 2  # the header and the one cell
     sources = yaml.safe_load((run / ".hydra" / "hydra.yaml").read_text())["hydra"]["runtime"]["config_sources"]
     main, = (source["path"] for source in sources if source["provider"] == "main")
     assert Path(main).resolve() == (site / "repro_mf" / "conf").resolve()
-    assert (elsewhere / "data" / "raw").is_dir()  # paths.data_dir is relative to the working directory
+    # installed, paths.data_dir is the user's cache (pooch.os_cache: $XDG_CACHE_HOME/repro-mf on Linux), not ./data
+    if sys.platform.startswith("linux"):
+        assert (cache / "repro-mf" / "raw" / "Yale_32x32.mat").is_file()
+    assert not (elsewhere / "data").exists()
 
 
 @pytest.mark.integration
@@ -165,3 +168,14 @@ def test_the_console_script_installs_and_answers_tab_completion(installed):
     assert "method=nmf" in done.stdout.split()
     done = run_installed(installed, str(script), "method=nmff")
     assert done.returncode == 2 and "method='nmff' is not one of" in done.stderr
+
+
+@pytest.mark.integration
+def test_the_installed_copy_knows_its_version_and_carries_its_licence(installed):
+    site, _ = installed
+    done = run_installed(installed, str(site / "bin" / "repro-mf"), "--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"repro-mf {PYPROJECT['project']['version']}\n"
+    dist_info, = site.glob("repro_mf-*.dist-info")
+    assert "License-Expression: BSD-3-Clause" in (dist_info / "METADATA").read_text()
+    assert [path.name for path in dist_info.rglob("LICENSE")] == ["LICENSE"]

@@ -1,11 +1,13 @@
-"""src.provenance: the code fingerprint follows the result-affecting sources; the record is complete."""
+"""src.provenance: the code fingerprint follows the result-affecting sources; the record is complete and names the
+release, as the report footer does."""
 
 import json
 import shutil
 
+import src
 from src import provenance
 
-REQUIRED = ("started", "ended", "command", "overrides", "git", "code_fingerprint", "python", "platform",
+REQUIRED = ("version", "started", "ended", "command", "overrides", "git", "code_fingerprint", "python", "platform",
             "cpu_count", "cores_available", "blas", "data_files", "packages")
 
 
@@ -55,6 +57,14 @@ def test_record_has_every_field_and_renders_as_a_footer(tmp_path):
     assert lines[0] == "## Provenance"
     text = "\n".join(lines)
     assert record["git"]["commit"] in text and record["code_fingerprint"] in text and "numpy" in text
+
+
+def test_the_record_and_the_footer_name_the_release():
+    record = provenance.collect("2026-01-01T00:00:00+00:00")
+    assert record["version"] == src.__version__
+    lines = provenance.markdown(record)
+    assert lines[:3] == ["## Provenance", "", f"- repro-mf version {src.__version__}."]
+    assert provenance.markdown({**record, "version": "0.2.0"})[2] == "- repro-mf version 0.2.0."
 
 
 def test_outside_a_checkout_the_commit_is_unknown(tmp_path):

@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from src.presentation import report
 from src.run import CONF_DIR, run_experiment
+from src.sweep import usable_cores
 
 REPO = Path(__file__).resolve().parents[1]
 TIMING = ["fit_seconds", "kmeans_seconds", "peak_rss_mb"]  # the only columns allowed to differ between runs
@@ -212,4 +213,4 @@ def test_slurm_launcher_composes_with_command_line_resources():
     assert launcher._target_.endswith("SlurmLauncher")
     assert (launcher.partition, launcher.timeout_min, launcher.cpus_per_task, launcher.array_parallelism) == (
         "short", 240, 2, 16)
-    assert default._target_.endswith("JoblibLauncher") and default.n_jobs == 2  # one machine: joblib, 2 jobs
+    assert default._target_.endswith("JoblibLauncher") and default.n_jobs == usable_cores()  # joblib, a job per core

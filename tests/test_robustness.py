@@ -40,7 +40,7 @@ LABELS = np.array([0, -1, 1, -1, -1, -1, 0, -1])  # two labelled classes (constr
 
 
 def fit_long(name: str, X: np.ndarray):
-    accepted = methods.REGISTRY[name]._get_param_names()
+    accepted = methods.parameter_names(methods.REGISTRY[name])
     params = {"n_components": 5, "max_iter": ITERATIONS, "random_state": 0, **FIXED}  # one start, exactly ITERATIONS
     if "image_shape" in accepted:
         params["image_shape"] = (2, 3)

@@ -256,6 +256,27 @@ def test_run_directory_is_readable_and_records_its_provenance(tmp_path):
     assert record["git"] == provenance.git_state() and record["cells_computed"] == 4
 
 
+def test_the_local_launcher_runs_one_job_per_usable_core_unless_told_otherwise(monkeypatch):
+    """The default number of parallel jobs is the cores this process may use (its CPU affinity, else every core),
+    read when the launcher starts; the one-worker override of src.reproduce (sweeps side by side) still gives 1."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+    from hydra.utils import instantiate
+
+    from src import reproduce, sweep
+
+    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
+        launcher = hydra_compose("config", return_hydra_config=True).hydra.launcher
+        one_worker = hydra_compose("config", overrides=[reproduce.ONE_WORKER], return_hydra_config=True).hydra.launcher
+    assert launcher.n_jobs == sweep.usable_cores() >= 1
+    assert instantiate(launcher).joblib["n_jobs"] == sweep.usable_cores()  # what joblib.Parallel is given
+    assert one_worker.n_jobs == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 2, 5}, raising=False)  # e.g. taskset -c 0,2,5
+    assert launcher.n_jobs == 3
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # a system without affinity (macOS)
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert launcher.n_jobs == 6
+
+
 def test_paper_settings_are_checked_before_hydra_starts():
     from src.command_line import check_group_choices
     from src.errors import ConfigError

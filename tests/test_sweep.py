@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
 from src import progress, sweep
@@ -97,33 +99,76 @@ def test_safe_name_keeps_the_labels_readable_and_is_a_config_resolver():
     assert config.subdir == "yale_SemiGNMF-alpha=100"
 
 
+def sweep_config(params, task):
+    """The part of a multirun's config that :func:`src.sweep.sweep_jobs` reads."""
+    return OmegaConf.create({"hydra": {"sweeper": {"params": params}, "overrides": {"task": list(task)}}})
+
+
+def test_the_jobs_of_a_sweep_are_hydras_basic_sweep_in_its_order():
+    """The sweeper's params first, then the command line; a key given twice keeps its first place and its last
+    value; a range is expanded; a plain override is in every job; the last key varies fastest."""
+    config = sweep_config({"dataset": "yale,orl"}, ["method=nmf,gnmf", "protocol.n_trials=range(2,4)", "seed=3",
+                                                     "dataset=coil20,yale"])
+    assert sweep.sweep_jobs(config) == [
+        ["dataset=coil20", "method=nmf", "protocol.n_trials=2", "seed=3"],
+        ["dataset=coil20", "method=nmf", "protocol.n_trials=3", "seed=3"],
+        ["dataset=coil20", "method=gnmf", "protocol.n_trials=2", "seed=3"],
+        ["dataset=coil20", "method=gnmf", "protocol.n_trials=3", "seed=3"],
+        ["dataset=yale", "method=nmf", "protocol.n_trials=2", "seed=3"],
+        ["dataset=yale", "method=nmf", "protocol.n_trials=3", "seed=3"],
+        ["dataset=yale", "method=gnmf", "protocol.n_trials=2", "seed=3"],
+        ["dataset=yale", "method=gnmf", "protocol.n_trials=3", "seed=3"],
+    ]
+
+
+def test_sweep_jobs_keeps_prefixes_quoting_choice_and_a_sweep_without_sweeps():
+    config = sweep_config(None, ["+x=choice(a,b)", "~runtime", "method.label='a,b'", "++seed=1,2"])
+    assert sweep.sweep_jobs(config) == [  # a deletion without a value gets =null, as Hydra's basic sweeper writes it
+        ["+x=a", "~runtime=null", "method.label='a,b'", "++seed=1"],
+        ["+x=a", "~runtime=null", "method.label='a,b'", "++seed=2"],
+        ["+x=b", "~runtime=null", "method.label='a,b'", "++seed=1"],
+        ["+x=b", "~runtime=null", "method.label='a,b'", "++seed=2"],
+    ]
+    assert sweep.sweep_jobs(sweep_config({"method": "nmf"}, [])) == [["method=nmf"]]
+    assert sweep.sweep_jobs(sweep_config(None, [])) == [[]]  # -m without overrides: one job with the defaults
+
+
+def test_sweep_jobs_lists_a_glob_over_a_config_group_and_refuses_an_interval():
+    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):  # glob() reads the group's options
+        jobs = sweep.sweep_jobs(sweep_config(None, ["method=glob(nmf*)", "dataset=yale"]))
+    assert jobs == [["method=nmf", "dataset=yale"], ["method=nmf_kl", "dataset=yale"],
+                    ["method=nmf_ncw", "dataset=yale"]]
+    with pytest.raises(HydraException, match=r"^method.params.tol=interval\(0,1\): .* not an interval sweep$"):
+        sweep.sweep_jobs(sweep_config(None, ["method.params.tol=interval(0,1)"]))
+
+
+def test_the_source_uses_no_private_hydra_or_scikit_learn_api():
+    private = re.compile(r"\b_internal\b|_get_param_names")
+    found = [f"{path.relative_to(REPO)}:{number}" for path in sorted((REPO / "src").rglob("*.py"))
+             for number, line in enumerate(path.read_text().splitlines(), 1) if private.search(line)]
+    assert found == []
+
+
 @pytest.mark.integration  # composes the jobs of every reproduction (half a minute)
 def test_the_reproductions_run_directories_are_shell_safe_and_distinct():
-    from hydra import compose, initialize_config_dir
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
     names, dirs, composed = {}, {}, {}
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
         for paper in papers.in_order():
             params = compose("config", overrides=[paper.experiment], return_hydra_config=True).hydra.sweeper.params
             for overrides in paper.sweep_overrides():
-                arguments = [f"{key}={value}" for key, value in params.items()] + overrides[1:]
-                parsed = OverridesParser.create().parse_overrides(arguments)
-                for batch in BasicSweeper.split_arguments(parsed, None):
-                    for job in batch:
-                        dataset = next(o.split("=", 1)[1] for o in job if o.startswith("dataset="))
-                        method = tuple(o for o in job if not o.startswith("dataset="))  # label: not per data set
-                        if (paper.name, method) not in composed:
-                            cfg = compose("config", overrides=[paper.experiment, *job], return_hydra_config=True)
-                            assert cfg.hydra.sweep.subdir == f"{dataset}_{sweep.safe_name(cfg.method.label)}"
-                            composed[paper.name, method] = (cfg.hydra.sweep.dir, cfg.method.label)
-                        sweep_dir, label = composed[paper.name, method]
-                        subdir = f"{dataset}_{sweep.safe_name(label)}"
-                        assert SHELL_SAFE.match(subdir), subdir
-                        names.setdefault(sweep.safe_name(label), set()).add(label)
-                        where = (sweep_dir, subdir)
-                        assert dirs.setdefault(where, (dataset, label)) == (dataset, label), where
+                for job in sweep.sweep_jobs(sweep_config(OmegaConf.to_container(params), overrides[1:])):
+                    dataset = next(o.split("=", 1)[1] for o in job if o.startswith("dataset="))
+                    method = tuple(o for o in job if not o.startswith("dataset="))  # label: not per data set
+                    if (paper.name, method) not in composed:
+                        cfg = compose("config", overrides=[paper.experiment, *job], return_hydra_config=True)
+                        assert cfg.hydra.sweep.subdir == f"{dataset}_{sweep.safe_name(cfg.method.label)}"
+                        composed[paper.name, method] = (cfg.hydra.sweep.dir, cfg.method.label)
+                    sweep_dir, label = composed[paper.name, method]
+                    subdir = f"{dataset}_{sweep.safe_name(label)}"
+                    assert SHELL_SAFE.match(subdir), subdir
+                    names.setdefault(sweep.safe_name(label), set()).add(label)
+                    where = (sweep_dir, subdir)
+                    assert dirs.setdefault(where, (dataset, label)) == (dataset, label), where
     assert len(names) > 20 and all(len(labels) == 1 for labels in names.values()), names
     assert "FNMF-farness=0.001" in names and "SemiGNMF-alpha=100" in names
 

@@ -1,44 +1,43 @@
-"""scikit-learn's estimator checks for every registered method: a fast configuration and the expected failures.
+"""scikit-learn's estimator checks for every registered method, at a user's settings, and the expected failures.
 
-:func:`checked_estimator` builds a method with the small settings the checks run with (:data:`CHECK_PARAMS`);
-:data:`EXPECTED_FAILED_CHECKS` collects, per class, each check of ``sklearn.utils.estimator_checks`` that
-cannot hold for it and why, as the class declares it (``est.expected_failed_checks()``);
-:func:`run_checks` runs the whole suite on one method and :func:`results_table` writes the outcome as a
-Markdown table (``python -m tools.estimator_checks [method ...]`` prints it; about a minute for all).
+:func:`checked_estimator` builds a method as a user would run it, only the starts and the iterations reduced
+for speed (:data:`CHECK_PARAMS`: two starts, ``max_iter=300``; the class defaults otherwise: the reference
+stopping rule, ``n_components=2``, ...); :data:`EXPECTED_FAILED_CHECKS` collects, per class, each check of
+``sklearn.utils.estimator_checks`` that cannot hold for it and why, as the class declares it
+(``est.expected_failed_checks()``); :func:`run_checks` runs the whole suite on one method and
+:func:`results_table` writes the outcome as a Markdown table (``python -m tools.estimator_checks [method ...]``
+prints it; about 15 seconds for all).
 
 >>> from sklearn.utils.estimator_checks import check_estimator
 >>> est = checked_estimator("nmf")
 >>> results = check_estimator(est, expected_failed_checks=est.expected_failed_checks(), on_fail=None)
 
-Why ``n_components=1``: ``check_transformer_general`` compares ``fit_transform(X)`` (the fit's own V) with
-``transform(X)`` (V solved anew with the fitted U fixed) to 0.01. At rank 2 on the check's data (30 samples,
-2 features: X = U V^T has a continuum of exact nonnegative solutions) the multiplicative fit is still
-moving along that continuum after thousands of iterations, and an entry that tends to 0 does so only as
-1/t; at rank 1 the fit converges fast and both agree. The properties of ``transform`` at higher rank are
-tested in ``tests/test_estimators.py``.
+At these settings ``check_transformer_general`` (and ``check_transformer_data_not_an_array``), which compare
+``fit_transform(X)`` (the fit's own coefficients) with ``transform(X)`` (coefficients solved anew with the
+fitted basis fixed) to 0.01, fail for most factorizations: on the check's data (30 samples of 3 features in
+two tight blobs on a line, rank 2) the fit stops before its coefficients have converged. Each such class
+declares the check with what happens for it (:func:`src.methods.core.estimator.fit_stops_short`, CF's and
+LCF's own reasons on the mixed-sign data they are given); a fit run to convergence and ``transform`` agree
+(tests/methods/core/test_estimator.py).
 """
 
 import logging
 import warnings
 from collections import Counter
 
-from src.methods import NAMES, REGISTRY, make
+from src.methods import NAMES, REGISTRY, make, parameter_names
 
-CHECK_PARAMS = {"n_components": 1, "max_iter": 100, "n_starts": 2, "min_iter": 5, "stopping": "fixed",
-                "random_state": 0, "n_restarts": 2}
-"""The settings every check runs with (each method takes those of its parameters it has): one component,
-two starts of five iterations then 100 in all (exact iteration counts, so that the invariance checks compare
-like with like), COP-KMeans with two restarts."""
+CHECK_PARAMS = {"n_starts": 2, "max_iter": 300, "random_state": 0}
+"""The settings every check runs with (each method takes those of its parameters it has): two starts and at most
+300 iterations instead of the defaults' 10 and 10,000, for speed; every other parameter at its default.
+``random_state=0`` is the seed scikit-learn's checks set themselves (``set_random_state``), given for the
+checks that do not."""
 
 CHECK_OVERRIDES = {
-    "cf": {"max_iter": 1000},  # the checks' data have negative entries: CF's mixed-sign rules converge slowly
-    "lcf": {"max_iter": 3000},
-    "npnmf": {"max_iter": 300},  # mu = 100 on a graph of 30 samples: slow as well
-    "ntf": {"image_shape": (1, 3)},  # 1 x 3 images: the width of most of the checks' data
+    "ntf": {"image_shape": (1, 3)},  # NTF has no default shape: 1 x 3 images, the width of most of the checks' data
     "copkmeans": {"n_components": 3},  # check_clustering asks for the 3 blobs it draws
 }
-"""Per-method changes to :data:`CHECK_PARAMS`: enough iterations for ``fit_transform`` and ``transform`` to
-agree to 0.01 (``check_transformer_general``), NTF's image shape, COP-KMeans' number of clusters."""
+"""Per-method additions to :data:`CHECK_PARAMS`: NTF's image shape, COP-KMeans' number of clusters."""
 
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     cls.__name__: dict(cls._expected_failed_checks) for cls in REGISTRY.values() if cls._expected_failed_checks
@@ -48,8 +47,9 @@ given by ``est.expected_failed_checks()``). Checks not listed pass (or are skipp
 
 
 def checked_estimator(name: str):
-    """The method registered as ``name`` with :data:`CHECK_PARAMS` and its :data:`CHECK_OVERRIDES`."""
-    valid = REGISTRY[name]._get_param_names()
+    """The method registered as ``name`` with :data:`CHECK_PARAMS` and its :data:`CHECK_OVERRIDES`, defaults
+    otherwise."""
+    valid = parameter_names(REGISTRY[name])
     params = {key: value for key, value in CHECK_PARAMS.items() if key in valid}
     return make(name, **{**params, **CHECK_OVERRIDES.get(name, {})})
 

@@ -1,6 +1,7 @@
 """Fetch and build data sets ahead of a sweep: ``python -m src.data NAME [NAME ...]``.
 
-NAME is a file of ``conf/dataset``; the raw files go to ``paths.data_dir`` (the mirror from
+NAME is a file of ``conf/dataset``; the raw files go to ``paths.data_dir`` (``data/`` in a checkout, the
+user's cache directory for an installed copy: :func:`src.data.fetch.default_data_dir`; the mirror from
 ``REPRO_DATA_MIRROR``) and derived features are built once, so that the parallel jobs of a sweep find a
 warm cache instead of each building the same features.
 
@@ -39,7 +40,8 @@ def parser(names: dict[str, str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"python -m {__package__}", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Fetch the raw files of data sets and build their derived features ahead of a sweep.",
-        epilog="data sets (conf/dataset):\n" + listing(names) + "\n\nThe raw files go to paths.data_dir; set "
+        epilog="data sets (conf/dataset):\n" + listing(names) + "\n\nThe raw files go to paths.data_dir "
+               "(data/ in a checkout, the user's cache directory for an installed copy); set "
                "REPRO_DATA_MIRROR=/path/to/datasets to copy them from a mirror instead of downloading.\n"
                "Exit status: 0 when every data set was built, 2 on an unknown name, a data error, or no name.")
     parser.add_argument("names", nargs="*", metavar="NAME", help="data sets to fetch and build, e.g. yale orl")

@@ -39,6 +39,23 @@ USTAR tar of the 3044 JPEGs of the 10 largest classes (``Faces``, not ``Faces_ea
   members this way reproduces its sha256 byte for byte (checked by a test), so a network build that
   passes is identical to the mirror file, and one that fails is rejected rather than trusted.
 
+Where the data go
+-----------------
+``paths.data_dir`` (``conf/paths/default.yaml``) defaults to ``${default_data_dir:}``
+(:func:`default_data_dir`): ``data`` (``data/`` under the working directory) in a checkout, as the
+checkout's ``.gitignore`` expects, and the per-user cache directory of the operating system
+(``pooch.os_cache("repro-mf")``: ``~/.cache/repro-mf`` on Linux, or ``$XDG_CACHE_HOME/repro-mf``) for an
+installed copy, so that the runs of an installed copy share one download cache whatever directory they
+start from. A ``paths.data_dir=...`` given by the user always wins.
+
+Progress
+--------
+A download from upstream shows a progress bar (tqdm, through pooch) when standard error is a terminal,
+whatever the file's size: a person is watching, and the largest files (MNIST, the Caltech-101 archive)
+take a while. Without a terminal (a log file, a pipe, a batch job) there is no bar, whose redrawn lines
+would fill the log. The bar is erased when the download ends or fails, so that an error stays on a line
+of its own.
+
 Errors are :class:`src.errors.DataError` with a one-line message naming the file and what to do.
 """
 
@@ -48,6 +65,7 @@ import io
 import logging
 import os
 import shutil
+import sys
 import tarfile
 import tempfile
 import zipfile
@@ -57,7 +75,10 @@ from typing import Callable
 
 import pooch
 import requests
+from omegaconf import OmegaConf
+from tqdm import tqdm
 
+from .. import config_dir
 from ..errors import DataError, one_line
 from ..files import make_readable
 
@@ -67,6 +88,33 @@ logger = logging.getLogger(__name__)
 pooch.get_logger().setLevel(logging.WARNING)
 
 MIRROR_ENV = "REPRO_DATA_MIRROR"
+#: The name of an installed copy's directory in the user's cache (:func:`default_data_dir`).
+CACHE_NAME = "repro-mf"
+#: The OmegaConf resolver giving ``paths.data_dir`` its default: ``data_dir: ${default_data_dir:}``.
+DATA_DIR_RESOLVER = "default_data_dir"
+
+
+def default_data_dir() -> str:
+    """Where the data go unless ``paths.data_dir`` says otherwise: ``data`` (under the working directory) in a
+    checkout, the user's cache directory (``pooch.os_cache``) for an installed copy.
+
+    A checkout keeps its data beside its outputs, in the git-ignored ``data/``; an installed copy has no
+    project directory, and a cache that depends on the working directory would download the same files
+    again for every directory a run starts from.
+    """
+    if config_dir.CHECKOUT is not None:
+        return "data"
+    return str(pooch.os_cache(CACHE_NAME))
+
+
+def register_data_dir_resolver() -> None:
+    """Make ``${default_data_dir:}`` (:func:`default_data_dir`) available to the configs (once; importing this
+    module does it, and every module that reads ``paths.data_dir`` imports :mod:`src.data`, which imports it)."""
+    if not OmegaConf.has_resolver(DATA_DIR_RESOLVER):
+        OmegaConf.register_new_resolver(DATA_DIR_RESOLVER, default_data_dir)
+
+
+register_data_dir_resolver()
 
 #: The 10 largest Caltech-101 classes (without BACKGROUND_Google and Faces_easy), largest first; label
 #: ``i`` (0-based) is ``CALTECH_TOP10_CLASSES[i]``. Counts: 800, 798, 435, 239, 200, 128, 123, 114, 107, 100.
@@ -271,9 +319,36 @@ def _mirror_downloader(src: Path) -> Downloader:
     return download
 
 
+class _DownloadBar(tqdm):
+    """The progress bar of one download, erased when it closes (pooch's custom ``progressbar``).
+
+    Pooch asks ``if progressbar:`` before it knows the file's size; a tqdm bar's truth value is its size
+    (an error while that is unknown), so this bar is always true.
+    """
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def _progress_bar(url: str) -> _DownloadBar | None:
+    """A progress bar for downloading ``url`` when standard error is a terminal, else None (see the module
+    docstring)."""
+    if not sys.stderr.isatty():
+        return None
+    name = url.split("?")[0].rstrip("/").rpartition("/")[2]
+    return _DownloadBar(desc=name, unit="B", unit_scale=True, unit_divisor=1024, leave=False, file=sys.stderr,
+                        dynamic_ncols=True)
+
+
 def _http_download(url: str, output_file: str, pooch_obj: object) -> None:
-    """Download ``url`` with pooch's HTTP downloader (60 s timeout per request)."""
-    pooch.HTTPDownloader(timeout=60)(url, str(output_file), pooch_obj)
+    """Download ``url`` with pooch's HTTP downloader (60 s timeout per request), with a progress bar on a
+    terminal; the bar is closed (erased) also when the download fails."""
+    bar = _progress_bar(url)
+    try:
+        pooch.HTTPDownloader(progressbar=False if bar is None else bar, timeout=60)(url, str(output_file), pooch_obj)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _caltech_top10_from_zip(url: str, output_file: str, pooch_obj: object) -> None:

@@ -27,7 +27,7 @@ the file with its absolute path and sha256 (:func:`pin`): in ``config.yaml``, in
 ``provenance.json``. A ``sha256`` set in the config is checked against the file.
 
 The config's ``name`` defaults to the file's stem (``mine`` for ``data/mine.npz``) through the resolver
-``${user_file_stem:}`` registered here (:func:`_stem`).
+``${user_file_stem:}`` registered here (``_stem``).
 """
 
 from __future__ import annotations

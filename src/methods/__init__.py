@@ -2,7 +2,11 @@
 
 >>> from src import methods
 >>> model = methods.make("nmf", n_components=5, max_iter=100, random_state=0)
+>>> methods.parameter_names(methods.REGISTRY["nmf"])[:3]
+('dtype', 'init', 'max_iter')
 """
+
+import inspect
 
 from ..errors import ConfigError
 from .cnmf import CNMF
@@ -47,13 +51,23 @@ REGISTRY = {
 NAMES = tuple(REGISTRY)
 
 
+def parameter_names(cls) -> tuple[str, ...]:
+    """The constructor parameters of the estimator class ``cls``, sorted: the keys of its ``get_params()``.
+
+    Read from the constructor's signature (as scikit-learn's ``get_params`` reads them), so that a
+    parameter can be checked without building an estimator.
+    """
+    parameters = inspect.signature(cls).parameters.values()
+    return tuple(sorted(p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))
+
+
 def make(name: str, **params):
     """Build the method registered as ``name`` with the given constructor parameters."""
     try:
         cls = REGISTRY[name]
     except KeyError:
         raise ConfigError(f"method={name!r} is not one of {', '.join(NAMES)}") from None
-    valid = cls._get_param_names()
+    valid = parameter_names(cls)
     unknown = sorted(set(params) - set(valid))
     if unknown:
         raise ConfigError(f"method {name!r} has no parameter {unknown[0]!r} (it takes {', '.join(valid)})")

@@ -1,8 +1,8 @@
 """Constrained NMF (CNMF) with the Frobenius loss: labels as hard constraints, V = A Z.
 
 Objective (Liu et al. 2012, eq. 1): O_F = ||X - U Z^T A^T||_F^2, X (m x n) >= 0, U (m x k) >= 0,
-Z ((c + n_u) x k) >= 0, A (n x (c + n_u)) the label constraint matrix of :func:`label_matrix`.
-The paper's orientation is ours (X ~ U V^T with V = A Z), so its updates are used as printed:
+Z ((c + n_u) x k) >= 0, A (n x (c + n_u)) the label constraint matrix of :func:`.graph.label_matrix.label_matrix`.
+The paper's orientation is ours (X ~ U V^T with V = A Z), so its updates are used as printed::
 
     Z <- Z * (A^T X^T U) / (A^T A Z U^T U)        (eq. 3)
     U <- U * (X A Z) / (U Z^T A^T A Z)            (eq. 2)

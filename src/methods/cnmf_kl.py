@@ -13,7 +13,7 @@ gamma_ijka >= 0 sum to 1 over (k, a), and the concavity of log (Jensen) gives
     G(Z, Z') = sum_ij [x_ij log x_ij - x_ij + y_ij(Z)] - sum_ij x_ij sum_ka gamma_ijka log(u_ik z_ak a_ja / gamma_ijka)
 
 satisfies G(Z, Z') >= D(Z) and G(Z', Z') = D(Z'), so minimizing G over Z cannot increase D. G is
-separable in the z_ak; setting dG/dz_ak = sum_ij u_ik a_ja - sum_ij x_ij gamma_ijka / z_ak = 0 gives
+separable in the z_ak; setting dG/dz_ak = sum_ij u_ik a_ja - sum_ij x_ij gamma_ijka / z_ak = 0 gives ::
 
     z_ak <- z_ak * sum_ij u_ik (x_ij / y_ij) a_ja / (sum_i u_ik)(sum_j a_ja)
     i.e.  Z <- Z * A^T (X / Y)^T U / ((A^T 1_n)(1_m^T U))
@@ -35,6 +35,7 @@ References
 ----------
 H. Liu, Z. Wu, X. Li, D. Cai, T. S. Huang, "Constrained nonnegative matrix factorization for image
 representation", IEEE TPAMI 34(7), 2012 (section 5, missing from the text: rules derived here).
+
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
 """
 

@@ -65,7 +65,9 @@ References
 ----------
 K. Wagstaff, C. Cardie, S. Rogers and S. Schroedl, "Constrained k-means clustering with background
 knowledge", Proc. ICML 2001, pp. 577-584.
+
 G. Hamerly, "Making k-means even faster", Proc. SIAM SDM 2010, pp. 130-140 (the bounds).
+
 N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM 2002 (the rounding bound).
 """
 

@@ -1,13 +1,13 @@
 """Local coordinate concept factorization (LCF, Liu et al., IEEE TNNLS 2014).
 
 LCF is concept factorization X ~ X W V^T (W, V n x k, nonnegative; the paper's V is our V^T) with a
-locality penalty that keeps every concept (anchor point) u_k = X w_k close to the samples it codes (eq. 3):
+locality penalty that keeps every concept (anchor point) u_k = X w_k close to the samples it codes (eq. 3)::
 
     O = ||X - X W V^T||_F^2 + lambda sum_i sum_k |v_ik| ||X w_k - x_i||^2.
 
-With the kernel K = X^T X, a = diag(K) (n), b = diag(W^T K W) (k) and V >= 0 (so |v_ik| = v_ik and
+With the kernel K = X^T X, a = diag(K) (n), b = diag(W^T K W) (k) and V >= 0 (so ``|v_ik| = v_ik`` and
 D_i = diag(v_i)), the paper's sums collapse: sum_i X^T x_i 1^T D_i = K V and sum_i K W D_i = K W diag(1^T V).
-Its multiplicative rules (eqs. 11-12; the paper's A and B are, in our orientation, a 1^T and 1 b^T) read
+Its multiplicative rules (eqs. 11-12; the paper's A and B are, in our orientation, a 1^T and 1 b^T) read ::
 
     V <- V * 2 (1 + lambda) K W / (2 V W^T K W + lambda (a 1^T + 1 b^T))          (eq. 12)
     W <- W * (1 + lambda) K V / (K W (V^T V + lambda diag(1^T V)))                   (eq. 11)
@@ -28,7 +28,7 @@ with X serving all of them (:mod:`~src.methods.core.products`).
 
 General (mixed-sign) form, section V-C. When X has negative entries we apply Sha et al.'s rule (Theorem 2)
 with K = K+ - K-, which needs K itself: K, K+ and K- are then built (n x n, as in the paper's complexity
-count). With M = V^T V + lambda diag(1^T V), P+- = K+- W M, Q+- = 2 V W^T K+- W:
+count). With M = V^T V + lambda diag(1^T V), P+- = K+- W M, Q+- = 2 V W^T K+- W::
 
     V <- V * (c + sqrt(c^2 + 4 Q+ Q-)) / (2 Q+),  c = 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T)   (eq. 40)
     W <- W * (c + sqrt(c^2 + 4 P+ P-)) / (2 P+),  c = (1 + lambda) K V                              (eq. 36)
@@ -86,8 +86,10 @@ References
 ----------
 H. Liu, Z. Yang, J. Yang, Z. Wu, X. Li, "Local coordinate concept factorization for image representation",
 IEEE Trans. Neural Networks and Learning Systems 25(6), pp. 1071-1082, 2014, eqs. 3, 11-12, 36, 40-41.
+
 F. Sha, Y. Lin, L. K. Saul, D. D. Lee, "Multiplicative updates for nonnegative quadratic programming",
 Neural Computation 19(8), 2007.
+
 D. Cai, X. He, J. Han, "Locally consistent concept factorization for document clustering", IEEE TKDE
 23(6), 2011 (its code ``LCCF_Multi.m``, NormalizeUV).
 """
@@ -108,6 +110,16 @@ logger = logging.getLogger(__name__)
 
 V_RULES = ("eq12", "eq41")
 """The V rules of LCF on nonnegative data: eq. 12 (section IV) or eq. 41 (eq. 40 with X >= 0)."""
+
+ZEROS_THAT_STAY = (
+    "the check gives LCF its data as they are, with negative entries (LCF accepts any sign), so the general "
+    "rules run (eqs. 36, 40): there a coefficient whose row of V shrinks reaches exactly 0 in floating point, "
+    "and a multiplicative rule never moves a 0. The fit's V keeps such a zero (set near iteration 100, while "
+    "its gradient was positive) where, for the final anchors X W, the gradient is negative: the fit's "
+    "coefficients are not the minimizers for its own basis (objective 8.5 against a minimum of 3.3 with W "
+    "fixed, still after 20,000 iterations), and transform, LCF's coefficient rule on the fixed anchors from "
+    "positive starts, differs from fit_transform by more than 1")
+"""Why ``check_transformer_general`` fails for LCF at a user's settings (measured with tools/estimator_checks.py)."""
 
 
 def _diagonal(M: np.ndarray) -> np.ndarray:
@@ -275,6 +287,8 @@ class LCF(_ConceptFactorization):
         "v_rule": one_of(V_RULES),
         "normalize_v": BOOLEAN,
     }
+    _expected_failed_checks = dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"),
+                                            ZEROS_THAT_STAY)
 
     def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  lam=0.3, v_rule="eq12", normalize_v=False,

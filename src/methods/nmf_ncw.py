@@ -23,7 +23,9 @@ same way (also recalled from memory). Choices made here where the memory or the 
   would not change; the CNMF protocol runs KMeans on V, where it would).
 * A sample with d_j = 0 (only possible for an all-zero sample of nonnegative data) gets weight 0 instead
   of an infinite one; its column stays zero.
-* ``factors_``, ``components_`` and ``objective_history_`` refer to the weighted data X_w.
+* ``factors_``, ``components_``, ``objective_history_`` and ``reconstruction_err_`` refer to the weighted
+  data X_w, and so does ``inverse_transform``: it gives the reconstruction U V^T of the weighted samples
+  (the weight d_j^(-1/2) of a sample is not a function of its representation, so it cannot be undone there).
 
 References
 ----------
@@ -70,6 +72,10 @@ class NMFNCW(Factorization):
         self.sample_weights_ = ncw_weights(X)
         self.feature_sums_ = X.sum(axis=1)  # X 1, (m,): the training graph's degrees of new samples
         return frobenius_rules(X * self.sample_weights_)  # X D^{-1/2}: column j scaled by d_j^(-1/2)
+
+    def _approximated(self, X):
+        """X D^{-1/2}, the weighted samples (m x n) that U V^T approximates (``reconstruction_err_``)."""
+        return X * self.sample_weights_
 
     def _transform_rules(self, X, y):
         """``transform``: a new sample x is weighted by its degree in the training graph, x^T (X_train 1)

@@ -10,7 +10,7 @@ the updates). Row t of C is the representation of image t; the basis image of co
 
 Multiplicative updates (Shashua & Hazan 2005: their entry-wise rules for u^j, v^j, w^j, applied to a
 whole factor at a time), with "⊙" the Khatri-Rao (column-wise Kronecker) product and G_(1), G_(2), G_(3)
-the mode unfoldings:
+the mode unfoldings::
 
     A <- A * G_(1) (C ⊙ B) / (A ((B^T B) * (C^T C)))
     B <- B * G_(2) (C ⊙ A) / (B ((A^T A) * (C^T C)))
@@ -35,7 +35,9 @@ tensor"):
 * update order A, B, C (mode order; on transposed images the iterates therefore differ slightly, the
   problem does not); the factors are drawn uniform in [0, 1) (the base class) and not rescaled;
 * the representation is C with column j scaled by ||a_j|| ||b_j|| (the Frobenius norm of basis image j),
-  the tensor analogue of Deng Cai's ``NormalizeUV``: it leaves the reconstruction unchanged.
+  the tensor analogue of Deng Cai's ``NormalizeUV``: it leaves the reconstruction unchanged. The basis
+  images of ``components_`` are scaled inversely (unit norm), so that ``inverse_transform`` of the
+  representation is the reconstruction.
 
 References
 ----------
@@ -48,7 +50,7 @@ from numbers import Integral
 import numpy as np
 
 from ..errors import ConfigError
-from .core.estimator import Factorization
+from .core.estimator import Factorization, fit_stops_short
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import gram, inner, squared_norm, x_dot, xt_dot
@@ -81,6 +83,8 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
     image_shape : tuple of int
         (h, w).
 
+    Notes
+    -----
     Factors are stacks of starts: ``A`` (s, h, k), ``B`` (s, w, k), ``C`` (s, n, k).
     """
     h, w = image_shape
@@ -120,7 +124,7 @@ IMAGE_SHAPE = Rule(lambda shape: isinstance(shape, (tuple, list)) and len(shape)
 
 
 def check_image_shape(image_shape, n_features: int | None = None) -> tuple[int, int]:
-    """Return ``image_shape`` as (h, w), else raise :class:`ConfigError` naming it.
+    """Return ``image_shape`` as (h, w), else raise :class:`~src.errors.ConfigError` naming it.
 
     With ``n_features`` given, also require h * w == n_features.
     """
@@ -156,7 +160,8 @@ class NTF(Factorization):
     factors_ : dict
         ``A`` (h x k) row-mode factor, ``B`` (w x k) column-mode factor, ``C`` (n x k) sample-mode factor.
     components_ : ndarray of shape (k, h*w)
-        Basis images vec(a_j b_j^T), C order.
+        Unit-norm basis images vec(a_j b_j^T) / (||a_j|| ||b_j||), C order: ``embedding_ @ components_`` is
+        the reconstruction [[A, B, C]], one image per row (``inverse_transform``).
     embedding_ : ndarray of shape (n, k)
         C with column j scaled by ||a_j|| ||b_j||.
     n_iter_, objective_history_
@@ -178,7 +183,7 @@ class NTF(Factorization):
          "check_fit2d_1sample", "check_fit2d_1feature", "check_fit_idempotent", "check_fit_check_is_fitted",
          "check_n_features_in"),
         "NTF needs image_shape = (h, w) with h * w = n_features, and this check fits data whose number of "
-        "features the estimator's image_shape does not match")
+        "features the estimator's image_shape does not match") | fit_stops_short("the C rule with A and B fixed")
 
     def __init__(self, n_components=2, *, max_iter=10_000, tol=1e-5, init="random", random_state=None,
                  image_shape=None, n_starts=10, min_iter=30, stopping="reference", dtype="float64"):
@@ -200,9 +205,13 @@ class NTF(Factorization):
         return factors["C"] * scale
 
     def _basis(self, factors):
-        return khatri_rao_rows(factors["A"], factors["B"])
+        """(h*w, k) basis images vec(a_j b_j^T) divided by ||a_j|| ||b_j||, the scale ``_representation`` gives
+        C, so that basis @ representation^T is the reconstruction (a zero image stays zero)."""
+        scale = np.linalg.norm(factors["A"], axis=0) * np.linalg.norm(factors["B"], axis=0)
+        images = khatri_rao_rows(factors["A"], factors["B"])
+        return np.divide(images, scale, out=np.zeros_like(images), where=scale > 0)
 
     def _new_samples(self, X):
         """``transform``: the C rule with A and B fixed is NMF's V rule on the basis images U = A ⊙ B
         (U^T U = (A^T A) * (B^T B)); C scaled by ||a_j|| ||b_j|| = ||u_j||, as ``embedding_``."""
-        return self._fixed_basis_samples(X, self._basis(self.factors_))
+        return self._fixed_basis_samples(X, khatri_rao_rows(self.factors_["A"], self.factors_["B"]))

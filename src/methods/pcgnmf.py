@@ -17,7 +17,7 @@ class that load on different components. Tr(V^T C V) = sum over cannot-link pair
 penalizes overlap between samples of different classes. dJ/dV = -2 X^T U + 2 V U^T U + 2 alpha (D - W) V
 + beta (M V A + C V) is the appendix's eq. 21, which fixes the factor beta/2.
 
-Updates (V first, then U, as in :mod:`.gnmf`; the paper numbers V's rule (15) before U's (16)):
+Updates (V first, then U, as in :mod:`.gnmf`; the paper numbers V's rule (15) before U's (16))::
 
     V <- V * (X^T U + alpha W V) / (V U^T U + alpha D V + beta/2 (M V A + C V))     (eq. 15 / 29)
     U <- U * (X V) / (U V^T V)                                                      (eq. 16, NMF's)
@@ -202,7 +202,12 @@ class PCGNMF(LabelConstrainedMixin, GNMF):
     n_neighbors, weight, t, normalize_init, knn_algorithm
         The kNN graph and Cai's initial normalization, as in :class:`~.gnmf.GNMF`.
 
-    ``factors_`` holds ``U`` (m x k) and ``V`` (n x k); ``graph_`` the (n x n) sparse kNN graph.
+    Attributes
+    ----------
+    factors_ : dict of str to ndarray
+        ``U`` (m x k) and ``V`` (n x k).
+    graph_ : scipy.sparse matrix of shape (n, n)
+        The sparse kNN graph.
 
     References
     ----------

@@ -158,7 +158,7 @@ class SDA(LabelConstrainedMixin, ClassNamePrefixFeaturesOutMixin, TransformerMix
           ParameterRulesMixin, BaseEstimator):
     """Semi-supervised discriminant analysis: a linear embedding from labelled and unlabelled samples.
 
-    ``transform(X_new)`` projects new samples on the directions, X_new @ components_.T (as ``embedding_``).
+    ``transform(X_new)`` projects new samples on the directions, ``X_new @ components_.T`` (as ``embedding_``).
 
     Parameters
     ----------
@@ -186,10 +186,12 @@ class SDA(LabelConstrainedMixin, ClassNamePrefixFeaturesOutMixin, TransformerMix
     n_directions_ : int
         Number of nonzero directions.
     embedding_ : ndarray of shape (n_samples, n_components)
-        X @ components_.T (uncentred samples).
+        ``X @ components_.T`` (uncentred samples).
     factors_ : dict
         Empty (not a factorization).
 
+    Notes
+    -----
     A closed form (a generalized eigenproblem): nothing is iterated, no ``n_iter_`` or ``objective_history_``.
 
     References

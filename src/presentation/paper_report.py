@@ -227,8 +227,9 @@ def cost_section(frame: pd.DataFrame, out: Path) -> list[str]:
     lines = ["## Cost", ""]
     timing = out / "wall_seconds.txt"
     if timing.exists():
-        lines.append(f"Wall time of the whole `make reproduce-{out.name}`: {float(timing.read_text()):.0f} s "
-                     "(2 cores, 2 jobs in parallel).")
+        record = provenance.read(out / provenance.FILE) or {}
+        cores = f" on {record['cores_available']} cores" if record.get("cores_available") else ""
+        lines.append(f"Wall time of the whole `make reproduce-{out.name}`: {float(timing.read_text()):.0f} s{cores}.")
     per_method = frame.groupby(["dataset", "method"])[["fit_seconds", "kmeans_seconds"]].sum()
     lines += ["", f"Summed compute: {per_method.values.sum():.0f} s of fitting and KMeans over all cells.", ""]
     if "peak_rss_mb" in frame:

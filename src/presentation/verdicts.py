@@ -15,7 +15,7 @@ Welch-Satterthwaite degrees of freedom) with both standard deviations and both t
 3. Otherwise **can't tell**: the trials are too noisy to call it either way.
 
 When the paper prints no deviation, our standard deviation stands in for both sides (and our trial count for
-the paper's when it gives none); :attr:`Comparison.sides` records which case applied.
+the paper's when it gives none); ``Comparison.sides`` records which case applied.
 
 References: Welch 1947; Schuirmann 1987 (TOST); Holm 1979.
 """

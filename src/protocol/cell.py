@@ -130,7 +130,7 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
     ``kmeans_restarts`` KMeans runs on the representation, the papers' protocol) or "argmax" (each
     sample's largest coefficient, :func:`largest_coefficient`; methods without a nonnegative
     representation keep KMeans). ``protocol.readouts`` names extra assignments of the same fit, scored
-    into :attr:`Fit.readouts` (NaN where one does not apply): "argmax", "kmeans_once" (one KMeans run)
+    into ``Fit.readouts`` (NaN where one does not apply): "argmax", "kmeans_once" (one KMeans run)
     and "kmeans_best10" (the best of 10 by objective), each KMeans readout on its own seed stream
     (:func:`readout_seed`), so the primary numbers do not depend on which readouts are asked for.
     """
@@ -190,7 +190,7 @@ def run_cell(X: np.ndarray, method, trial: Trial, protocol, image_shape=None) ->
     the sub-run chosen by ``protocol.subrun_choice``: "objective" (the lowest final factorization
     objective, or KMeans objective for methods without one; uses no labels) or "accuracy" (the highest
     accuracy, an oracle that looks at the true labels, NMI taken from the same sub-run). Both choices are
-    kept (:attr:`Cell.by_objective`, :attr:`Cell.by_accuracy`).
+    kept (``Cell.by_objective``, ``Cell.by_accuracy``).
     """
     fits = tuple(fit_and_cluster(X, method, trial, protocol, subrun_seed(trial.init_seed, j), image_shape)
                  for j in range(protocol.subruns))

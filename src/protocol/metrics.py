@@ -2,11 +2,13 @@
 
 AC maps clusters to classes one-to-one with the Hungarian algorithm (Deng Cai's ``bestMap.m``) and counts
 the matching samples. NMI divides the mutual information by max(H(C), H(C')) (Deng Cai's
-``MutualInfo.m``; scikit-learn's ``average_method="max"``, not its default arithmetic mean).
+``MutualInfo.m``): it is scikit-learn's :func:`~sklearn.metrics.normalized_mutual_info_score` with
+``average_method="max"``, not that function's default arithmetic mean.
 """
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
+from sklearn.metrics import normalized_mutual_info_score
 
 
 def contingency(labels_true, labels_pred) -> np.ndarray:
@@ -29,21 +31,9 @@ def accuracy(labels_true, labels_pred) -> float:
     return float(table[rows, cols].sum() / table.sum())
 
 
-def _entropy(counts: np.ndarray) -> float:
-    p = counts[counts > 0] / counts.sum()
-    return float(-(p * np.log(p)).sum())
-
-
 def nmi(labels_true, labels_pred) -> float:
-    """Mutual information divided by max(H(C), H(C')); 1.0 when both labelings are a single group."""
-    table = contingency(labels_true, labels_pred).astype(np.float64)
-    n = table.sum()
-    h_true, h_pred = _entropy(table.sum(axis=1)), _entropy(table.sum(axis=0))
-    denominator = max(h_true, h_pred)
-    if denominator == 0.0:
-        return 1.0
-    p_ij = table / n
-    outer = np.outer(table.sum(axis=1), table.sum(axis=0)) / n**2
-    nonzero = p_ij > 0
-    mutual_information = float((p_ij[nonzero] * np.log(p_ij[nonzero] / outer[nonzero])).sum())
-    return max(0.0, mutual_information / denominator)
+    """Mutual information divided by max(H(C), H(C')); 1.0 when both labelings are a single group.
+
+    The papers' normalization (Deng Cai's ``MutualInfo.m``), computed by scikit-learn.
+    """
+    return float(normalized_mutual_info_score(labels_true, labels_pred, average_method="max"))

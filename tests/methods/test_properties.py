@@ -8,6 +8,7 @@ batched        class attribute ``batched``: the starts of a fit advance together
 labels         class attribute ``needs_labels``: partial labels y (-1 = unlabelled) constrain the fit
 nonnegative    class attribute ``nonnegative_data``: X >= 0 required
 graph          ``n_neighbors`` among the constructor parameters (a kNN graph of the samples)
+basis          ``inverse_transform`` defined: a factorization X ~ U V^T with a basis (``components_``)
 clusters       class attribute ``clusters_directly``: ``fit_predict`` gives the clusters
 transformer    every other method: ``fit_transform`` gives the representation
 =============  ==========================================================================================
@@ -26,6 +27,7 @@ import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
+from scipy.special import xlogy
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import get_tags
@@ -53,6 +55,7 @@ CAPABILITIES = {
     "labels": lambda name: bool(getattr(CLASSES[name], "needs_labels", False)),
     "nonnegative": lambda name: bool(getattr(CLASSES[name], "nonnegative_data", False)),
     "graph": lambda name: "n_neighbors" in parameters(name),
+    "basis": lambda name: callable(getattr(CLASSES[name], "inverse_transform", None)),
     "clusters": lambda name: bool(getattr(CLASSES[name], "clusters_directly", False)),
     "transformer": lambda name: not getattr(CLASSES[name], "clusters_directly", False),
 }
@@ -63,6 +66,7 @@ def having(capability: str) -> list[str]:
 
 
 ITERATIVE, BATCHED, LABELS, GRAPH = having("iterative"), having("batched"), having("labels"), having("graph")
+BASIS = having("basis")
 CLUSTERS, TRANSFORMERS = having("clusters"), having("transformer")
 
 SMALL = {"n_components": 3, "random_state": 0, "n_neighbors": 3, "n_restarts": 3}
@@ -155,6 +159,7 @@ def test_every_capability_has_methods():
         assert having(capability), f"no registered method has the capability {capability!r}: renamed attribute?"
     assert set(CLUSTERS) | set(TRANSFORMERS) == set(methods.NAMES)
     assert set(BATCHED) <= set(ITERATIVE)
+    assert set(BASIS) <= set(ITERATIVE) & set(TRANSFORMERS)
 
 
 def test_the_variants_set_parameters_of_their_method():
@@ -167,6 +172,11 @@ def test_registry_errors_list_the_choices():
     message = one_line_error(lambda: methods.make("nope"))
     assert "method='nope' is not one of kmeans, nmf" in message
     assert "no parameter 'alpha'" in one_line_error(lambda: methods.make("nmf", alpha=1.0))
+
+
+@pytest.mark.parametrize("name", methods.NAMES)
+def test_parameter_names_are_the_keys_of_get_params(name):
+    assert methods.parameter_names(CLASSES[name]) == tuple(sorted(parameters(name)))
 
 
 CONFIG_DIFFERS = {
@@ -254,6 +264,46 @@ def test_fit_transform_gives_one_row_per_sample(name, rng):
     assert Z.shape == (14, len(names)) and Z_new.shape == (5, len(names))
     assert np.all(np.isfinite(Z)) and np.all(np.isfinite(Z_new))
     np.testing.assert_array_equal(Z, model.embedding_)
+
+
+# -- factorizations with a basis: scikit-learn's NMF parity ---------------------------------------------------
+def kl_error(X, X_hat) -> float:
+    """scikit-learn's reconstruction_err_ for beta_loss="kullback-leibler": sqrt(2 D(X || X_hat)), written out."""
+    return float(np.sqrt(2.0 * np.sum(xlogy(X, X / X_hat) - X + X_hat)))
+
+
+@pytest.mark.parametrize("name, params", with_variants(BASIS))
+def test_inverse_transform_of_the_representation_reconstructs_the_data_to_reconstruction_err(name, params, rng):
+    """inverse_transform(fit_transform(X)) = embedding_ @ components_ has the shape of X, is the fit's U V^T, and
+    its distance to the data the method factorizes (NMF-NCW: its reweighted samples) is reconstruction_err_:
+    the Frobenius norm, or sqrt(2 D(X || U V^T)) for the KL methods, the KL divergence their objective is."""
+    mixed_sign = not CAPABILITIES["nonnegative"](name) and not params.get("init_from_nmf")  # (that runs NMF)
+    draw = rng.standard_normal if mixed_sign else rng.random
+    X = draw((14, 6))
+    model = build(name, 6, max_iter=40, **params)
+    X_hat = model.inverse_transform(model.fit_transform(X, labels_for(name, 14, rng)))
+    assert X_hat.shape == X.shape and X_hat.dtype == np.float64
+    target = X * model.sample_weights_[:, None] if hasattr(model, "sample_weights_") else X
+    if model.loss == "kl":
+        assert model.reconstruction_err_ == pytest.approx(kl_error(target, X_hat), rel=1e-10)
+        assert model.reconstruction_err_**2 / 2 == pytest.approx(model.objective_history_[-1], rel=1e-9)
+    else:
+        assert model.loss == "frobenius"
+        assert model.reconstruction_err_ == pytest.approx(np.linalg.norm(target - X_hat), rel=1e-10)
+    if set(model.factors_) == {"U", "V"}:  # the iterated factors: the rows of X ~ V U^T
+        np.testing.assert_allclose(X_hat, model.factors_["V"] @ model.factors_["U"].T, rtol=1e-10, atol=1e-14)
+    X_new = draw((3, 6))
+    assert model.inverse_transform(model.transform(X_new)).shape == (3, 6)
+
+
+@pytest.mark.parametrize("name", BASIS)
+def test_inverse_transform_takes_n_components_columns_and_keeps_float32(name, rng):
+    X = rng.random((12, 6))
+    model = build(name, 6, max_iter=5, dtype="float32").fit(X, labels_for(name, 12, rng))
+    Z = model.transform(X[:4])
+    assert model.inverse_transform(Z).dtype == np.float32 and isinstance(model.reconstruction_err_, float)
+    message = one_line_error(lambda: model.inverse_transform(np.ones((4, model.n_components + 1))))
+    assert f"n_components={model.n_components}" in message
 
 
 # -- iterative methods ---------------------------------------------------------------------------------------

@@ -271,10 +271,6 @@ class Bare:
     def get_params(self, deep=True):
         return {"n_components": self.n_components, "random_state": self.random_state}
 
-    @classmethod
-    def _get_param_names(cls):
-        return ["n_components", "random_state"]
-
     def fit_transform(self, X, y=None):
         return np.asarray(X)[:, : self.n_components]
 

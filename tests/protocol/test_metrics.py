@@ -40,6 +40,33 @@ def test_independent_labelings_score_zero_nmi():
     assert nmi([0, 0, 1, 1], [0, 1, 0, 1]) == pytest.approx(0.0)
 
 
+def max_normalized_mutual_information(y_true, y_pred):
+    """Deng Cai's ``MutualInfo.m`` written out: I(C; C') / max(H(C), H(C')), 1 when both are one group."""
+    p = contingency(y_true, y_pred) / len(y_true)
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    nonzero = p > 0
+    mutual = (p[nonzero] * np.log(p[nonzero] / np.outer(rows, cols)[nonzero])).sum()
+    larger = max(-(rows * np.log(rows)).sum(), -(cols * np.log(cols)).sum())
+    return 1.0 if larger == 0 else mutual / larger
+
+
+def test_nmi_is_the_mutual_information_over_the_larger_entropy():
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n, k_true, k_pred = rng.integers(2, 300), rng.integers(1, 10), rng.integers(1, 10)
+        y_true = rng.integers(0, k_true, size=n)
+        y_pred = np.where(rng.random(n) < 0.6, y_true % k_pred, rng.integers(0, k_pred, size=n))
+        assert nmi(y_true, y_pred) == pytest.approx(max_normalized_mutual_information(y_true, y_pred), abs=1e-12)
+
+
+def test_nmi_edge_cases():
+    assert nmi([0, 0, 0], [4, 4, 4]) == 1.0  # both labelings one group
+    assert nmi([0, 0, 1, 1], [3, 3, 3, 3]) == 0.0  # one group tells nothing about two classes
+    assert type(nmi([0, 1], [1, 0])) is float
+    with pytest.raises(ValueError):
+        nmi([0, 1, 2], [0, 1])
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_agrees_with_sklearn_and_brute_force(seed):
     rng = np.random.default_rng(seed)

@@ -204,7 +204,7 @@ def test_facts_are_read_from_the_registered_classes():
         found = facts(name)
         assert found.iterates == issubclass(cls, Factorization)
         assert found.needs_labels == bool(getattr(cls, "needs_labels", False))
-        assert found.has_dtype == ("dtype" in cls._get_param_names())
+        assert found.has_dtype == ("dtype" in methods.parameter_names(cls))
         if found.iterates:
             assert found.loss == cls.loss and found.batched == cls.batched and found.takes_callback
     assert not facts("kmeans").iterates and facts("kmeans").loss is None

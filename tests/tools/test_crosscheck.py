@@ -33,7 +33,7 @@ def test_every_case_has_a_fixture_with_the_same_description():
 @pytest.mark.parametrize("entry", INDEX, ids=[e["file"].removesuffix(".npz") for e in INDEX])
 def test_ours_matches_the_reference_outputs(entry, mirror, data_dir):
     case = CASES[entry["case"]["name"]]
-    if case.stopping != "fixed" and "stopping" not in methods.make(case.method)._get_param_names():
+    if case.stopping != "fixed" and "stopping" not in methods.parameter_names(methods.REGISTRY[case.method]):
         pytest.skip("this src.methods has no stopping rule / multi-start yet")
     reference = fixtures.read_outputs(entry)
     if case.kind == "metrics":  # the stored clusterings are the inputs: KMeans is not rerun

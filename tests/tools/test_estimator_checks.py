@@ -1,5 +1,6 @@
-"""scikit-learn's check_estimator on every registered method (tools.estimator_checks): every check passes
-but the ones declared, with their reason, in EXPECTED_FAILED_CHECKS, and every declared one does fail."""
+"""scikit-learn's check_estimator on every registered method (tools.estimator_checks), at a user's settings (two
+starts, max_iter=300, the defaults otherwise): every check passes but the ones declared, with their reason, in
+EXPECTED_FAILED_CHECKS, and every declared one does fail."""
 
 import pytest
 
@@ -7,7 +8,19 @@ from src import methods
 from tools import estimator_checks
 
 FAST = {"kmeans", "nmf", "nmf_ncw", "ntf", "copkmeans", "sda", "cnmf"}
-"""A few structurally different methods run in the fast suite (about 5 s); the rest (about 45 s) are integration."""
+"""A few structurally different methods run in the fast suite (about 3 s); the rest (about 10 s) are integration."""
+
+
+@pytest.mark.parametrize("name", methods.NAMES)
+def test_the_checks_run_at_a_users_settings(name):
+    """Only the starts and the iterations are reduced (and the seed set, as the checks set it); every other
+    parameter is the class default, but NTF's image shape (it has none) and COP-KMeans' 3 clusters."""
+    defaults = methods.REGISTRY[name]().get_params()
+    params = estimator_checks.checked_estimator(name).get_params()
+    changed = {key: value for key, value in params.items() if value != defaults[key]}
+    allowed = {"n_starts": 2, "max_iter": 300, "random_state": 0, **estimator_checks.CHECK_OVERRIDES.get(name, {})}
+    assert changed.items() <= allowed.items(), changed
+    assert set(estimator_checks.CHECK_OVERRIDES) == {"ntf", "copkmeans"}
 
 
 @pytest.mark.parametrize("name", [name if name in FAST else pytest.param(name, marks=pytest.mark.integration)

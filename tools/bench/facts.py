@@ -54,7 +54,7 @@ def facts(name: str) -> Facts:
         loss=getattr(cls, "loss", None) if iterates else None,
         needs_labels=bool(getattr(cls, "needs_labels", False)),
         batched=bool(getattr(cls, "batched", False)),
-        has_dtype="dtype" in cls._get_param_names(),
+        has_dtype="dtype" in methods.parameter_names(cls),
         takes_callback="callback" in inspect.signature(cls.fit).parameters,
         clusters_directly=bool(getattr(cls, "clusters_directly", False)),
         products_per_iteration=getattr(cls, "products_per_iteration", None) if iterates else None,

@@ -242,7 +242,7 @@ def graph_params(graph: dict) -> dict:
 def run_ours(case: Case, inputs: Inputs):
     """Fit our estimator from the case's initial factors; return it."""
     k = len(case.subset.classes)
-    names = methods.make(case.method)._get_param_names()
+    names = methods.parameter_names(methods.REGISTRY[case.method])
     init = inputs.starts[0] if len(inputs.starts) == 1 else inputs.starts
     params = {"n_components": k, "init": init, **case.params, **_stopping_params(case, names)}
     if case.graph is not None:

@@ -21,7 +21,7 @@ from .cases import Case, Inputs, empty_graph, reference_graph_options
 
 OCTAVE_DIR = Path(__file__).resolve().parent / "octave"
 REFERENCE_DIRS = ("MatrixFactorization", "Tools", "Clustering", "SubspaceLearning")
-INSTALL_HINT = "GNU Octave is not installed: run `apt-get install -y octave` (Debian/Ubuntu), then retry"
+INSTALL_HINT = "GNU Octave is not installed: run `apt-get update && apt-get install -y octave` (Debian/Ubuntu), then retry"
 
 
 class OctaveMissing(UserError):

@@ -31,8 +31,10 @@ Both rules never increase the objective. X^T U is computed once: an iteration co
 References
 ----------
 D. D. Lee and H. S. Seung, "Algorithms for non-negative matrix factorization", NIPS 2001.
+
 F. Sha, Y. Lin, L. K. Saul, D. D. Lee, "Multiplicative updates for nonnegative quadratic programming",
 Neural Computation 19(8), 2007.
+
 H. Liu, Z. Yang, J. Yang, Z. Wu, X. Li, "Local coordinate concept factorization for image representation",
 IEEE TNNLS 25(6), 2014, eqs. 12, 40.
 """

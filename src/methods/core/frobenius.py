@@ -1,7 +1,7 @@
 """The Frobenius-loss pieces several methods share: the U update, the objective ||X - U V^T||_F^2, NMF's rules.
 
 Every method of the NMF family with a squared-error fit (NMF, GNMF, SemiGNMF, CNMF, FNMF, NPNMF, PCGNMF,
-sparse NMF, NLCF) updates the basis with Lee and Seung's rule and evaluates the fit without forming U V^T:
+sparse NMF, NLCF) updates the basis with Lee and Seung's rule and evaluates the fit without forming U V^T::
 
     U <- U * (X V) / (U V^T V)                                  (Lee & Seung 2001, eq. 4)
     ||X - U V^T||_F^2 = ||X||^2 - 2 <U, X V> + <U^T U, V^T V>

@@ -104,9 +104,11 @@ class Handoff:
         self.clear()
 
     def keep(self, value, *factors: np.ndarray) -> None:
+        """Store ``value``, the product computed from the arrays ``factors``."""
         self._value, self._factors = value, factors
 
     def take(self, *factors: np.ndarray):
+        """The stored product if it was computed from these very arrays, else None; either way it is dropped."""
         value, kept = self._value, self._factors
         self.clear()
         if len(kept) == len(factors) and all(a is b for a, b in zip(kept, factors)):
@@ -114,6 +116,7 @@ class Handoff:
         return None
 
     def clear(self) -> None:
+        """Drop the stored product (an update that changes the factors without taking it calls this)."""
         self._value, self._factors = None, ()
 
 

@@ -12,7 +12,7 @@ the convention of ``embedding_`` (e.g. V scaled by the fitted U's column norms).
 Methods whose graph couples the samples (GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF) build it among the new
 samples, with ``n_neighbors`` clipped to n_new - 1; a single new sample has no graph term and takes NMF's
 rules (:func:`~.frobenius.frobenius_rules`). Classes whose basis is not a factor of their own rules (the
-concept factorizations, NTF) override ``_new_samples`` with :meth:`NewSamplesMixin._fixed_basis_samples`:
+concept factorizations, NTF) override ``_new_samples`` with ``NewSamplesMixin._fixed_basis_samples``:
 the coefficient rule on a fixed basis of :mod:`.fixed_basis`.
 """
 

@@ -1,7 +1,8 @@
 """What every method checks before it computes: its parameters, the data X and the partial labels y.
 
-Errors are one line naming the parameter (or X, or y) and the value, raised as :class:`ConfigError` (a
-ValueError), so that a command line, a config file and the Python API report a bad input the same way.
+Errors are one line naming the parameter (or X, or y) and the value, raised as
+:class:`~src.errors.ConfigError` (a ValueError), so that a command line, a config file and the Python API
+report a bad input the same way.
 
 Parameters. Each estimator declares a rule for every constructor parameter in the class-level table
 ``_parameter_constraints`` (name -> :class:`Rule`), as scikit-learn's estimators do; a subclass extends its
@@ -62,7 +63,7 @@ class Rule:
         self.requirement = requirement
 
     def check(self, name: str, value) -> None:
-        """Raise :class:`ConfigError` naming ``name`` and ``value`` unless the value passes the test."""
+        """Raise :class:`~src.errors.ConfigError` naming ``name`` and ``value`` unless the value passes the test."""
         if not self.test(value):
             raise ConfigError(f"{name}={value!r} must be {self.requirement}")
 
@@ -109,9 +110,13 @@ def _is_positive_number(value) -> bool:
 
 
 POSITIVE_INT = Rule(_is_positive_int, "a positive integer")
+"""The rule of counts: an integer >= 1 (not a boolean)."""
 NONNEGATIVE = Rule(_is_nonnegative_number, "a finite number >= 0")
+"""The rule of weights and tolerances: a finite real >= 0 (not a boolean)."""
 POSITIVE = Rule(_is_positive_number, "a finite number > 0")
+"""The rule of widths and regularizers that must not vanish: a finite real > 0."""
 BOOLEAN = Rule(lambda value: isinstance(value, (bool, np.bool_)), "True or False")
+"""The rule of switches: True or False (Python's or NumPy's)."""
 CHECKED_BY_FIT = _CheckedByFit("checked by fit")
 """The rule of ``init`` (checked against the factor shapes, which need the data) and ``random_state``
 (taken by numpy.random.default_rng when fitting)."""
@@ -137,25 +142,26 @@ class ParameterRulesMixin:
     _parameter_constraints: dict[str, Rule] = {}
 
     def check_params(self) -> None:
-        """Raise :class:`ConfigError` (one line naming the parameter and its value) at the first bad value."""
+        """Raise :class:`~src.errors.ConfigError` (one line naming the parameter and its value) at the first bad
+        value."""
         for name, rule in self._parameter_constraints.items():
             rule.check(name, getattr(self, name))
 
 
 def check_positive_int(name: str, value) -> int:
-    """Return ``value`` if it is an integer >= 1, else raise :class:`ConfigError` naming ``name``."""
+    """Return ``value`` if it is an integer >= 1, else raise :class:`~src.errors.ConfigError` naming ``name``."""
     POSITIVE_INT.check(name, value)
     return int(value)
 
 
 def check_nonnegative_float(name: str, value) -> float:
-    """Return ``value`` as a float if it is a finite real >= 0, else raise :class:`ConfigError`."""
+    """Return ``value`` as a float if it is a finite real >= 0, else raise :class:`~src.errors.ConfigError`."""
     NONNEGATIVE.check(name, value)
     return float(value)
 
 
 def check_bool(name: str, value) -> bool:
-    """Return ``value`` if it is a boolean, else raise :class:`ConfigError` naming ``name``."""
+    """Return ``value`` if it is a boolean, else raise :class:`~src.errors.ConfigError` naming ``name``."""
     BOOLEAN.check(name, value)
     return bool(value)
 
@@ -166,7 +172,8 @@ class DataTypeError(UserError, TypeError):
 
 
 def _check_shape(shape: tuple) -> None:
-    """Raise :class:`ConfigError` unless ``shape`` is that of a non-empty 2-D array (scikit-learn's wording too)."""
+    """Raise :class:`~src.errors.ConfigError` unless ``shape`` is that of a non-empty 2-D array (scikit-learn's
+    wording too)."""
     if len(shape) == 2 and shape[0] >= 1 and shape[1] >= 1:
         return
     text = f"X must be a non-empty 2-D array (n_samples, n_features), got shape {shape}"
@@ -179,7 +186,7 @@ def _check_shape(shape: tuple) -> None:
 
 
 def _check_values(X, nonnegative: bool, who: str = "this method") -> None:
-    """Raise :class:`ConfigError` if X (dense or sparse) has NaN or infinite values, or negative ones when
+    """Raise :class:`~src.errors.ConfigError` if X (dense or sparse) has NaN or infinite values, or negative ones when
     ``nonnegative``."""
     values = X.data if sp.issparse(X) else X
     if not np.all(np.isfinite(values)):

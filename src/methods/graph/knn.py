@@ -58,6 +58,7 @@ References
 D. Cai, X. He, J. Han and T. S. Huang, "Graph regularized nonnegative matrix factorization for data
 representation", IEEE TPAMI 33(8), 2011 (Sec. 3: p-nearest-neighbour graph, 0-1 / heat kernel / dot
 product weighting); Deng Cai's ``constructW.m``.
+
 W. Dong, M. Charikar and K. Li, "Efficient k-nearest neighbor graph construction for generic similarity
 measures", Proc. WWW 2011, pp. 577-586 (NN-descent, :mod:`.nndescent`).
 """
@@ -76,11 +77,13 @@ from ..core.validation import POSITIVE, UNLABELLED, Rule, check_positive_int, on
 logger = logging.getLogger(__name__)
 
 WEIGHTS = ("binary", "heat", "cosine")
+"""The edge weights of :func:`knn_graph`: 0-1, the heat kernel exp(-d^2 / t), the cosine of the samples."""
 
 BLOCK_MB = 4
 """Working memory (MB) of one block of pairwise distances when computing the heat kernel's default t."""
 
 ALGORITHMS = ("auto", "exact", "nndescent")
+"""The neighbour searches: "auto" is exact up to :data:`EXACT_MAX_SAMPLES` samples and NN-descent above."""
 
 EXACT_MAX_SAMPLES = 30_000
 """Largest n for which ``algorithm="auto"`` searches exactly and the heat kernel's default t is exact."""
@@ -92,6 +95,7 @@ NNDESCENT_OVERQUERY = 3
 """NN-descent searches max(NNDESCENT_OVERQUERY * k, NNDESCENT_MIN_QUERY) neighbours and keeps the k nearest."""
 
 NNDESCENT_MIN_QUERY = 21
+"""The fewest neighbours NN-descent searches, whatever k (see :data:`NNDESCENT_OVERQUERY`)."""
 
 
 WEIGHT = one_of(WEIGHTS)
@@ -103,19 +107,20 @@ HEAT_WIDTH = Rule(lambda t: t is None or POSITIVE.test(t), "None or a finite num
 
 
 def check_weight(weight) -> str:
-    """Return ``weight`` if it is one of :data:`WEIGHTS`, else raise :class:`ConfigError`."""
+    """Return ``weight`` if it is one of :data:`WEIGHTS`, else raise :class:`~src.errors.ConfigError`."""
     WEIGHT.check("weight", weight)
     return weight
 
 
 def check_t(t) -> float | None:
-    """Return the heat-kernel width ``t`` (None or a finite number > 0), else raise :class:`ConfigError`."""
+    """Return the heat-kernel width ``t`` (None or a finite number > 0), else raise :class:`~src.errors.ConfigError`."""
     HEAT_WIDTH.check("t", t)
     return None if t is None else float(t)
 
 
 def check_algorithm(algorithm, name: str = "algorithm") -> str:
-    """Return ``algorithm`` if it is one of :data:`ALGORITHMS`, else raise :class:`ConfigError` naming ``name``."""
+    """Return ``algorithm`` if it is one of :data:`ALGORITHMS`, else raise :class:`~src.errors.ConfigError` naming
+    ``name``."""
     ALGORITHM.check(name, algorithm)
     return algorithm
 

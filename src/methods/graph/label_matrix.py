@@ -1,7 +1,7 @@
 """The label constraint matrix A of constrained NMF / constrained concept factorization.
 
 With c labelled classes and n_u unlabelled samples, A (n x (c + n_u)) maps the auxiliary factor Z to the
-representation V = A Z, so that all samples labelled with the same class share one row of V:
+representation V = A Z, so that all samples labelled with the same class share one row of V::
 
     A_ij = 1  if sample i is labelled with the j-th labelled class (j < c, classes in sorted order),
     A_ij = 1  if sample i is the (j - c)-th unlabelled sample (in sample order),

@@ -49,6 +49,7 @@ References
 ----------
 W. Dong, M. Charikar and K. Li, "Efficient k-nearest neighbor graph construction for generic similarity
 measures", Proc. WWW 2011, pp. 577-586 (NN-descent: local join, sampling, early termination).
+
 S. Dasgupta and Y. Freund, "Random projection trees and low dimensional manifolds", Proc. STOC 2008
 (random-projection trees, here the initial lists).
 """

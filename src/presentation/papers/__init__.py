@@ -66,6 +66,7 @@ class Paper:
         return [[self.experiment, *sweep] for sweep in self.sweeps]
 
     def out(self, outputs: Path = OUTPUTS) -> Path:
+        """The paper's output directory, ``<outputs>/<name>``."""
         return Path(outputs) / self.name
 
     def runs(self, out: Path | None = None) -> list[Path]:
@@ -103,7 +104,7 @@ def _strings(value, where: str) -> tuple[str, ...]:
 
 
 def load(name: str, home: Path = HOME) -> Paper:
-    """The paper ``name`` of ``home``; one-line :class:`ConfigError` if it has no home or a bad one."""
+    """The paper ``name`` of ``home``; one-line :class:`~src.errors.ConfigError` if it has no home or a bad one."""
     path = Path(home) / name / SETTINGS
     if not path.is_file():
         raise ConfigError(f"paper={name!r} has no {path} (papers: {', '.join(names(home)) or 'none'})")
@@ -136,7 +137,7 @@ def in_order(selected: list[str] | None = None, home: Path = HOME) -> list[Paper
     """The papers ``selected`` (default: all), each after the papers it depends on (only those selected).
 
     Papers keep their given order (all: sorted by name) where no dependency constrains them; a cycle is a
-    :class:`ConfigError`.
+    :class:`~src.errors.ConfigError`.
     """
     selected = list(dict.fromkeys(selected if selected is not None else names(home)))
     papers = {name: load(name, home) for name in selected}

@@ -37,7 +37,7 @@ ROW_INDEPENDENT = [name for name in FACTORIZATIONS if name not in GRAPH_WEIGHT]
 
 def make(name, **params):
     """A method with small settings: 3 components, one start, 200 iterations exactly (NTF: 2 x 3 images)."""
-    accepted = methods.REGISTRY[name]._get_param_names()
+    accepted = methods.parameter_names(methods.REGISTRY[name])
     settings = {"n_components": 3, "max_iter": 200, "n_starts": 1, "stopping": "fixed", "random_state": 0,
                 "image_shape": (2, 3), "n_neighbors": 3}
     return methods.make(name, **{**{k: v for k, v in settings.items() if k in accepted}, **params})
@@ -231,7 +231,7 @@ def test_the_parameter_table_has_a_rule_for_every_parameter_and_refuses_a_bad_on
     """As scikit-learn's ``_parameter_constraints``: one rule per constructor parameter; ``check_params`` refuses a
     value of no valid type with one line naming the parameter (init and random_state are checked by fit)."""
     cls = methods.REGISTRY[name]
-    assert set(cls._parameter_constraints) == set(cls._get_param_names())
+    assert set(cls._parameter_constraints) == set(methods.parameter_names(cls))
     make(name).check_params()
     for param, rule in cls._parameter_constraints.items():
         if rule is CHECKED_BY_FIT:
@@ -256,7 +256,7 @@ def test_constructors_are_keyword_only_after_n_components(name):
     positional = [p.name for p in inspect.signature(cls.__init__).parameters.values()
                   if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
     assert positional == ["self", "n_components"]
-    if len(cls._get_param_names()) > 1:
+    if len(methods.parameter_names(cls)) > 1:
         with pytest.raises(TypeError):
             cls(3, 100)
 

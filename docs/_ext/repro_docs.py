@@ -1,0 +1,293 @@
+"""Sphinx extension: the pages of the site that depend on the checkout, written into ``docs/_generated/``.
+
+At ``builder-inited`` (before Sphinx reads any source) it writes
+
+* ``papers/<paper>.md``, one per paper home ``conf/paper/<paper>/reproduce.yaml``: the report of the latest
+  reproduction, ``<outputs>/<paper>/report.md`` with the figures it shows, or, when there is none, a
+  sentence saying which ``make reproduce-<paper>`` writes it;
+* ``papers/scorecard.md`` from ``<outputs>/README.md`` (written by ``make reproduce-all``), and
+  ``papers/index.md``, their table of contents;
+* ``api/methods.rst`` and ``api/methods/<name>.rst``, one page per estimator of ``src.methods.REGISTRY``, so
+  that a method added to the registry gets its page without editing the docs.
+
+``<outputs>`` is the config value ``repro_outputs`` (``sphinx-build -D repro_outputs=DIR``), by default
+``outputs/reproduce`` of the checkout. A report and its figures are copied into ``_generated/reports/``
+(excluded from the sources) and included with MyST's ``{include}``, so the page shows the report as
+written (but for non-breaking spaces inside its numbers, :data:`PLUS_MINUS`). A file is rewritten only when its text changes, and files no longer produced are removed, so
+that an incremental build reads only what changed.
+"""
+
+from __future__ import annotations
+
+import datetime
+import inspect
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+GENERATED = "_generated"
+#: Navigation titles of the paper pages, in the order of the README's table; a paper home without one
+#: here is listed after them under its name in capitals.
+TITLES = {
+    "cnmf": "CNMF: constrained NMF (Liu et al., TPAMI 2012)",
+    "ccf": "CCF: constrained concept factorization (Liu et al., TCYB 2014)",
+    "lcf": "LCF: locality-constrained concept factorization (Liu et al., TNNLS 2014)",
+    "fnmf": "FNMF: farness-preserving NMF (Babaee et al., ICIP 2014)",
+    "pcgnmf": "PCGNMF: pairwise-constrained graph NMF (He et al., NPL 2015)",
+    "cai": "Deng Cai's GNMF demo on COIL20",
+}
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
+#: "mean ± sd" and "[low, high]" in the reports' tables: the spaces inside them become non-breaking in the
+#: copy the site shows, so that a narrow column wraps between numbers, never inside one.
+PLUS_MINUS = re.compile(r"(\d) ± (\d)")
+INTERVAL = re.compile(r"\[([-+]?\d[\d.]*), ([-+]?\d[\d.]*)\]")
+NBSP = "\u00a0"
+
+
+def papers(home: Path) -> list[str]:
+    """The paper homes (``conf/paper/<name>/reproduce.yaml``), in the order of :data:`TITLES`, then by name."""
+    names = sorted(path.parent.name for path in home.glob("*/reproduce.yaml"))
+    known = [name for name in TITLES if name in names]
+    return known + [name for name in names if name not in TITLES]
+
+
+def citation(home: Path, paper: str) -> str | None:
+    """The paper's reference as its ``published.yaml`` gives it (``paper:``), if any."""
+    path = home / paper / "published.yaml"
+    if not path.is_file():
+        return None
+    return (yaml.safe_load(path.read_text()) or {}).get("paper")
+
+
+def written_at(path: Path) -> str:
+    """The modification time of ``path`` in UTC, to the minute."""
+    stamp = datetime.datetime.fromtimestamp(path.stat().st_mtime, tz=datetime.timezone.utc)
+    return stamp.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def copy_report(report: Path, target: Path) -> list[str]:
+    """Copy ``report`` (numbers kept whole, see :data:`PLUS_MINUS`) and the local images it shows into the
+    directory ``target``; returns their names."""
+    target.mkdir(parents=True, exist_ok=True)
+    text = report.read_text()
+    copied = [report.name]
+    shown = PLUS_MINUS.sub(rf"\1{NBSP}±{NBSP}\2", text)
+    write(target / report.name, INTERVAL.sub(rf"[\1,{NBSP}\2]", shown))
+    for name in dict.fromkeys(IMAGE.findall(text)):
+        image = report.parent / name
+        if "://" in name or not image.is_file():
+            continue
+        destination = target / name
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if not destination.is_file() or destination.read_bytes() != image.read_bytes():
+            shutil.copyfile(image, destination)
+        copied.append(name)
+    return copied
+
+
+def include(path: str, text: str) -> str:
+    """A MyST ``{include}`` of ``path`` without its leading ``# title`` line (the page has its own)."""
+    first = text.splitlines()[0] if text.strip() else ""
+    start = "\n:start-line: 1" if first.startswith("# ") else ""
+    return f"```{{include}} {path}\n:relative-images:{start}\n```\n"
+
+
+def report_intro(sentence: str) -> str:
+    """The page's opening sentence in a ``repro-report`` container: the mark by which ``_static/repro.css``
+    widens the page and keeps the report's wide tables readable (a container around the report itself would
+    turn its headings into plain titles, without the page's table of contents)."""
+    return f"::::{{container}} repro-report\n{sentence}\n::::\n"
+
+
+def paper_page(paper: str, home: Path, outputs: Path, generated: Path) -> tuple[str, set[Path]]:
+    """The Markdown of a paper's page and the files it needs under ``generated``."""
+    title = TITLES.get(paper, paper.upper())
+    lines = [f"# {title}", ""]
+    report = outputs / paper / "report.md"
+    if not report.is_file():
+        reference = citation(home, paper)
+        if reference:
+            lines += [f"Paper: {reference}", ""]
+        lines += [f"No reproduction found in `outputs/reproduce/{paper}/`: run `make reproduce-{paper}`, then "
+                  "`make docs` again, and this page shows its report (tables, figures, the comparison with the "
+                  "published numbers).", ""]
+        return "\n".join(lines), set()
+    target = generated / "reports" / paper
+    copied = copy_report(report, target)
+    lines += [report_intro(f"The report of the latest reproduction found when these pages were built, "
+                           f"`outputs/reproduce/{paper}/report.md` (written {written_at(report)}); "
+                           f"`make reproduce-{paper}` runs it again. Every number comes from that run's results; "
+                           "the paper's own numbers stand beside ours where its text gives them."), "",
+              include(f"../reports/{paper}/report.md", report.read_text())]
+    return "\n".join(lines), {target / name for name in copied}
+
+
+def scorecard_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
+    """The Markdown of the scorecard's page and the files it needs under ``generated``."""
+    lines = ["# Scorecard", ""]
+    scorecard = outputs / "README.md"
+    if not scorecard.is_file():
+        lines += ["No scorecard found in `outputs/reproduce/README.md`: run `make reproduce-all` (every paper, "
+                  "then the scorecard), then `make docs` again.", ""]
+        return "\n".join(lines), set()
+    target = generated / "reports" / "scorecard"
+    copied = copy_report(scorecard, target)
+    lines += [report_intro("Every published number we have data for, beside ours, with a verdict that accounts "
+                           "for the noise of the trials; from the latest `make reproduce-all` found, "
+                           f"`outputs/reproduce/README.md` (written {written_at(scorecard)})."), "",
+              include("../reports/scorecard/README.md", scorecard.read_text())]
+    return "\n".join(lines), {target / name for name in copied}
+
+
+def papers_index(names: list[str]) -> str:
+    entries = "\n".join(names + ["scorecard"])
+    return ("# Papers\n\n"
+            "One page per paper home (`conf/paper/<paper>/`): the report that `make reproduce-<paper>` wrote last, "
+            "with our tables, the figures and our numbers beside the published ones, and the scorecard over "
+            "all papers. These pages are written when the site is built, from whatever `outputs/reproduce/` "
+            "holds then. How a number is judged to come back is explained in {doc}`/verdicts`.\n\n"
+            f"```{{toctree}}\n:maxdepth: 1\n\n{entries}\n```\n")
+
+
+def summary(cls) -> str:
+    """The first line of a class's docstring."""
+    doc = inspect.getdoc(cls) or ""
+    return doc.splitlines()[0] if doc else ""
+
+
+def method_page(name: str, cls, documented_modules: set[str], registry: dict) -> str:
+    """The reST of an estimator's page: the class, then its module (objective, rules, helpers) once."""
+    from src.methods.core.estimator import Factorization
+
+    target = f"{cls.__module__}.{cls.__qualname__}"
+    heading = f"``{name}``: {cls.__name__}"
+    lines = [heading, "=" * len(heading), "",
+             f"``method={name}`` in a run (``conf/method/{name}.yaml``); in Python "
+             f"``src.methods.make(\"{name}\", ...)`` or ``from src.methods import {cls.__name__}``.", ""]
+    if issubclass(cls, Factorization):
+        lines += ["Fitting, the solver's parameters and the representation of new samples are those of the base "
+                  "class :class:`~src.methods.core.estimator.Factorization`.", ""]
+    lines += [f".. autoclass:: {target}", "   :members:", ""]
+    module = cls.__module__
+    if module in documented_modules:
+        lines += [f"The objective and the update rules are described with :mod:`{module}`.", ""]
+    else:
+        documented_modules.add(module)
+        section = f"The module ``{module}``"
+        own = ", ".join(other.__name__ for other in registry.values() if other.__module__ == module)
+        lines += [section, "-" * len(section), "", f".. automodule:: {module}", "   :members:",
+                  f"   :exclude-members: {own}", ""]
+    return "\n".join(lines)
+
+
+def methods_index(registry: dict) -> str:
+    rows = []
+    for name, cls in registry.items():
+        rows += [f"   * - :doc:`{name} <methods/{name}>`",
+                 f"     - :class:`~{cls.__module__}.{cls.__qualname__}`",
+                 f"     - {summary(cls)}"]
+    pages = "\n".join(f"   methods/{name}" for name in registry)
+    return "\n".join([
+        "The estimators",
+        "==============",
+        "",
+        "Every class of the registry ``src.methods.REGISTRY``, by its config name (``method=<name>``), each on a "
+        "page of its own with its parameters and the module that defines its objective. They are scikit-learn "
+        "estimators: :doc:`/api/index` says how to use them.",
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: 15 20 65",
+        "",
+        "   * - config name",
+        "     - class",
+        "     - what it is",
+        *rows,
+        "",
+        ".. automodule:: src.methods",
+        "   :members: make",
+        "",
+        ".. autodata:: src.methods.REGISTRY",
+        "   :no-value:",
+        "",
+        "   The config name of each method (``conf/method/<name>.yaml``) and its estimator class: the one "
+        "place the configs, :func:`make`, the tests and the reports take the methods from.",
+        "",
+        ".. autodata:: src.methods.NAMES",
+        "   :no-value:",
+        "",
+        "   The config names of :data:`REGISTRY`, in its order.",
+        "",
+        ".. toctree::",
+        "   :hidden:",
+        "",
+        pages,
+        "",
+    ])
+
+
+def write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` unless it already holds it (Sphinx rereads only changed files)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
+
+
+def generate(srcdir: Path, repo: Path, outputs: Path) -> set[Path]:
+    """Write every generated page under ``srcdir/_generated``; returns the files written or kept."""
+    from src.methods import REGISTRY
+
+    generated = srcdir / GENERATED
+    home = repo / "conf" / "paper"
+    keep: set[Path] = set()
+
+    def page(path: Path, text: str) -> None:
+        write(path, text)
+        keep.add(path)
+
+    names = papers(home)
+    for paper in names:
+        text, files = paper_page(paper, home, outputs, generated)
+        page(generated / "papers" / f"{paper}.md", text)
+        keep |= files
+    text, files = scorecard_page(outputs, generated)
+    page(generated / "papers" / "scorecard.md", text)
+    keep |= files
+    page(generated / "papers" / "index.md", papers_index(names))
+
+    page(generated / "api" / "methods.rst", methods_index(REGISTRY))
+    documented: set[str] = set()
+    for name, cls in REGISTRY.items():
+        page(generated / "api" / "methods" / f"{name}.rst", method_page(name, cls, documented, REGISTRY))
+
+    for path in sorted(generated.rglob("*"), reverse=True):  # what an earlier build wrote and this one did not
+        if path.is_file() and path not in keep:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return keep
+
+
+def on_builder_inited(app) -> None:
+    srcdir = Path(app.srcdir)
+    repo = srcdir.parent
+    outputs = Path(app.config.repro_outputs) if app.config.repro_outputs else repo / "outputs" / "reproduce"
+    generate(srcdir, repo, outputs.expanduser().resolve())
+
+
+def skip_inherited_from_dependencies(app, what, name, obj, skip, options):
+    """Leave out the members a class inherits from scikit-learn (``set_fit_request``, ``get_params``, ...):
+    they are documented by scikit-learn, and their docstrings refer to its own pages."""
+    module = getattr(obj, "__module__", None) or ""
+    if what == "class" and module and not module.startswith("src"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", skip_inherited_from_dependencies)
+    app.add_config_value("repro_outputs", None, "env", types=[str, type(None)])
+    app.connect("builder-inited", on_builder_inited)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,132 @@
+"""The documentation site builds with warnings as errors, and its main pages say what they should.
+
+The site is built as ``make docs`` builds it (``sphinx -W --keep-going -n``), from a copy of ``docs/`` in a
+temporary directory beside links to the checkout's ``src/``, ``conf/`` and ``README.md``, so that the
+pages the build writes (``docs/_generated/``) do not touch the checkout. ``repro_outputs`` points at a small
+made-up reproduction: the CNMF paper's report with one table and one figure, no other paper and no
+scorecard, so that both kinds of paper page are checked (a report shown, and the sentence saying which
+``make`` target writes it).
+"""
+
+import html
+import importlib.util
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS_PACKAGES = ("sphinx", "numpydoc", "myst_parser", "pydata_sphinx_theme")
+MISSING = [name for name in DOCS_PACKAGES if importlib.util.find_spec(name) is None]
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(bool(MISSING), reason=f"the docs extra is not installed ({', '.join(MISSING)} missing): "
+                                             "`make docs` installs it into .venv, or pip install -e '.[docs]'"),
+]
+
+REPORT = """# Reproduction report: CNMF
+
+Paper: H. Liu, Z. Wu, X. Li, D. Cai, T. S. Huang, Constrained nonnegative matrix factorization for image representation
+
+## Our tables
+
+**orl**
+
+| k | NMF | CNMF |
+|---|---|---|
+| 2 | 90.00 ± 12.25 | 94.50 ± 7.98 |
+
+![orl](figure_orl.png)
+"""
+
+
+def png(width: int = 2, height: int = 2) -> bytes:
+    """A small grey PNG image."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("site")
+    shutil.copytree(REPO / "docs", root / "docs", ignore=shutil.ignore_patterns("_build", "_generated"))
+    for name in ("src", "conf", "README.md"):
+        (root / name).symlink_to(REPO / name)
+    outputs = root / "outputs" / "reproduce"
+    (outputs / "cnmf").mkdir(parents=True)
+    (outputs / "cnmf" / "report.md").write_text(REPORT)
+    (outputs / "cnmf" / "figure_orl.png").write_bytes(png())
+    html = root / "html"
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-q",
+         "-D", f"repro_outputs={outputs}", str(root / "docs"), str(html)],
+        cwd=root, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, f"sphinx failed (status {result.returncode}):\n{result.stderr[-6000:]}"
+    assert "WARNING" not in result.stderr, result.stderr[-6000:]
+    return html
+
+
+def page(site: Path, name: str) -> str:
+    """The HTML of a built page."""
+    path = site / f"{name}.html"
+    assert path.is_file(), f"{name}.html was not built"
+    return path.read_text()
+
+
+def text(site: Path, name: str) -> str:
+    """What a reader sees of a built page: its text without tags, spaces collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page(site, name))).split())
+
+
+def test_landing_page_introduces_the_papers_and_the_docs(site):
+    shown = text(site, "index")
+    for expected in ("repro-mf", "make reproduce-cnmf", "Constrained NMF for image representation",
+                     "About these docs", "numpydoc", "pydata"):
+        assert expected.lower() in shown.lower(), expected
+    for link in ("_generated/papers/index.html", "api/index.html", "install.html"):
+        assert f'href="{link}' in page(site, "index"), link
+
+
+def test_a_paper_page_shows_its_report_with_tables_and_figures(site):
+    shown = text(site, "_generated/papers/cnmf")
+    assert "CNMF: constrained NMF" in shown and "make reproduce-cnmf" in shown
+    assert "94.50 ± 7.98" in shown and "<table" in page(site, "_generated/papers/cnmf")
+    assert re.search(r'<img [^>]*src="[^"]*figure_orl[^"]*\.png"', page(site, "_generated/papers/cnmf"))
+    assert list((site / "_images").glob("figure_orl*.png")), "the report's figure was not copied"
+
+
+def test_a_paper_without_a_reproduction_says_how_to_make_one(site):
+    assert "No reproduction found" in text(site, "_generated/papers/lcf")
+    assert "make reproduce-lcf" in text(site, "_generated/papers/lcf")
+    assert "make reproduce-all" in text(site, "_generated/papers/scorecard")
+
+
+def test_every_estimator_of_the_registry_has_an_api_page_with_its_parameters(site):
+    from src.methods import REGISTRY
+
+    for name, cls in REGISTRY.items():
+        assert f"class {cls.__module__}.{cls.__name__}" in text(site, f"_generated/api/methods/{name}"), name
+    gnmf = text(site, "_generated/api/methods/gnmf")
+    for expected in ("Graph regularized NMF", "Parameters", "alpha", "default=100.0", "n_neighbors",
+                     "knn_algorithm", "Multiplicative updates", "Factorization"):
+        assert expected in gnmf, expected
+
+
+def test_the_guides_include_the_readme(site):
+    crosscheck = text(site, "crosscheck")
+    assert "apt-get update" in crosscheck and "MatlabFunc/MatrixFactorization" in crosscheck
+    assert "make test" in text(site, "install") and "Installing outside a checkout" in text(site, "install")
+    assert "The solver: Deng Cai" in text(site, "protocol")
+    for name in ("api/settings", "api/protocol", "api/data", "api/core", "api/runs", "api/presentation",
+                 "adding_a_method", "performance", "verdicts"):
+        assert text(site, name)
