@@ -33,7 +33,7 @@ GENERATED = "_generated"
 TITLES = {
     "cnmf": "CNMF: constrained NMF (Liu et al., TPAMI 2012)",
     "ccf": "CCF: constrained concept factorization (Liu et al., TCYB 2014)",
-    "lcf": "LCF: locality-constrained concept factorization (Liu et al., TNNLS 2014)",
+    "lcf": "LCF: local coordinate concept factorization (Liu et al., TNNLS 2014)",
     "fnmf": "FNMF: farness-preserving NMF (Babaee et al., ICIP 2014)",
     "pcgnmf": "PCGNMF: pairwise-constrained graph NMF (He et al., NPL 2015)",
     "cai": "Deng Cai's GNMF demo on COIL20",
