@@ -54,11 +54,13 @@ test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integ
 test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
 	$(PY) -m pytest -q -m slow
 
-# One command per paper: src.reproduce reads the paper's home conf/paper/<paper>/ (data sets, sweeps,
-# published numbers, report options, papers it depends on; its own figures in src/presentation/papers/<paper>.py), runs
-# the sweeps into outputs/reproduce/<paper>/, records wall_seconds.txt and writes report.md. A paper added
-# there is a target at once; a `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is
-# passed on, e.g. REPRODUCE_ARGS="--overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu".
+# One command per paper: src.reproduce reads the paper's home conf/paper/<paper>/ (sweeps, published numbers,
+# report options, papers it depends on; its own figures in src/presentation/papers/<paper>.py), computes the
+# cells of every selected paper in one pool of worker processes (src/pool/) into outputs/reproduce/<paper>/,
+# records wall_seconds.txt and writes report.md as soon as a paper's cells are in. A paper added there is a
+# target at once; a `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is passed on,
+# e.g. REPRODUCE_ARGS="--workers 16", or on SLURM
+# REPRODUCE_ARGS="--overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu".
 REPRODUCE_ARGS ?=
 PAPERS := $(patsubst conf/paper/%/reproduce.yaml,%,$(wildcard conf/paper/*/reproduce.yaml))
 .PHONY: $(PAPERS:%=reproduce-%)
@@ -68,7 +70,7 @@ reproduce-lcf: ## LCF paper: Yale, ORL, lambda study, toy figure -> outputs/repr
 reproduce-fnmf: ## FNMF paper: ORL 5-20 classes, Caltech-101 colour BoW -> outputs/reproduce/fnmf/report.md
 reproduce-cai: ## Deng Cai's GNMF demo: the whole of COIL20, KMeans, NMF, GNMF (NMI) -> outputs/reproduce/cai/report.md
 reproduce-pcgnmf: ## PCGNMF paper (inferred objective; reads reproduce-cnmf's ORL/Yale runs): ORL, Yale, COIL20 -> outputs/reproduce/pcgnmf/report.md
-reproduce-all: ## All papers, each after those it depends on (wall time in outputs/reproduce/all/)
+reproduce-all: ## All papers in one pool of cells (wall time in outputs/reproduce/all/, schedule in outputs/reproduce/)
 $(PAPERS:%=reproduce-%) reproduce-all: reproduce-%: $(STAMP)
 	$(PY) -m src.reproduce $* $(REPRODUCE_ARGS)
 

@@ -11,6 +11,9 @@ from pathlib import Path
 
 #: The directory of the package (``src/`` in a checkout, ``repro_mf/`` installed).
 PACKAGE = Path(__file__).resolve().parent
+#: The package's own name (``src`` in a checkout, ``repro_mf`` installed): child processes run its modules
+#: (``python -m <name>.run``) and the configs name its classes (``${package:}``).
+PACKAGE_NAME = __name__.partition(".")[0]
 
 
 def find_checkout(package: Path = PACKAGE) -> Path | None:

@@ -52,7 +52,9 @@ from .files import write_atomic
 from .presentation.paper_report import choose_tuned, family_spec
 from .presentation.papers import Paper
 from .protocol.cell import READOUTS
-from .reproduce import ONE_WORKER, WALL, StepFailed, cores, python_module, run_steps
+from .reproduce import WALL
+from .steps import ONE_WORKER, StepFailed, python_module, run_steps
+from .sweep import usable_cores
 from .results import MixedResultsError, find_results, read_results
 from .presentation.scorecard import fmt
 from .presentation.verdicts import MARGIN
@@ -432,7 +434,7 @@ def main(argv=None) -> int:
             raise UserError("'all' cannot be combined with paper names")
         chosen = [papers.load(name, papers.HOME) for name in (papers.names(papers.HOME) if everything else args.papers)]
         plans = {paper.name: load_readings(paper)[1] for paper in chosen}
-        at_once = args.sweeps_at_once or cores()
+        at_once = args.sweeps_at_once or usable_cores()
         if at_once < 1:
             raise UserError(f"--sweeps-at-once={at_once} must be at least 1")
         steps, owners = [], []

@@ -1,91 +1,60 @@
-"""Reproduce papers from their homes: one command per paper, one for all.
+"""Reproduce papers from their homes: one command per paper, one for all, every cell in one pool.
 
 Usage::
 
     python -m src.reproduce PAPER [PAPER ...]        # e.g. cnmf; what `make reproduce-<paper>` runs
-    python -m src.reproduce all                      # every paper, each after those it depends on
-    python -m src.reproduce fnmf --dry-run           # print the commands only
+    python -m src.reproduce all                      # every paper
+    python -m src.reproduce all --workers 16         # 16 worker processes (default: the cores)
+    python -m src.reproduce fnmf --dry-run           # the jobs and cells, computed and to compute
     python -m src.reproduce cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
-    python -m src.reproduce all --sweeps-at-once 1   # one sweep at a time, each on every core
 
-For each paper, as its home ``conf/paper/<paper>/`` says (:mod:`src.presentation.papers`), into
+For the selected papers, as their homes ``conf/paper/<paper>/`` say (:mod:`src.presentation.papers`), into
 ``outputs/reproduce/<paper>/``:
 
-1. fetch and build its data sets (``python -m src.data <prefetch>``);
-2. run each of its sweeps as ``python -m src.run -m +paper/<paper>=experiment <overrides> [--overrides]``,
-   one process per sweep, so that Hydra's multirun behaves exactly as on the command line (a sweep checks
-   every job first, then runs them; re-running resumes from the finished cells); the first failing sweep
-   stops everything with one line and a non-zero exit status;
-3. draw its own figures, if ``src/presentation/papers/<paper>.py`` defines ``figures(out)``;
-4. record the wall time of steps 1-3 in ``wall_seconds.txt`` (``all``: ``outputs/reproduce/all/``);
-5. build ``report.md`` (:func:`src.presentation.paper_report.build`, with its runs, those of the papers it depends on
-   and its ``report`` options).
+1. every job of every sweep of every paper (``+paper/<paper>=experiment`` and the sweep's overrides, then
+   ``--overrides``), composed as Hydra's multirun composes it, into the run directory it would get, is
+   checked (settings, method, labels, data set; a bad one is named on one line and nothing starts);
+2. their cells go into one pool of workers (:mod:`src.pool`): longest expected first, as many workers as
+   cores, a cell that two papers' jobs share computed once and written into both; a job's results and
+   tables are written when its last cell is in;
+3. when a paper's last cell is in (and those of the papers it reads), its figures are drawn (if
+   ``src/presentation/papers/<paper>.py`` defines ``figures(out)``), its wall time since the start is
+   recorded in ``wall_seconds.txt`` and its ``report.md`` built (:func:`src.presentation.paper_report.build`,
+   with its runs, those of the papers it depends on and its ``report`` options).
 
-``all`` ends with the scorecard over the papers, ``outputs/reproduce/README.md`` (:mod:`src.presentation.scorecard`).
+``all`` ends with the scorecard over the papers, ``outputs/reproduce/README.md``
+(:mod:`src.presentation.scorecard`), and its wall time in ``outputs/reproduce/all/``. Every reproduction
+records its schedule in ``outputs/reproduce/schedule.csv`` and ``schedule.json`` (:mod:`src.pool.schedule`,
+read by ``make bench``). A cell is the unit of resumption: running the same command again computes only the
+cells not on disk. A failed cell fails its job on one line; the other jobs finish, and the command exits 1
+listing the failed jobs. With the SLURM launcher in ``--overrides`` the cells run as SLURM array tasks
+(:mod:`src.pool.workers`), with the resources of ``hydra.launcher``.
 
-Sweeps at once. A sweep spreads its jobs (one per data set and method) over the launcher's workers, and the
-last job of a sweep often runs alone (NPNMF on ORL, a GNMF grid on COIL20): one core would idle until it
-ends, once per sweep. So with the default launcher the sweeps of all selected papers share the cores
-instead: up to ``--sweeps-at-once`` (default: the cores) run at the same time, each with one worker
-(``hydra.launcher.n_jobs=1``), started in paper order, a paper's sweeps after its data step (data steps
-one at a time, beside other papers' sweeps), each paper's figures drawn as soon as its own sweeps have
-ended, and the reports built when every sweep has. The same jobs run with the same seeds, so
-the results are those of one sweep at a time. With a launcher of your own in ``--overrides``
-(``hydra/launcher=...`` or ``hydra.launcher.*``) the sweeps run one after another, each as configured. A
-paper's ``wall_seconds.txt`` then spans its first to its last step, which may overlap other papers'.
-
-A paper whose ``depends_on`` names another paper reads that paper's runs. Such papers run first when they
-are selected too; otherwise, if one has not run to the end here (no ``wall_seconds.txt``), it is reproduced
-first.
+A paper whose ``depends_on`` names another paper reads that paper's runs: its report waits for them. When
+that paper is not selected and has not run to the end here (no ``wall_seconds.txt``), it is reproduced
+too.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
-import shlex
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from .presentation import paper_report, papers, scorecard
 from .errors import UserError
 from .files import write_atomic
+from .pool import PoolFailed, run_pool
+from .presentation import paper_report, papers, scorecard
 from .presentation.papers import Paper
-from .sweep import usable_cores
+from .steps import StepFailed
 
 logger = logging.getLogger(__name__)
 
 WALL = "wall_seconds.txt"
 START = ".start"
-ONE_WORKER = "hydra.launcher.n_jobs=1"
-POLL_SECONDS = 0.5
-
-
-class StepFailed(Exception):
-    """A step of a reproduction failed; the message is one line, ``status`` the exit status to return."""
-
-    def __init__(self, message: str, status: int = 1):
-        super().__init__(message)
-        self.status = status
-
-
-#: The package's own name: ``src`` in a checkout, ``repro_mf`` installed; child processes run its modules.
-PACKAGE = (__package__ or __name__).partition(".")[0]
-
-
-def python_module(module: str, *args: str) -> list[str]:
-    """The command that runs the package's module ``module`` (``run``, ``data``) with ``args``."""
-    return [sys.executable, "-m", f"{PACKAGE}.{module}", *args]
-
-
-def commands(paper: Paper, overrides: list[str] = ()) -> list[list[str]]:
-    """The processes a reproduction of ``paper`` starts: the data prefetch, then one per sweep."""
-    out = [python_module("data", *paper.prefetch)] if paper.prefetch else []
-    return out + [python_module("run", "-m", *sweep, *overrides) for sweep in paper.sweep_overrides()]
 
 
 def start_clock(out: Path) -> float:
@@ -104,29 +73,10 @@ def stop_clock(out: Path, started: float) -> int:
     return seconds
 
 
-def reproduce(paper: Paper, overrides: list[str] = (), outputs: Path = papers.OUTPUTS) -> Path:
-    """Run every step of ``paper``, one after another (see the module docstring); returns its report's path."""
-    return reproduce_together([paper], list(overrides), 1, outputs)[0]
-
-
-def cores() -> int:
-    """The cores this process may use (:func:`src.sweep.usable_cores`, as the local launcher counts them)."""
-    return usable_cores()
-
-
-def sweeps_at_once(requested: int | None, overrides: list[str]) -> int:
-    """How many sweeps run at the same time: ``requested``, else 1 when ``overrides`` set a launcher of
-    their own, else the cores this process may use."""
-    if requested is not None:
-        if requested < 1:
-            raise UserError(f"--sweeps-at-once={requested} must be at least 1")
-        return requested
-    if any(o.lstrip("+~").startswith(("hydra/launcher", "hydra.launcher")) for o in overrides):
-        return 1
-    return cores()
-
-
-def _figures_and_clock(paper: Paper, out: Path, started: float) -> None:
+def finish_paper(paper: Paper, outputs: Path, started: float) -> Path:
+    """A paper whose cells are all in: its figures, its wall time, its report; returns the report's path.
+    A failure is a one-line :class:`~src.steps.StepFailed`."""
+    out = paper.out(outputs)
     module = paper.module()
     if module is not None and hasattr(module, "figures"):
         logger.info("%s: figures (%s.figures)", paper.name, module.__name__)
@@ -135,114 +85,42 @@ def _figures_and_clock(paper: Paper, out: Path, started: float) -> None:
         except UserError as exc:
             raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
     seconds = stop_clock(out, started)
-    logger.info("%s: sweeps and figures took %d s (%s)", paper.name, seconds, out / WALL)
+    try:
+        report = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
+    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
+        raise StepFailed(f"{paper.name}: report failed: {exc}") from None
+    logger.info("%s: all cells in after %d s (%s); wrote %s", paper.name, seconds, out / WALL, report)
+    return report
 
 
-def _stop(running: dict) -> None:
-    """Stop the sweeps still running (their whole process groups: the launcher and its workers)."""
-    for process in running:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-    for process in running:
-        process.wait()
+def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | None = None,
+              outputs: Path = papers.OUTPUTS, dry_run: bool = False) -> list[Path]:
+    """Every cell of the ``chosen`` papers in one pool (:func:`src.pool.run_pool`), each paper's figures and
+    report as soon as its cells are in; returns the reports' paths.
 
-
-def run_steps(steps: list[tuple], at_once: int, ready=None, finished=None) -> list[float]:
-    """Run ``(what, command, item)`` steps as processes, up to ``at_once`` at the same time; returns each
-    step's wall seconds.
-
-    Steps start in the given order, each as soon as a place is free and ``ready(item, running_items)`` holds
-    (default: always); ``finished(item)`` runs after each step that succeeds. The first step that fails stops
-    the others (their whole process groups) and raises :class:`StepFailed` with one line; so does an
-    interrupt, after stopping them.
+    Raises :class:`~src.steps.StepFailed` (one line; the failed jobs logged one per line before) when a
+    cell, a figure or a report failed; the papers that could be finished are.
     """
-    queue = list(enumerate(steps))  # (index, (what, command, item))
-    running: dict = {}  # process -> (index, what, command, item, start time)
-    seconds = [0.0] * len(steps)
+    started = {} if dry_run else {paper.name: start_clock(paper.out(outputs)) for paper in chosen}
+    reports, failures = {}, []
 
-    def startable():
-        items = [entry[3] for entry in running.values()]
-        return next((q for q in queue if ready is None or ready(q[1][2], items)), None)
+    def paper_done(paper: Paper) -> None:
+        try:
+            reports[paper.name] = finish_paper(paper, outputs, started[paper.name])
+        except StepFailed as exc:
+            logger.error("%s", exc)
+            failures.append(str(exc))
 
     try:
-        while queue or running:
-            while len(running) < at_once and (entry := startable()) is not None:
-                queue.remove(entry)
-                i, (what, command, item) = entry
-                logger.info("%s: %s", what, shlex.join(["python", *command[1:]]))
-                running[subprocess.Popen(command, start_new_session=True)] = (i, what, command, item, time.time())
-            time.sleep(POLL_SECONDS)
-            for process in [p for p in running if p.poll() is not None]:
-                i, what, command, item, clock = running.pop(process)
-                seconds[i] = time.time() - clock
-                if process.returncode != 0:
-                    raise StepFailed(f"{what} failed (exit status {process.returncode}): "
-                                     f"{shlex.join(['python', *command[1:]])}; its errors are above. Run the same "
-                                     "command again to resume.", process.returncode)
-                logger.info("%s: done in %.0f s", what, seconds[i])
-                if finished is not None:
-                    finished(item)
-    finally:
-        _stop(running)  # after a failure or an interrupt: nothing keeps running behind the error
-    return seconds
-
-
-def reproduce_together(chosen: list[Paper], overrides: list[str], at_once: int,
-                       outputs: Path = papers.OUTPUTS) -> list[Path]:
-    """Every step of the ``chosen`` papers (in order) with up to ``at_once`` steps running at the same time,
-    each sweep with one worker when ``at_once`` > 1 (see "Sweeps at once" in the module docstring); returns
-    the reports' paths.
-
-    A paper's data step (fetch and build) runs before its sweeps, alongside other papers' sweeps, one data
-    step at a time (two papers may build the same data set). A failing step stops the others and raises
-    :class:`StepFailed`; re-running resumes from the finished cells.
-    """
-    started, waiting, fetched = {}, {}, set()
-    queue = []  # (paper, sweep index or None for the data step, command), in paper order
-    one_worker = [ONE_WORKER] if at_once > 1 else []
-    for paper in chosen:
-        started[paper.name] = start_clock(paper.out(outputs))
-        steps = commands(paper, overrides)
-        if paper.prefetch:
-            queue.append((paper, None, steps.pop(0)))
-        else:
-            fetched.add(paper.name)
-        waiting[paper.name] = len(steps)
-        queue += [(paper, i, [*command, *one_worker]) for i, command in enumerate(steps)]
-        if not steps:
-            _figures_and_clock(paper, paper.out(outputs), started[paper.name])
-
-    def ready(item, running) -> bool:  # a data step when no other runs; a sweep once its paper's data are there
-        paper, sweep, _ = item
-        if sweep is None:
-            return not any(step[1] is None for step in running)
-        return paper.name in fetched
-
-    def finished(item) -> None:
-        paper, sweep, _ = item
-        if sweep is None:
-            fetched.add(paper.name)
-            return
-        waiting[paper.name] -= 1
-        if waiting[paper.name] == 0:
-            _figures_and_clock(paper, paper.out(outputs), started[paper.name])
-
-    def what(item) -> str:
-        paper, sweep, _ = item
-        return f"{paper.name}: data" if sweep is None else f"{paper.name}: sweep {sweep + 1} of {len(paper.sweeps)}"
-
-    run_steps([(what(item), item[2], item) for item in queue], at_once, ready, finished)
-    reports = []
-    for paper in chosen:
-        try:
-            reports.append(paper_report.build(paper.name, paper.runs(paper.out(outputs)), paper.out(outputs),
-                                              paper.report_datasets))
-        except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
-            raise StepFailed(f"{paper.name}: report failed: {exc}") from None
-        logger.info("%s: wrote %s", paper.name, reports[-1])
-    return reports
+        run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run)
+    except PoolFailed as exc:
+        for line in exc.lines:
+            logger.error("  %s", line)
+        raise StepFailed(f"{len(exc.lines)} job(s) failed (listed above; the other jobs finished): run the same "
+                         "command again to compute the missing cells") from None
+    if failures:
+        raise StepFailed(failures[0] if len(failures) == 1 else f"{len(failures)} papers failed: {failures[0]}; ...")
+    return [reports[paper.name] for paper in chosen if paper.name in reports]
 
 
 def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.OUTPUTS) -> list[Paper]:
@@ -268,43 +146,47 @@ def main(argv=None) -> int:
     parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
     parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
                         help="Hydra overrides added to every sweep (e.g. a launcher: hydra/launcher=submitit_slurm)")
-    parser.add_argument("--sweeps-at-once", type=int, default=None, metavar="N",
-                        help="sweeps running at the same time, one worker each (default: the cores; 1 when "
-                             "--overrides sets a launcher)")
-    parser.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="worker processes computing cells (default: the cores this process may use)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="compose and check the jobs, count the cells to compute; compute and write nothing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     everything = args.papers == ["all"]
     try:
         if "all" in args.papers and not everything:
             raise UserError("'all' cannot be combined with paper names")
+        if args.workers is not None and args.workers < 1:
+            raise UserError(f"--workers={args.workers} must be at least 1")
         chosen = plan(papers.names() if everything else args.papers)
-        at_once = sweeps_at_once(args.sweeps_at_once, args.overrides)
     except UserError as exc:
         logger.error("%s", exc)
         return 2
-    if args.dry_run:
-        for paper in chosen:
-            print(f"# {paper.name} -> {paper.out()}")
-            for command in commands(paper, args.overrides):
-                sweep = at_once > 1 and f"{PACKAGE}.run" in command
-                print(shlex.join(["python", *command[1:], *([ONE_WORKER] if sweep else [])]))
-            if paper.module() is not None:
-                print(f"# figures: src.presentation.papers.{paper.name}.figures({str(paper.out())!r})")
-            print(f"# report: {', '.join(map(str, paper.runs()))}")
-        return 0
-    logger.info("reproducing %s, %d sweep(s) at once", ", ".join(p.name for p in chosen), at_once)
     all_out = papers.OUTPUTS / "all"
-    started = start_clock(all_out) if everything else None
+    started = start_clock(all_out) if everything and not args.dry_run else None
+    signal.signal(signal.SIGTERM, terminate)  # a killed reproduction stops its workers too
     try:
-        reproduce_together(chosen, args.overrides, at_once)
+        logger.info("reproducing %s", ", ".join(p.name for p in chosen))
+        reproduce(chosen, args.overrides, args.workers, dry_run=args.dry_run)
+    except UserError as exc:
+        logger.error("%s", exc)
+        return 2
     except StepFailed as exc:
         logger.error("%s", exc)
         return exc.status
-    if everything:
+    except KeyboardInterrupt:
+        logger.error("interrupted: the cells in progress are lost, the others are on disk; run the same command "
+                     "again to resume")
+        return 130
+    if started is not None:
         logger.info("wrote %s", scorecard.build(papers.OUTPUTS))  # every published number beside ours
         logger.info("all papers took %d s (%s)", stop_clock(all_out, started), all_out / WALL)
     return 0
+
+
+def terminate(signum, frame) -> None:
+    """SIGTERM as an interrupt: the pool's workers are stopped on the way out."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

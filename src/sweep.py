@@ -37,6 +37,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
+from .config_dir import PACKAGE_NAME
 from .data import load_dataset
 from .errors import UserError, one_line
 from .files import write_atomic
@@ -85,7 +86,7 @@ def register_resolver() -> None:
     if not OmegaConf.has_resolver(RESOLVER):
         OmegaConf.register_new_resolver(RESOLVER, safe_name)
     if not OmegaConf.has_resolver("package"):
-        OmegaConf.register_new_resolver("package", lambda: __name__.partition(".")[0])
+        OmegaConf.register_new_resolver("package", lambda: PACKAGE_NAME)
     if not OmegaConf.has_resolver("usable_cores"):
         OmegaConf.register_new_resolver("usable_cores", usable_cores)
 

@@ -1,6 +1,7 @@
 """Helpers shared by several test files (imported as ``from helpers import ...``: tests/ is on sys.path)."""
 
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -225,7 +226,7 @@ def fake_rows(dataset, method, estimator, mean, ks=(2, 3), trials=6, seed=0, **c
 def make_home(tmp_path):
     home = tmp_path / "paper"
     (home / "toy").mkdir(parents=True)
-    (home / "toy" / "reproduce.yaml").write_text("prefetch: [yale]\nsweeps: [[]]\n")
+    (home / "toy" / "reproduce.yaml").write_text("sweeps: [[]]\n")
     (home / "toy" / "experiment.yaml").write_text("# @package _global_\n# Run with: make reproduce-toy\n")
     published = {"paper": "Toy", "families": {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 100}},
                  "claims": [{"dataset": "yale", "method": "CNMF", "baseline": "NMF", "metric": "acc", "gain": 5.0,
@@ -242,3 +243,54 @@ def write_home(root, name, text):
     """A paper home ``root/name/`` whose reproduce.yaml holds ``text``."""
     (root / name).mkdir(parents=True)
     (root / name / "reproduce.yaml").write_text(text)
+
+
+# -- the pool's toy papers (tests/pool/, tests/test_reproduce.py) ---------------------------------------------
+TOY_EXPERIMENT = """# @package _global_
+defaults:
+  - override /protocol: {protocol}
+  - _self_
+protocol:
+  ks: [2, 3]
+  n_trials: 2
+  kmeans_restarts: 3
+dataset:
+  preprocess: unit_norm
+hydra:
+  sweep:
+    dir: ${{paths.output_dir}}/reproduce/{name}/runs
+    subdir: ${{dataset.name}}_${{safe_name:${{method.label}}}}
+  sweeper:
+    params:
+      dataset: yale
+      method: {methods}
+"""
+TOY_HOMES = {"toy": ("cnmf", "kmeans,nmf,cnmf"), "toy2": ("unsupervised", "kmeans,nmf")}
+
+
+def toy_papers(root: Path, names=("toy", "toy2")) -> tuple[list, list[str]]:
+    """Two toy paper homes on a Hydra search path of their own: ``toy`` (CNMF's labelling: KMeans, NMF and
+    CNMF on Yale) and ``toy2`` (no labels: KMeans and NMF on Yale, cells ``toy`` has too), written under
+    ``root``, and the overrides that find them (a search path) and keep them small."""
+    for name in names:
+        protocol, methods = TOY_HOMES[name]
+        home = root / "paper" / name
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "experiment.yaml").write_text(TOY_EXPERIMENT.format(protocol=protocol, name=name, methods=methods))
+        (home / "reproduce.yaml").write_text("sweeps:\n  - []\n")
+    from src.presentation import papers
+
+    chosen = [papers.load(name, root / "paper") for name in names]
+    return chosen, [f"hydra.searchpath=[file://{root}]", "solver=fixed", "solver.max_iter=20",
+                    f"paths.output_dir={root / 'outputs'}"]
+
+
+def in_process(fail=None):
+    """A stand-in for :func:`src.pool.workers.run_local`: each item by :func:`work` here, in order; the items
+    for which ``fail(item)`` holds answer an error instead."""
+    from src.pool.workers import Done, work
+
+    def run(items, workers):
+        for item in items:
+            yield Done(item.task, "RuntimeError: a worker broke") if fail and fail(item) else work(item)
+    return run

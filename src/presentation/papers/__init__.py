@@ -4,10 +4,10 @@ A paper's home holds
 
 * ``experiment.yaml``: its Hydra settings (protocol, preprocessing, the sweep's data sets and methods, the
   output directory), selected with ``python -m src.run -m +paper/<name>=experiment``;
-* ``reproduce.yaml``: what :mod:`src.reproduce` runs: ``prefetch`` (data sets fetched and built first),
-  ``sweeps`` (each a list of Hydra overrides added to the experiment; a nested list, e.g. a YAML alias of
-  an entry of ``parts``, is spliced in), ``depends_on`` (papers whose runs this one's report also reads; they
-  run first) and ``report`` (``datasets``: keep only these in the report);
+* ``reproduce.yaml``: what :mod:`src.reproduce` runs: ``sweeps`` (each a list of Hydra overrides added to
+  the experiment; a nested list, e.g. a YAML alias of an entry of ``parts``, is spliced in), ``depends_on``
+  (papers whose runs this one's report also reads; its report waits for them) and ``report``
+  (``datasets``: keep only these in the report);
 * ``published.yaml`` (and ``tables.csv`` when the paper's tables survive): its published numbers and claims,
   read by :mod:`src.presentation.paper_report`.
 
@@ -33,7 +33,7 @@ HOME = CONF_DIR / "paper"
 #: Where ``make reproduce-<paper>`` writes (relative to the working directory, as ``paths.output_dir``).
 OUTPUTS = Path("outputs") / "reproduce"
 SETTINGS = "reproduce.yaml"
-KEYS = ("prefetch", "sweeps", "depends_on", "report", "parts")
+KEYS = ("sweeps", "depends_on", "report", "parts")
 REPORT_KEYS = ("datasets",)
 
 
@@ -43,7 +43,6 @@ class Paper:
 
     name: str
     home: Path
-    prefetch: tuple[str, ...] = ()
     sweeps: tuple[tuple[str, ...], ...] = ()
     depends_on: tuple[str, ...] = ()
     report_datasets: tuple[str, ...] | None = None
@@ -125,7 +124,6 @@ def load(name: str, home: Path = HOME) -> Paper:
     if missing:
         raise ConfigError(f"{path}: depends_on names {', '.join(missing)}, which has no home under {home}")
     return Paper(name=name, home=Path(home) / name,
-                 prefetch=_strings(settings.get("prefetch") or [], f"{path}: prefetch"),
                  sweeps=tuple(_strings(sweep, f"{path}: sweeps[{i}]")
                               for i, sweep in enumerate(settings.get("sweeps") or [])),
                  depends_on=depends_on,

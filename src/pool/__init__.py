@@ -1,0 +1,347 @@
+"""One pool of cells for a reproduction: every cell of every selected paper, longest first, on every core.
+
+:func:`run_pool` takes the papers' sweeps (:mod:`.jobs`: each job composed as Hydra's multirun composes
+it, into the same run directory), checks every job before it starts any (settings, method, labels, data:
+:func:`src.run.open_run`; the invalid ones are listed, one line each, and nothing starts), and hands the
+cells still to compute to a pool of workers (:mod:`.workers`: processes on this machine, or SLURM array
+tasks when the sweeps' ``hydra.launcher`` is submitit's SLURM launcher), longest expected first
+(:mod:`.schedule`). A cell two jobs share is computed once (:func:`.jobs.sharing_key`).
+
+A cell stays the unit of results and of resumption: its row is written into ``cells/`` of its job's run
+directory as soon as it is done, and a re-run computes only the cells not on disk. When a job's last cell
+is in, its ``results.csv``, tables, figure and ``provenance.json`` are written as a sweep job writes them
+(:func:`src.run.end_run`); when a paper's last job is in (and those of the papers it reads), ``paper_done``
+is called with it (:mod:`src.reproduce` draws its figures and writes its report there).
+
+A cell that fails is reported on one line with its job; the job gets no ``results.csv``, the other cells
+go on, and :class:`PoolFailed` lists the failed jobs at the end. The schedule is recorded in
+``schedule.csv`` and ``schedule.json`` (:mod:`.schedule`), also when the pool stops early.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hydra.errors import HydraException
+from omegaconf.errors import OmegaConfBaseException
+from threadpoolctl import threadpool_limits
+
+from .. import methods
+from ..data import load_dataset
+from ..data.fetch import forget_used_files, used_files
+from ..errors import UserError, one_line
+from ..presentation.papers import Paper
+from ..progress import time_left
+from ..protocol.cell import READOUTS
+from ..results import load_cell
+from ..run import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
+from ..sweep import usable_cores
+from . import schedule
+from .jobs import Job, Task, expand, sharing_key, tasks_of
+from .workers import Done, Row, Work, run_local, run_slurm
+
+logger = logging.getLogger(__name__)
+
+#: Where submitit keeps the files of a reproduction's SLURM tasks, under the reproduction's folder.
+SLURM_FOLDER = ".slurm"
+
+
+class PoolFailed(Exception):
+    """Cells failed: ``lines`` holds one line per failed job (the others finished)."""
+
+    def __init__(self, lines: list[str]):
+        super().__init__(f"{len(lines)} job(s) failed")
+        self.lines = lines
+
+
+def sweeps_of(chosen: list[Paper], overrides: list[str]) -> list[tuple[str, int, list[str]]]:
+    """Each sweep of the ``chosen`` papers as ``(paper, sweep index, overrides)``, ``overrides`` added last."""
+    return [(paper.name, i, [*sweep, *overrides])
+            for paper in chosen for i, sweep in enumerate(paper.sweep_overrides())]
+
+
+def plan_jobs(chosen: list[Paper], overrides: list[str]) -> list[Job]:
+    """The jobs of the ``chosen`` papers' sweeps; a bad override or setting is one
+    :class:`~src.errors.UserError` line."""
+    try:
+        return expand(sweeps_of(chosen, overrides))
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise UserError(f"the papers' sweeps cannot be composed: {one_line(exc)}") from None
+
+
+class DataCache:
+    """Load each data set once for all jobs, and remember the files each one read (for provenance)."""
+
+    def __init__(self):
+        self.loaded, self.files, self.last = {}, {}, None
+
+    def __call__(self, config, data_dir, mirror, seed):
+        key = json.dumps([config, str(data_dir), str(mirror), seed], sort_keys=True, default=str)
+        if key not in self.loaded:
+            forget_used_files()
+            self.loaded[key] = load_dataset(config, data_dir, mirror, seed)
+            self.files[key] = used_files()
+        self.last = key
+        return self.loaded[key]
+
+
+def open_jobs(jobs: list[Job]) -> tuple[list[OpenRun], list[list[dict]]]:
+    """Open every job (settings checked, data loaded, cells on disk read): the opened runs and the data files
+    each read. The invalid jobs are one :class:`~src.errors.UserError` listing them, before any cell is computed."""
+    cache, opened, files, problems = DataCache(), [], [], []
+    for job in jobs:
+        try:
+            with threadpool_limits(limits=job.spec.blas_threads):
+                opened.append(open_run(job.spec, job.out_dir, load=cache))
+            files.append(cache.files[cache.last])
+        except (UserError, KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{job.name} (sweep {job.sweep + 1} job {job.number}): {one_line(exc)}")
+    if problems:
+        for line in problems:
+            logger.error("  %s", line)
+        raise UserError(f"{len(problems)} of {len(jobs)} jobs are invalid (listed above); no cell was computed. "
+                        f"The first: {problems[0]}")
+    return opened, files
+
+
+@dataclass
+class Progress:
+    """The pool's counters: jobs and cells done of all, expected work done, the time since the start."""
+
+    jobs: int
+    cells: int
+    work: float
+    started: float = field(default_factory=time.time)
+    jobs_done: int = 0
+    cells_done: int = 0
+    work_done: float = 0.0
+
+    def line(self, what: str) -> str:
+        """``[jobs 12/151, cells 1,234/11,240] <what>; 4 min so far, about 30 min left``."""
+        left = time_left(time.time() - self.started, self.work_done, self.work - self.work_done)
+        return f"[jobs {self.jobs_done}/{self.jobs}, cells {self.cells_done:,}/{self.cells:,}] {what}; {left}"
+
+
+def mean_scores(rows: list[dict]) -> str:
+    acc = sum(row["acc"] for row in rows) / len(rows)
+    nmi = sum(row["nmi"] for row in rows) / len(rows)
+    return f"mean AC {acc:.3f} NMI {nmi:.3f} over {len(rows)} cells"
+
+
+def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = None,
+             record_dir: Path | None = None, paper_done: Callable[[Paper], None] | None = None,
+             dry_run: bool = False) -> dict:
+    """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
+    ``schedule.json`` records.
+
+    ``workers`` is the number of worker processes (default: the cores this process may use); ignored when
+    the sweeps' launcher is SLURM. ``record_dir`` receives ``schedule.csv`` / ``schedule.json`` (and the
+    SLURM tasks' files). A dry run opens every job (settings checked, data loaded), logs what would be
+    computed, and computes and writes nothing.
+
+    Raises
+    ------
+    UserError
+        An override, setting or data set is wrong (one line; nothing computed).
+    PoolFailed
+        Cells failed; their jobs are listed, every other job is finished.
+    """
+    jobs = plan_jobs(chosen, overrides)
+    if dry_run:
+        return dry_run_summary(chosen, jobs)
+    opened, data_files = open_jobs(jobs)
+    todo = [run.todo for run in opened]
+    tasks = tasks_of(jobs, todo)
+    models, recorded = [], []
+    for task in tasks:
+        job, run, first = jobs[task.places[0].job], opened[task.places[0].job], task.places[0]
+        n, m = run.prepared.dataset.X.shape
+        models.append(schedule.model_seconds(n * first.k / max(1, run.prepared.dataset.n_classes), m,
+                                             first.k + job.spec.protocol.rank_offset, job.spec.protocol.subruns))
+        recorded.append(schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places]))
+    for task, seconds in zip(tasks, schedule.expected_seconds(recorded, models)):
+        task.expected_seconds = seconds
+    tasks.sort(key=lambda task: -task.expected_seconds)
+    n_cells, n_todo = sum(len(run.paths) for run in opened), sum(map(len, todo))
+    slurm = slurm_launcher(jobs)
+    workers = workers or usable_cores()
+    logger.info("%d papers, %d jobs, %s cells: %s already done, %s to compute as %s distinct cells (%s shared "
+                "with another job, computed once) on %s", len(chosen), len(jobs), f"{n_cells:,}",
+                f"{n_cells - n_todo:,}", f"{n_todo:,}", f"{len(tasks):,}", f"{n_todo - len(tasks):,}",
+                "SLURM array tasks" if slurm else f"{workers} worker process(es)")
+    summary = {"papers": [p.name for p in chosen], "jobs": len(jobs), "cells": n_cells, "computed": len(tasks),
+               "shared": n_todo - len(tasks), "reused": n_cells - n_todo, "workers": None if slurm else workers,
+               "cores": usable_cores(), "slurm": slurm is not None}
+
+    records = [begin_run(run, job.config, job.overrides, extra={"data_files": files})
+               for job, run, files in zip(jobs, opened, data_files)]
+    left = [len(cells) for cells in todo]
+    failed: dict[int, str] = {}
+    by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
+    finished_papers: set[str] = set()
+    progress = Progress(len(jobs), n_cells, sum(task.expected_seconds for task in tasks))
+    progress.cells_done = n_cells - n_todo
+
+    def finish_papers() -> None:
+        names = {p.name for p in chosen}
+        for paper in chosen:
+            if paper.name in finished_papers or any(left[i] or i in failed for i in by_paper[paper.name]):
+                continue
+            if any(dep in names and dep not in finished_papers for dep in paper.depends_on):
+                continue
+            if any(i in failed for dep in paper.depends_on for i in by_paper.get(dep, [])):
+                continue
+            finished_papers.add(paper.name)
+            if paper_done is not None:
+                paper_done(paper)
+
+    def finish_job(index: int) -> None:
+        job, run = jobs[index], opened[index]
+        rows = [load_cell(path) for path in run.paths.values()]
+        end_run(run, rows, records[index])
+        progress.jobs_done += 1
+        computed = len(todo[index])
+        logger.info("%s", progress.line(f"{job.name} done ({mean_scores(rows)}, "
+                                        f"{'all reused' if not computed else f'{computed} computed'})"))
+
+    for index in range(len(jobs)):  # a job with every cell on disk: its results at once
+        if not left[index]:
+            finish_job(index)
+    finish_papers()
+
+    items = [Work(number, jobs[task.places[0].job].spec, task.places[0].k, task.places[0].trial,
+                  tuple(Row(opened[p.job].paths[p.k, p.trial], opened[p.job].prepared.dataset.name,
+                            jobs[p.job].spec.method, jobs[p.job].spec.seed, opened[p.job].identity)
+                        for p in task.places))
+             for number, task in enumerate(tasks)]
+    done: dict[int, Done] = {}
+    started = time.time()
+    try:
+        if slurm:
+            folder = Path(record_dir or ".") / SLURM_FOLDER / time.strftime("%Y-%m-%d_%H-%M-%S")
+            answers = run_slurm(items, slurm, folder, lambda item: tasks[item.task].expected_seconds)
+        else:
+            answers = run_local(items, workers)
+        last_line = time.time()
+        for answer in answers:
+            task = tasks[answer.task]
+            done[answer.task] = answer
+            progress.work_done += task.expected_seconds
+            for place in task.places:
+                error = answer.error
+                if error is not None and valid_row(opened[place.job], place):
+                    error = None  # its row was written before the worker died
+                if error is not None and place.job not in failed:
+                    failed[place.job] = f"{jobs[place.job].name}: cell k={place.k} trial={place.trial}: {error}"
+                    logger.error("%s", failed[place.job])
+                progress.cells_done += 1
+                left[place.job] -= 1
+                if left[place.job] == 0 and place.job not in failed:
+                    finish_job(place.job)
+            if time.time() - last_line > 60:
+                logger.info("%s", progress.line("running"))
+                last_line = time.time()
+            finish_papers()
+    finally:
+        summary["wall_seconds"] = time.time() - started
+        summary["cpu_seconds"] = sum(d.cpu_seconds for d in done.values() if not math.isnan(d.cpu_seconds))
+        if record_dir is not None:
+            schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, done, started), summary)
+    if failed:
+        raise PoolFailed([failed[i] for i in sorted(failed)])
+    return summary
+
+
+def slurm_launcher(jobs: list[Job]) -> dict | None:
+    """The ``hydra.launcher`` node of the jobs when it is submitit's SLURM launcher (or ours), else None."""
+    return next((job.launcher for job in jobs if "slurm" in str(job.launcher.get("_target_", "")).lower()), None)
+
+
+def dry_run_summary(chosen: list[Paper], jobs: list[Job]) -> dict:
+    """What a reproduction would compute, from the settings and the cells on disk (no data loaded): one line
+    per paper and one in all; returns the counts."""
+    totals = {"jobs": len(jobs), "cells": 0, "to_compute": 0}
+    keys = []
+    for paper in chosen:
+        mine = [job for job in jobs if job.paper == paper.name]
+        cells = todo = 0
+        for job in mine:
+            _, paths, stored = run_cells(job.spec, job.out_dir, dry_run=True)
+            cells += len(paths)
+            missing = [cell for cell, row in stored.items() if row is None]
+            todo += len(missing)
+            keys += [sharing_key(job.spec, k, t) for k, t in missing]
+        logger.info("dry run of %s: %d jobs, %s cells, %s to compute", paper.name, len(mine), f"{cells:,}",
+                    f"{todo:,}")
+        totals["cells"] += cells
+        totals["to_compute"] += todo
+    totals["shared"] = len(keys) - len(set(keys))
+    logger.info("dry run: %d jobs, %s cells, %s to compute, of which %s shared with another job (computed once); "
+                "nothing computed, nothing written", len(jobs), f"{totals['cells']:,}", f"{totals['to_compute']:,}",
+                f"{totals['shared']:,}")
+    return totals
+
+
+def valid_row(run: OpenRun, place) -> bool:
+    """Whether the row of ``place`` is on disk and reusable (written by a worker that died afterwards)."""
+    row = load_cell(run.paths[place.k, place.trial])
+    return row is not None and stale_reason(row, run.identity) is None
+
+
+def record_rows(jobs: list[Job], opened: list[OpenRun], tasks: list[Task], done: dict[int, Done],
+                started: float) -> list[dict]:
+    """The rows of ``schedule.csv``: every cell of every job (:data:`.schedule.COLUMNS`)."""
+    placed = {(p.job, p.k, p.trial): (number, i) for number, task in enumerate(tasks)
+              for i, p in enumerate(task.places)}
+    rows = []
+    for index, (job, run) in enumerate(zip(jobs, opened)):
+        spec = job.spec
+        for (k, trial), path in run.paths.items():
+            row = {"paper": job.paper, "sweep": job.sweep, "job": str(job.out_dir), "dataset": spec.dataset.name,
+                   "method": spec.method.label, "estimator": spec.method.name,
+                   "params": json.dumps(dict(spec.method.params), sort_keys=True, default=str), "k": k,
+                   "trial": trial, "n_features": run.prepared.dataset.X.shape[1], "subruns": spec.protocol.subruns,
+                   "kmeans_runs": kmeans_runs(spec)}
+            where = placed.get((index, k, trial))
+            stored = run.stored[k, trial]
+            if where is None:
+                row.update(status="reused", **costs(stored))
+            else:
+                number, nth = where
+                answer, task = done.get(number), tasks[number]
+                row["expected_seconds"] = task.expected_seconds
+                if answer is None:
+                    row["status"] = "not run"
+                elif answer.error is not None:
+                    row["status"] = "failed"
+                else:
+                    first = task.places[0]
+                    row.update(status="computed" if nth == 0 else "shared", **costs(load_cell(path)),
+                               cpu_seconds=answer.cpu_seconds if nth == 0 else math.nan,
+                               start=answer.start - started, end=answer.end - started, worker=answer.worker)
+                    if nth:
+                        row["shared_with"] = str(jobs[first.job].out_dir)
+            rows.append(row)
+    return rows
+
+
+def kmeans_runs(spec) -> int:
+    """The KMeans runs of one sub-run of a cell of ``spec``: the protocol's restarts and its readouts' runs
+    (0 for a method that clusters by itself)."""
+    if getattr(methods.REGISTRY[spec.method.name], "clusters_directly", False):
+        return 0
+    return spec.protocol.kmeans_restarts + sum(READOUTS[name] or 0 for name in spec.protocol.readouts)
+
+
+def costs(row: dict | None) -> dict:
+    """The cost columns of ``schedule.csv`` read from a cell's row."""
+    if not row:
+        return {}
+    return {"rank": row.get("rank"), "n_samples": row.get("n_samples"), "n_iter": row.get("n_iter"),
+            "seconds": float(row.get("fit_seconds", math.nan)) + float(row.get("kmeans_seconds", math.nan))}

@@ -1,0 +1,160 @@
+"""One pool of cells for papers' sweeps: the same cells as Hydra's sweep, shared cells computed once, a
+failed cell one line, a re-run that resumes, the schedule recorded.
+
+Most tests run the workers in this process (``helpers.in_process``, a stand-in for the process pool that
+calls the same :func:`src.pool.workers.work`); one runs the real pool of worker processes and compares it with the
+same sweep through ``python -m src.run -m``."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from helpers import in_process, toy_papers
+
+import src.pool as pool
+from src.presentation import papers
+from src.pool import schedule
+
+REPO = Path(__file__).resolve().parents[2]
+SCORES = ["acc", "nmi", "n_iter", "objective"]
+
+
+def cells(root: Path, paper: str) -> pd.DataFrame:
+    rows = [json.loads(path.read_text()) for path in sorted((root / "outputs/reproduce" / paper).rglob("cells/*.json"))]
+    return pd.DataFrame(rows).set_index(["method", "k", "trial"]).sort_index()
+
+
+def test_shared_cells_are_computed_once_and_written_for_each_job(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "run_local", in_process())
+    chosen, overrides = toy_papers(tmp_path)
+    finished = []
+    summary = pool.run_pool(chosen, overrides, 1, tmp_path / "record", finished.append)
+    assert sorted(paper.name for paper in finished) == ["toy", "toy2"]  # toy2 ends first: toy computes its cells
+    assert summary["cells"] == 20 and summary["computed"] == 12 and summary["shared"] == 8
+    table, recorded = schedule.cell_table(tmp_path / "record")
+    assert recorded["shared"] == 8 and len(table) == 20
+    assert table.groupby("status").size().to_dict() == {"computed": 12, "shared": 8}
+    assert set(table.loc[table.status == "shared", "paper"]) == {"toy2"}
+    toy, toy2 = cells(tmp_path, "toy"), cells(tmp_path, "toy2")
+    common = toy.loc[["KMeans", "NMF"]]
+    pd.testing.assert_frame_equal(common[SCORES], toy2[SCORES])  # the same numbers ...
+    assert (common["config_hash"] != toy2["config_hash"]).all()  # ... under each job's own settings
+    assert (toy2["protocol_labels_mode"] == "none").all() and (common["protocol_labels_mode"] == "fraction").all()
+    for paper in ("toy", "toy2"):
+        for job in (tmp_path / "outputs/reproduce" / paper / "runs").iterdir():
+            assert {"results.csv", "config.yaml", "provenance.json"} <= {p.name for p in job.iterdir()}
+            assert json.loads((job / "provenance.json").read_text())["cells"] == 4
+
+
+def test_a_failed_cell_fails_its_job_on_one_line_and_a_rerun_resumes(tmp_path, monkeypatch, caplog):
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    monkeypatch.setattr(pool, "run_local", in_process(lambda item: item.spec.method.name == "cnmf" and item.k == 3))
+    finished = []
+    with pytest.raises(pool.PoolFailed) as info, caplog.at_level("ERROR"):
+        pool.run_pool(chosen, overrides, 1, tmp_path, finished.append)
+    assert len(info.value.lines) == 1 and "\n" not in info.value.lines[0]
+    assert "toy yale CNMF: cell k=3" in info.value.lines[0] and "a worker broke" in info.value.lines[0]
+    assert not finished  # the paper's report waits for every cell
+    runs = tmp_path / "outputs/reproduce/toy/runs"
+    assert (runs / "yale_NMF" / "results.csv").is_file() and not (runs / "yale_CNMF" / "results.csv").exists()
+    assert len(list((runs / "yale_CNMF" / "cells").glob("*.json"))) == 2  # k = 2 is kept
+    table, _ = schedule.cell_table(tmp_path)
+    assert (table.status == "failed").sum() == 2
+
+    monkeypatch.setattr(pool, "run_local", in_process())
+    summary = pool.run_pool(chosen, overrides, 1, tmp_path, finished.append)
+    assert summary["computed"] == 2 and summary["reused"] == 10 and [p.name for p in finished] == ["toy"]
+    assert (runs / "yale_CNMF" / "results.csv").is_file()
+
+
+def test_an_invalid_job_stops_everything_before_any_cell(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "run_local", in_process())
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    with pytest.raises(pool.UserError, match=r"1 of 3 jobs are invalid.*toy yale CNMF.*needs labelled samples"):
+        pool.run_pool(chosen, [*overrides, "protocol.labels.mode=none"], 1, tmp_path)
+    assert not (tmp_path / "outputs").exists()
+
+
+def test_a_dry_run_counts_and_writes_nothing(tmp_path):
+    chosen, overrides = toy_papers(tmp_path)
+    assert pool.run_pool(chosen, overrides, 1, tmp_path, dry_run=True) == \
+        {"jobs": 5, "cells": 20, "to_compute": 20, "shared": 8}
+    assert not (tmp_path / "outputs").exists() and not (tmp_path / schedule.SCHEDULE).exists()
+
+
+@pytest.mark.integration
+def test_the_pool_of_processes_gives_the_sweeps_tables(tmp_path):
+    cai = papers.load("cai")  # the whole of COIL20 at k = 20: KMeans, NMF, GNMF; one trial
+    pool.run_pool([cai], ["protocol.n_trials=1", f"paths.output_dir={tmp_path / 'pool'}"], 2, tmp_path)
+    for sweep in cai.sweep_overrides():
+        subprocess.run([sys.executable, "-m", "src.run", "-m", *sweep, "protocol.n_trials=1",
+                        f"paths.output_dir={tmp_path / 'sweep'}"], cwd=REPO, check=True, capture_output=True)
+    jobs = sorted(path.parent.name for path in (tmp_path / "sweep/reproduce/cai/runs").glob("*/results.csv"))
+    assert len(jobs) == 3
+    for job in jobs:
+        ours, theirs = (tmp_path / where / "reproduce/cai/runs" / job for where in ("pool", "sweep"))
+        timing = ["fit_seconds", "kmeans_seconds", "peak_rss_mb"]
+        pd.testing.assert_frame_equal(pd.read_csv(ours / "results.csv").drop(columns=timing),
+                                      pd.read_csv(theirs / "results.csv").drop(columns=timing))
+        theirs_config = (theirs / "config.yaml").read_text().replace(str(tmp_path / "sweep"), str(tmp_path / "pool"))
+        assert (ours / "config.yaml").read_text() == theirs_config  # the same config, but for its output_dir
+
+
+class FakeArray:
+    """A stand-in for submitit's SLURM executor: ``map_array`` gives one job per batch, run by ``wait_for``."""
+
+    def __init__(self):
+        self.batches, self.cancelled = [], []
+
+    def map_array(self, function, batches):
+        self.batches = list(batches)
+        return [FakeTask(self, i) for i in range(len(self.batches))]
+
+
+class FakeTask:
+    def __init__(self, array, index):
+        self.array, self.index, self.job_id = array, index, f"7_{index}"
+
+    def cancel(self, check=True):
+        self.array.cancelled.append(self.job_id)
+
+
+def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cells(tmp_path, monkeypatch):
+    import src.pool.workers as workers
+    from src.pool.workers import work
+
+    array = FakeArray()
+    monkeypatch.setattr(workers, "slurm_executor", lambda launcher, folder: array)
+    monkeypatch.setattr(workers, "BATCH_SECONDS", 1e-9)  # one cell per task
+
+    def wait_for(jobs, poll_seconds, on_end):  # the first task dies after writing its first cell's rows
+        for job in jobs:
+            batch = array.batches[job.index]
+            if job.index == 0:
+                work(batch[0])
+                on_end(job.index, workers.slurm.Ended(job, failure="SLURM task 7_0 ended without a result "
+                                                                    "(state CANCELLED)"))
+            else:
+                on_end(job.index, workers.slurm.Ended(job, [work(item) for item in batch]))
+
+    monkeypatch.setattr(workers.slurm, "wait_for", wait_for)
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    summary = pool.run_pool(chosen, [*overrides, "hydra/launcher=submitit_slurm"], None, tmp_path)
+    assert summary["slurm"] and len(array.batches) == 12  # every cell its own task here
+    assert not array.cancelled  # every task ended
+
+    def dies_after_nothing(jobs, poll_seconds, on_end):
+        for job in jobs:
+            on_end(job.index, workers.slurm.Ended(job, failure="SLURM task 7_0 ended without a result (state "
+                                                               "CANCELLED)"))
+
+    monkeypatch.setattr(workers.slurm, "wait_for", dies_after_nothing)
+    for path in (tmp_path / "outputs/reproduce/toy/runs/yale_CNMF/cells").glob("*k03*.json"):
+        path.unlink()  # two CNMF cells to compute again, in tasks that die
+    with pytest.raises(pool.PoolFailed) as info:
+        pool.run_pool(chosen, [*overrides, "hydra/launcher=submitit_slurm"], None, tmp_path)
+    assert info.value.lines == ["toy yale CNMF: cell k=3 trial=0: SLURM task 7_0 ended without a result "
+                                "(state CANCELLED)"]

@@ -1,0 +1,74 @@
+"""The jobs of papers' sweeps, composed as Hydra's multirun composes them, and the cells two jobs share."""
+
+import pytest
+from helpers import toy_papers
+
+from src.presentation import papers
+from src.pool.jobs import Place, expand, reads_labels, sharing_key, tasks_of
+from src.sweep import safe_name
+
+
+def sweeps(chosen, overrides=()):
+    return [(p.name, i, [*sweep, *overrides]) for p in chosen for i, sweep in enumerate(p.sweep_overrides())]
+
+
+def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories():
+    jobs = expand(sweeps([papers.load("cnmf")]))
+    assert len(jobs) == 21 + 2 + 24  # 3 data sets x 7 methods, NTF on two, GNMF/SemiGNMF x 4 alphas x 3
+    for job in jobs:
+        name = f"{job.spec.dataset.name}_{safe_name(job.spec.method.label)}"
+        assert str(job.out_dir) == f"outputs/reproduce/cnmf/runs/{name}"
+        assert "+paper/cnmf=experiment" in job.overrides and job.config["seed"] == 0
+    assert [job.number for job in jobs if job.sweep == 2] == list(range(24))
+    assert len({job.out_dir for job in jobs}) == len(jobs)
+
+
+def test_a_sweep_directory_given_as_an_override_is_the_jobs():
+    lcf = papers.load("lcf")
+    jobs = [job for job in expand(sweeps([lcf])) if job.sweep == 2]
+    assert {str(job.out_dir.parent) for job in jobs} == {"outputs/reproduce/lcf/lambda"}
+    assert all(job.spec.protocol.ks == (3,) for job in jobs)
+
+
+def test_cells_are_shared_only_where_nothing_the_method_reads_differs(tmp_path):
+    chosen, overrides = toy_papers(tmp_path)
+    jobs = {(job.paper, job.spec.method.name): job for job in expand(sweeps(chosen, overrides))}
+    toy_nmf, toy2_nmf = jobs["toy", "nmf"].spec, jobs["toy2", "nmf"].spec
+    assert toy_nmf.protocol.labels != toy2_nmf.protocol.labels  # the label schemes differ ...
+    assert not reads_labels(toy_nmf) and reads_labels(jobs["toy", "cnmf"].spec)
+    assert sharing_key(toy_nmf, 2, 0) == sharing_key(toy2_nmf, 2, 0)  # ... and NMF reads none of them
+    assert sharing_key(toy_nmf, 2, 0) != sharing_key(toy_nmf, 2, 1) != sharing_key(toy_nmf, 3, 1)
+    assert sharing_key(jobs["toy", "kmeans"].spec, 2, 0) != sharing_key(toy_nmf, 2, 0)
+
+
+@pytest.mark.parametrize("change", [["solver.max_iter=21"], ["seed=1"], ["protocol.score_on=unlabelled"],
+                                    ["protocol.kmeans_restarts=4"], ["dataset.preprocess=none"]])
+def test_anything_a_cell_reads_keeps_it_apart(tmp_path, change):
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    plain = [job for job in expand(sweeps(chosen, overrides)) if job.spec.method.name == "nmf"][0].spec
+    other = [job for job in expand(sweeps(chosen, [*overrides, *change])) if job.spec.method.name == "nmf"][0].spec
+    assert sharing_key(plain, 2, 0) != sharing_key(other, 2, 0)
+
+
+def test_a_relabelled_method_shares_its_cells(tmp_path):
+    chosen, overrides = toy_papers(tmp_path, ("toy2",))
+    plain = [job for job in expand(sweeps(chosen, overrides)) if job.spec.method.name == "nmf"][0]
+    named = [job for job in expand(sweeps(chosen, [*overrides, "method.label=Another"]))
+             if job.spec.method.name == "nmf"][0]
+    assert sharing_key(plain.spec, 3, 1) == sharing_key(named.spec, 3, 1)
+
+
+def test_tasks_gather_the_places_of_a_shared_cell(tmp_path):
+    chosen, overrides = toy_papers(tmp_path)
+    jobs = expand(sweeps(chosen, overrides))
+    todo = [[(k, t) for k in job.spec.protocol.ks for t in range(2)] for job in jobs]
+    tasks = tasks_of(jobs, todo)
+    assert sum(len(task.places) for task in tasks) == 5 * 4  # 5 jobs x 4 cells
+    assert len(tasks) == 5 * 4 - 2 * 4  # KMeans and NMF cells of toy2 are toy's
+    shared = [task for task in tasks if len(task.places) == 2]
+    assert len(shared) == 8
+    for task in shared:
+        first, second = task.places
+        assert jobs[first.job].paper == "toy" and jobs[second.job].paper == "toy2"
+        assert (first.k, first.trial) == (second.k, second.trial)
+    assert tasks[0].places[0] == Place(0, 2, 0)
