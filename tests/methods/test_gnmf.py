@@ -5,11 +5,13 @@ import pytest
 from sklearn.base import clone
 
 from src.errors import ConfigError
-from src.methods.gnmf import GNMF, SemiGNMF
+from src.methods.gnmf import GNMF, SemiGNMF, gnmf_rules
+from src.methods.graph.knn import knn_graph, label_graph
+from src.methods.graph.label_matrix import SameClassBlock
 from src.methods.nmf import NMF
 
-from helpers import (FIXED, assert_same_fit, check_starts_together_equal_each_alone, dense_knn,
-                     dense_label_graph, initial_factors, random_partial_labels)
+from helpers import (FIXED, assert_same_fit, check_objective_never_increases, check_starts_together_equal_each_alone,
+                     dense_knn, dense_label_graph, initial_factors, random_partial_labels, traced_peak)
 
 
 # -- GNMF and SemiGNMF ----------------------------------------------------------------------------
@@ -101,6 +103,50 @@ def test_semignmf_without_labels_is_gnmf(rng):
         np.testing.assert_allclose(semi.objective_history_, gnmf.objective_history_, rtol=1e-10)
     labelled = SemiGNMF(n_components=3, max_iter=30, init=init, alpha=5.0).fit(X, random_partial_labels(rng, 18, 2, 8))
     assert abs(labelled.graph_ - gnmf.graph_).max() > 0
+
+
+# -- SemiGNMF's label block through per-class sums ------------------------------------------------------------
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-12), (np.float32, 1e-4)])
+def test_semignmf_rules_are_those_of_the_explicit_label_graph(dtype, rtol, rng):
+    m, n, k, s = 7, 30, 3, 4
+    X = rng.random((m, n)).astype(dtype)
+    W = knn_graph(X.T, 4, "heat")
+    y = random_partial_labels(rng, n, 3, 16)
+    block = SameClassBlock(y)
+    explicit = gnmf_rules(X, label_graph(W, y), 20.0)
+    by_sums = gnmf_rules(X, block.outside(W), 20.0, block)
+    start = {"U": rng.random((s, m, k)).astype(dtype), "V": rng.random((s, n, k)).astype(dtype)}
+    factors = [{name: value.copy() for name, value in start.items()} for _ in range(2)]
+    for _ in range(5):
+        for (update, objective), fac in zip((explicit, by_sums), factors):
+            update(fac)
+            fac["objective"] = objective(fac)
+        for name in ("U", "V", "objective"):
+            np.testing.assert_allclose(factors[1][name], factors[0][name], rtol=rtol)
+
+
+def test_semignmf_objective_never_increases_with_a_large_label_block(rng):
+    check_objective_never_increases(SemiGNMF, {"alpha": 100.0}, rng, n_labelled=20)
+    check_objective_never_increases(SemiGNMF, {"alpha": 1000.0, "weight": "heat", "normalize_init": False}, rng,
+                                    n_labelled=25)
+
+
+def test_semignmf_keeps_the_knn_graph_and_writes_the_label_graph_out_on_demand(rng):
+    X = rng.random((20, 6))
+    y = random_partial_labels(rng, 20, 3, 9)
+    model = SemiGNMF(n_components=2, max_iter=3, n_neighbors=3).fit(X, y)
+    np.testing.assert_array_equal(model.knn_graph_.toarray(), dense_knn(X, 3, "binary"))
+    np.testing.assert_array_equal(model.graph_.toarray(), dense_label_graph(dense_knn(X, 3, "binary"), y))
+
+
+def test_semignmf_never_builds_the_label_block():
+    n, m = 5000, 10
+    rng = np.random.default_rng(0)
+    X = rng.random((n, m))
+    y = rng.integers(0, 5, n)  # every sample labelled: about n^2 / 5 = 5 million label edges
+    model, peak = traced_peak(lambda: SemiGNMF(n_components=4, max_iter=3, random_state=0).fit(X, y))
+    assert peak < n * n * 8 / 10, peak
+    assert np.all(np.isfinite(model.embedding_))
 
 
 # -- stacks of starts -------------------------------------------------------------------------------

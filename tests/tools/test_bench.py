@@ -18,7 +18,7 @@ from tools.bench import measure, report, targets
 from tools.bench.data import BenchData, labelled, load_saved, save, subsample
 from tools.bench.facts import build, facts, select
 from tools.bench.measure import PassTimer, difference_per_iteration, iterations_for, run_in_child, timed_fit
-from tools.bench.suite import QUICK, Bench, reproduce_wall
+from tools.bench.suite import FULL, QUICK, Bench, reproduce_wall
 from tools.bench.targets import FAIL, INFO, MISSING, PASS, Target
 from src.errors import ConfigError
 from src.methods.core.estimator import Factorization
@@ -55,6 +55,12 @@ def test_reproduce_target_in_minutes_or_not_run():
     assert targets.reproduce_all(26 * 60.0).result == FAIL
     absent = targets.reproduce_all(None, "not run")
     assert absent.result == MISSING and absent.missing == "not run" and absent.limit == targets.REPRODUCE_MINUTES
+
+
+def test_sklearn_ratio_rows_name_their_rank():
+    row = targets.sklearn_ratio("nmf", "COIL20", 1, 1.0, 2.0, "frobenius", True, 20)
+    assert row.name == "per iteration / scikit-learn MU, k = 20" and row.extra["rank"] == 20
+    assert targets.sklearn_ratio("nmf", "COIL20", 1, 1.0, 2.0, "frobenius", True).name == targets.sklearn_ratio_name()
 
 
 def test_sklearn_ratio_has_a_limit_only_for_the_target_methods():
@@ -283,10 +289,15 @@ def test_big_item_runs_each_method_in_a_child(rng, tmp_path):
 
 def test_per_iteration_rows_for_the_targets_and_the_other_methods(rng, tmp_path):
     bench = Bench(QUICK, ["nmf", "kmeans", "cnmf"], {"yale": tiny_data(rng)}, tmp_path, outputs=tmp_path)
+    assert QUICK.sklearn_ranks == FULL.sklearn_ranks == (10, 20) and QUICK.rank == 10
+    assert bench.per_iteration_subjects("yale") == [(10, ["nmf", "cnmf"]), (20, ["nmf"])]
+    assert bench.per_iteration_subjects("mnist10k") == [(10, ["nmf"]), (20, ["nmf"])]  # no ratio for the others
     bench.per_iteration()
-    measured = [(r.method, r.threads, r.op) for r in bench.rows if r.dataset.startswith("Yale")]
+    measured = [(r.method, r.threads, r.extra["rank"], r.op) for r in bench.rows if r.dataset.startswith("Yale")]
     threads = bench.thread_settings()
-    assert measured == [(name, t, "<=" if name == "nmf" else "") for t in threads for name in ("nmf", "cnmf")]
+    assert measured == [(name, t, k, "<=" if name == "nmf" else "") for t in threads
+                        for k, names in ((10, ("nmf", "cnmf")), (20, ("nmf",))) for name in names]
+    assert all(r.name.endswith(f", k = {r.extra['rank']}") for r in bench.rows if r.dataset.startswith("Yale"))
     assert all(not r.failure for r in bench.rows)
     missing = {(r.method, r.dataset) for r in bench.rows if r.missing}
     assert ("nmf_kl", "") in missing and ("", "COIL20") in missing and ("", "MNIST-10k") in missing
@@ -318,12 +329,14 @@ def test_dtype_item_on_tiny_data(rng, tmp_path):
 # -- report --------------------------------------------------------------------------------------------------
 def sample_rows():
     return [targets.reproduce_all(None),
-            targets.sklearn_ratio("nmf", "Yale", 1, 0.5, 1.0, "frobenius", True),
-            targets.sklearn_ratio("nmf", "Yale", 2, 0.7, 0.5, "frobenius", True),
+            targets.sklearn_ratio("nmf", "Yale", 1, 0.5, 1.0, "frobenius", True, 10),
+            targets.sklearn_ratio("nmf", "Yale", 2, 0.7, 0.5, "frobenius", True, 10),
             targets.batched_speedup("nmf", "ORL", 1.0, 4.0, {"batched_class": True}),
             targets.big_fit("nmf_kl", "MNIST-70k", 2, None, 60.0, "fit", failure="stopped after 121 s | x"),
             targets.convergence("nmf", "Yale", {"seconds": 1.5, "n_iter": 80, "converged": True, "select_s": 0.5,
-                                                "iterate_ms": 2.0})]
+                                                "iterate_ms": 2.0, "rank": 10}),
+            targets.sklearn_ratio("nmf", "Yale", 1, 1.8, 1.5, "frobenius", True, 20),
+            targets.sklearn_ratio("nmf", "Yale", 2, 1.2, 1.0, "frobenius", True, 20)]
 
 
 def test_markdown_reports_every_item_with_its_verdicts():
@@ -334,7 +347,10 @@ def test_markdown_reports_every_item_with_its_verdicts():
     assert "| 2 | nmf and nmf_kl per iteration" in text and "**FAIL**" in text
     assert "stopped after 121 s \\| x" in text  # a pipe in a cell is escaped
     convergence = next(line for line in text.splitlines() if line.startswith("| Yale | nmf | 1.5 s"))
-    assert "0.50x" in convergence and "1.40x" in convergence  # the item-2 ratios beside it
+    assert "0.50x" in convergence and "1.40x" in convergence  # the item-2 ratios at its rank beside it
+    assert "1.20x" not in convergence and "1.20x" in text  # k = 20: its own rows
+    assert "| Yale | nmf | 2 | per iteration / scikit-learn MU, k = 20 | 1.20x | <= 1.00x | **FAIL** |" in text
+    assert "nmf on Yale, k = 10: 1.40x" in text  # the worst row of item 2 names its rank
 
 
 def test_csv_holds_every_row_with_its_extra_numbers():
@@ -343,6 +359,7 @@ def test_csv_holds_every_row_with_its_extra_numbers():
     assert len(read) == len(rows)
     assert read[1]["result"] == PASS and float(read[1]["measured"]) == pytest.approx(0.5)
     assert read[3]["batched_class"] == "True" and read[5]["n_iter"] == "80"
+    assert read[6]["rank"] == "20" and read[6]["name"] == "per iteration / scikit-learn MU, k = 20"
 
 
 def test_report_files_are_written_whole(tmp_path):

@@ -5,6 +5,7 @@ Usage::
     python -m tools.bench                                  # every target, full sizes (about 30 min on 2 cores)
     python -m tools.bench --quick                          # tiny sizes, few iterations: checks the code (~1 min)
     python -m tools.bench --methods nmf nmf_kl --datasets yale coil20 --out /tmp/bench
+    python -m tools.bench --quick --reproduction /elsewhere/outputs/reproduce   # report on another reproduction
 
 Writes ``bench.md``, ``bench.csv`` and ``provenance.json`` into ``--out``. Exits 0 when the report was
 written, whatever the verdicts; 2 with one line for a bad argument or missing data.
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 from src import provenance
+from src.presentation import papers
 from src.errors import ConfigError, UserError
 from . import data as bench_data
 from . import report
@@ -57,6 +59,9 @@ def parser() -> argparse.ArgumentParser:
                              f"{', '.join(QUICK.datasets)})")
     parser.add_argument("--cap-factor", type=float, default=None,
                         help=f"stop a fit of item 4 past this many times its limit (default {FULL.cap_factor:g})")
+    parser.add_argument("--reproduction", type=Path, default=papers.OUTPUTS, metavar="DIR",
+                        help="the outputs of the last make reproduce-all, which item 1 reports on "
+                             f"(default {papers.OUTPUTS})")
     return parser
 
 
@@ -85,7 +90,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".work_", dir=out))
     try:
-        rows = Bench(plan, names, loaded, work).run()
+        rows = Bench(plan, names, loaded, work, outputs=args.reproduction).run()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     minutes = (time.perf_counter() - clock) / 60
@@ -100,6 +105,7 @@ def main(argv=None) -> int:
         "methods": ", ".join(names),
         "data sets": ", ".join(data.title for data in loaded.values()),
         "rank": f"k = {plan.rank}; seed {plan.seed}",
+        "reproduction": f"`{args.reproduction}`",
         "command": f"`{provenance.command_line()}`",
     }
     record = provenance.collect(started, provenance.now(), extra={"bench": {"plan": describe(plan), **header}})

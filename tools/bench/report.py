@@ -16,6 +16,7 @@ from pathlib import Path
 
 from src import provenance
 from src.files import write_atomic
+from . import reproduction
 from .targets import ITEMS, Target, summarize
 
 MARKDOWN, CSV = "bench.md", "bench.csv"
@@ -74,6 +75,8 @@ def summary_lines(rows: Sequence[Target]) -> list[str]:
         mine = [r for r in rows if r.item == summary.item]
         bad = worst(mine)
         where = "" if bad is None else f"{bad.method} on {bad.dataset}" if bad.method else bad.dataset
+        if bad is not None and bad.extra.get("rank") is not None:
+            where += f", k = {bad.extra['rank']}"
         body.append([str(summary.item), ITEMS[summary.item], result_text(summary.result), summary.passed,
                      summary.failed, summary.missing, f"{where}: {number(bad.measured, bad.unit)}" if bad else ""])
     return table(["#", "target", "result", "pass", "fail", "not measured", "worst measured"], body)
@@ -103,18 +106,87 @@ def ratio_text(row: Target | None) -> str:
 
 
 def convergence_table(rows: Sequence[Target]) -> list[str]:
-    """Item 6 with the per-iteration ratios of item 2 (one thread, all cores) for the same method and data set."""
-    ratios = {(r.method, r.dataset, r.threads): r for r in rows if r.item == 2 and r.method}
-    most = max((threads for (_, _, threads) in ratios if threads), default=1)
+    """Item 6 with the per-iteration ratios of item 2 (one thread, all cores) for the same method, data set and
+    rank."""
+    ratios = {(r.method, r.dataset, r.threads, r.extra.get("rank")): r for r in rows if r.item == 2 and r.method}
+    most = max((threads for (_, _, threads, _) in ratios if threads), default=1)
     body = []
     for r in (r for r in rows if r.item == 6 and r.method):
         e = r.extra
         body.append([r.dataset, r.method, measured_text(r), e.get("n_iter", ""), e.get("converged", ""),
                      number(e.get("select_s"), "s"), number(e.get("iterate_ms"), "ms"),
-                     ratio_text(ratios.get((r.method, r.dataset, 1))),
-                     ratio_text(ratios.get((r.method, r.dataset, most))) if most > 1 else "n/a"])
+                     ratio_text(ratios.get((r.method, r.dataset, 1, e.get("rank")))),
+                     ratio_text(ratios.get((r.method, r.dataset, most, e.get("rank")))) if most > 1 else "n/a"])
     return table(["data set", "method", "seconds", "iterations", "converged", "selection phase", "ms / iteration",
                   "x scikit-learn MU, 1 thread", f"x scikit-learn MU, {most} threads"], body)
+
+
+REPRODUCTION_TITLE = "### Where the last reproduction's time went"
+REPRODUCTION_TEXT = (
+    "From the reproduction's record of its cells (`--reproduction DIR`, default `outputs/reproduce`; "
+    "`tools/bench/reproduction.py`). Work: the fit and KMeans seconds of the cells this run computed, each at one "
+    "BLAS thread. Bound: each computed cell's floating-point operations in dense products (the products with X of "
+    "its updates and objectives times its iterations, the selection phase's starts included; the kNN graph; the "
+    "protocol's KMeans; one model per method, documented with the lines it counts in the module) at the GEMM rate "
+    "of one thread on products of the same shape; the share of the work above it is time spent on anything but "
+    "that arithmetic. Schedules: the recorded cell times replayed on P cores. Before: each sweep of a paper one "
+    "unit (its jobs and cells one after another, a shared cell in every job that holds it), the sweeps in paper "
+    "order, each worker taking the next when free. After: one pool of cells, each once, longest expected first. "
+    "Ideal: the pool's work / P. Every cell counts, reused ones too: a reproduction from scratch.")
+
+
+def is_reproduction(row: Target) -> bool:
+    """Whether ``row`` is one of the report on the last reproduction (:mod:`.reproduction`), shown beside item 1."""
+    return row.item == reproduction.ITEM and row.name in reproduction.NAMES
+
+
+def _seconds(value) -> str:
+    return number(value, "s")
+
+
+def reproduction_lines(rows: Sequence[Target]) -> list[str]:
+    """The report on the last reproduction: one line when there is none, else its summary, its work above the
+    arithmetic bound per method and data set, and the simulated schedules."""
+    if not rows:
+        return []
+    lines = [REPRODUCTION_TITLE, ""]
+    absent = [r for r in rows if r.name == reproduction.NO_REPRODUCTION]
+    if absent:
+        return lines + [f"Not measured: {absent[0].missing}.", ""]
+    lines += [REPRODUCTION_TEXT, ""]
+    overview = [r for r in rows if r.name in (reproduction.WALL, reproduction.WORK, reproduction.CPU,
+                                              reproduction.RATIO, reproduction.RATE)]
+
+    def value(r: Target) -> str:
+        return f"{r.measured:.1f} GFLOP/s" if r.unit == "GFLOP/s" and r.measured is not None else measured_text(r)
+
+    lines += table(["measured", "value", "detail"],
+                   [[f"{r.name}, {r.method}" if r.method else r.name, value(r), r.detail] for r in overview])
+    bound = [r for r in rows if r.name == reproduction.BOUND]
+    if len(bound) == 1 and bound[0].missing:
+        lines += [f"Arithmetic bound: {bound[0].missing}.", ""]
+    elif bound:
+        lines += ["Work above the arithmetic bound, per method and data set (computed cells, most work first):", ""]
+        lines += table(["method", "data set", "cells", "work", "bound", "above the bound"],
+                       [[r.method, r.dataset, r.extra.get("cells", ""), _seconds(r.extra.get("work_s")),
+                         _seconds(r.extra.get("bound_s")), "n/a" if r.measured is None else f"{r.measured:.0f}%"]
+                        for r in bound])
+    walls: dict[int, dict[str, Target]] = {}
+    for r in (r for r in rows if r.name == reproduction.SCHEDULE):
+        walls.setdefault(r.extra["cores"], {})[r.method] = r
+    body = []
+    for cores, by in sorted(walls.items()):
+        cells = [cores]
+        for name in (reproduction.BEFORE, reproduction.AFTER):
+            row = by.get(name)
+            cells += ["n/a", "n/a"] if row is None else [_seconds(row.measured), f"{row.extra['ratio_to_ideal']:.2f}x"]
+        cells.append(_seconds(by[reproduction.IDEAL].measured) if reproduction.IDEAL in by else "n/a")
+        body.append(cells)
+    if body:
+        lines += ["Simulated wall time from the recorded cell times:", ""]
+        lines += table(["cores", reproduction.BEFORE, "x ideal", reproduction.AFTER, "x ideal", reproduction.IDEAL],
+                       body)
+    return lines
 
 
 SECTIONS = {
@@ -125,7 +197,8 @@ SECTIONS = {
        "warm-up fit. scikit-learn: `NMF(solver=\"mu\", init=\"random\", tol=0)` with the method's loss "
        "(frobenius or kullback-leibler), per iteration = difference of the fastest fits of few and many "
        "iterations over the extra iterations (it evaluates no loss with tol=0). Threads: `threadpool_limits`. "
-       "Only nmf and nmf_kl have a limit; the other methods' ratios are shown beside item 6.",
+       "Both at the rank in the row (nmf and nmf_kl at k = 10 and 20, `Plan.sklearn_ranks`). Only nmf and nmf_kl "
+       "have a limit; the other methods' ratios (k = 10) are shown beside item 6.",
     3: "One fit with `n_starts=10, min_iter=max_iter=30, stopping=\"fixed\"` (the selection phase: every start "
        "advances together when the class is `batched`) against ten fits with `n_starts=1, max_iter=30, "
        "stopping=\"fixed\"` (random_state seed, seed + 1, ...), whole `fit` calls at one BLAS thread, k = 10. "
@@ -162,10 +235,12 @@ def markdown(rows: Sequence[Target], header: Mapping, record: Mapping | None = N
             lines += convergence_table(rows)
             lines += item_table([r for r in mine if not r.method])
             continue
-        lines += item_table([r for r in mine if r.name != TRIAL])
+        lines += item_table([r for r in mine if r.name != TRIAL and not is_reproduction(r)])
         trials = [r for r in mine if r.name == TRIAL]
         if trials:
             lines += trial_table(trials)
+        if item == reproduction.ITEM:
+            lines += reproduction_lines([r for r in mine if is_reproduction(r)])
     if record is not None:
         lines += provenance.markdown(record)
     return "\n".join(line for line in lines if line is not None) + "\n"

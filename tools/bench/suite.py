@@ -1,5 +1,8 @@
 """The measurements of every target, in one run: :class:`Bench` turns a :class:`Plan` into report rows.
 
+* Item 1: the wall time of the last ``make reproduce-all``; beside it, where that reproduction's time went
+  (:mod:`.reproduction`: work, the arithmetic bound at the GEMM rate of one thread, simulated schedules).
+
 Which methods a target covers is read from the classes (:mod:`.facts`): the iterating methods (subclasses
 of ``Factorization``) for items 2, 3 and 6, all of them and the KMeans baseline for item 4; the loss of the
 scikit-learn comparison is the class's ``loss``; labels go to a method whose class ``needs_labels``.
@@ -7,8 +10,9 @@ scikit-learn comparison is the class's ``loss``; labels go to a method whose cla
 * Item 2: ms per iteration of the kept start (:class:`.measure.PassTimer`: update plus the objective the
   loop evaluates) of a one-start fit of about ``budget_s`` seconds of iterations after a warm-up fit, at
   one BLAS thread and at all cores; scikit-learn's MU per iteration by
-  :func:`.measure.sklearn_per_iteration_ms`. nmf and nmf_kl (:data:`SKLEARN_METHODS`) have the limit;
-  every other iterating method's ratio is reported beside its time to convergence (item 6).
+  :func:`.measure.sklearn_per_iteration_ms` at the same rank. nmf and nmf_kl (:data:`SKLEARN_METHODS`)
+  have the limit, at every rank of ``sklearn_ranks`` (k = 10 and 20), one row per rank; every other
+  iterating method's ratio, at ``rank``, is reported beside its time to convergence (item 6).
 * Item 3: one fit of ``n_starts`` = 10 starts, ``min_iter`` = ``max_iter`` = 30 under
   ``stopping="fixed"`` (the selection phase and nothing else) against ten one-start fits of 30 iterations
   (``random_state`` seed, seed + 1, ...), whole ``fit`` calls at one thread after a warm-up fit.
@@ -42,7 +46,7 @@ from src.protocol.trials import make_trial
 from src.settings import MethodSpec, freeze, protocol_spec
 from src.reproduce import START, WALL
 from . import data as bench_data
-from . import jobs, targets
+from . import jobs, reproduction, targets
 from .facts import SKLEARN_LOSS, Facts, build, configured_params, facts, protocol_settings
 from .measure import gemm_gflops, iterations_for, run_in_child, sklearn_per_iteration_ms, timed_fit, wall_seconds
 from .targets import Target
@@ -66,6 +70,7 @@ class Plan:
 
     quick: bool = False
     rank: int = 10
+    sklearn_ranks: tuple[int, ...] = (10, 20)  # item 2: nmf and nmf_kl against scikit-learn's MU at each
     seed: int = 0
     sizes: Mapping = field(default_factory=dict)  # data set -> at most this many samples
     budget_s: float = 1.0  # seconds of timed iterations per per-iteration measurement
@@ -125,15 +130,19 @@ class Bench:
         A folder for the files handed to child processes.
     outputs : Path
         Where ``make reproduce-all`` wrote (``outputs/reproduce``).
+    reproduction_loader : callable, optional
+        Reads the last reproduction's cell table from ``outputs`` (:func:`.reproduction.load`); default
+        :func:`.reproduction.default_loader`.
     """
 
     def __init__(self, plan: Plan, names: Sequence[str], datasets: Mapping[str, bench_data.BenchData], work: Path,
-                 outputs: Path = papers.OUTPUTS):
+                 outputs: Path = papers.OUTPUTS, reproduction_loader: reproduction.Loader | None = None):
         self.plan = plan
         self.names = list(names)
         self.data = dict(datasets)
         self.work = Path(work)
         self.outputs = Path(outputs)
+        self.reproduction_loader = reproduction_loader
         self.facts: dict[str, Facts] = {name: facts(name) for name in self.names}
         self.cores = cores()
         self.rows: list[Target] = []
@@ -154,16 +163,20 @@ class Bench:
         shown = row.failure or row.missing or (f"{row.measured:.4g} {row.unit}" if row.measured is not None else "")
         logger.info("%d. %s %s %s: %s [%s]", row.item, row.dataset, row.method, row.name, shown, row.result)
 
-    def model(self, name: str, data: bench_data.BenchData, seed: int | None = None, **overrides):
-        return build(name, self.plan.rank, self.plan.seed if seed is None else seed, data.image_shape, **overrides)
+    def model(self, name: str, data: bench_data.BenchData, seed: int | None = None, rank: int | None = None,
+              **overrides):
+        return build(name, self.plan.rank if rank is None else rank, self.plan.seed if seed is None else seed,
+                     data.image_shape, **overrides)
 
-    def per_iteration_ms(self, name: str, data: bench_data.BenchData, threads: int, **overrides) -> float:
-        """ms per iteration of the kept start of a one-start fit (see the module docstring)."""
+    def per_iteration_ms(self, name: str, data: bench_data.BenchData, threads: int, rank: int | None = None,
+                         **overrides) -> float:
+        """ms per iteration of the kept start of a one-start fit at ``rank`` (default the plan's; see the
+        module docstring)."""
         labels = data.labels(self.facts[name].needs_labels)
         low, high = self.plan.timed_iters
 
         def fit(iters):
-            model = self.model(name, data, stopping="fixed", n_starts=1, max_iter=iters, **overrides)
+            model = self.model(name, data, rank=rank, stopping="fixed", n_starts=1, max_iter=iters, **overrides)
             return timed_fit(model, data.X, labels)
 
         with threadpool_limits(limits=threads):
@@ -175,12 +188,48 @@ class Bench:
     # -- the items -------------------------------------------------------------------------------------
     def run(self) -> list[Target]:
         """Measure every item (1, 2, 6, 3, 5, 4: the child processes last); the rows in item order."""
-        for measure in (self.reproduce, self.per_iteration, self.convergence, self.batched, self.dtypes, self.big):
+        for measure in (self.reproduce, self.last_reproduction, self.per_iteration, self.convergence, self.batched,
+                        self.dtypes, self.big):
             measure()
         return sorted(self.rows, key=lambda row: row.item)
 
     def reproduce(self) -> None:
         self.add(targets.reproduce_all(*reproduce_wall(self.outputs)))
+
+    def per_iteration_subjects(self, dataset: str) -> list[tuple[int, list[str]]]:
+        """Item 2 on ``dataset``: the methods measured at each rank. nmf and nmf_kl at every rank of
+        ``sklearn_ranks``; on :data:`RATIO_DATASETS` the other iterating methods at the plan's ``rank`` too."""
+        plan = self.plan
+        subjects = []
+        for rank in dict.fromkeys((*plan.sklearn_ranks, plan.rank)):
+            names = [n for n in self.iterating if (rank in plan.sklearn_ranks if n in SKLEARN_METHODS
+                                                   else rank == plan.rank and dataset in RATIO_DATASETS)]
+            if names:
+                subjects.append((rank, names))
+        return subjects
+
+    def last_reproduction(self) -> None:
+        """Beside item 1: the last reproduction's work, arithmetic bound and schedules (:mod:`.reproduction`), the
+        GEMM rates at one thread. Whatever goes wrong is one row; the rest of the bench runs."""
+        def rates():
+            with threadpool_limits(limits=1):
+                return reproduction.gemm_rates()
+
+        try:
+            rows = reproduction.report_rows(self.outputs, self.reproduction_loader, rates)
+        except Exception as exc:  # an unreadable record: said in its row
+            rows = [Target(reproduction.ITEM, reproduction.NO_REPRODUCTION, dataset="all papers",
+                           missing=f"unreadable: {one_line(exc)}")]
+        self.rows.extend(rows)
+        named = {(row.name, row.method, row.dataset): row for row in rows}
+        if len(rows) == 1:
+            logger.info("1. last reproduction: %s", rows[0].missing)
+            return
+        ratio = named.get((reproduction.RATIO, "", "all papers"))
+        above = named.get((reproduction.BOUND, "all", "all"))
+        logger.info("1. last reproduction: wall / (work / cores) %s, %s of the work above the arithmetic bound",
+                    "n/a" if ratio is None or ratio.measured is None else f"{ratio.measured:.2f}x",
+                    "n/a" if above is None or above.measured is None else f"{above.measured:.0f}%")
 
     def per_iteration(self) -> None:
         """Item 2 (and the ratios item 6 shows)."""
@@ -196,26 +245,27 @@ class Bench:
                                          unit="x"))
                 continue
             data = self.data[dataset]
-            names = [n for n in self.iterating if dataset in RATIO_DATASETS or n in SKLEARN_METHODS]
             for threads in self.thread_settings():
-                reference: dict[str, float] = {}
-                for name in names:
-                    loss = SKLEARN_LOSS.get(self.facts[name].loss)
-                    is_target = name in SKLEARN_METHODS
-                    limit = {"op": "<=", "limit": targets.SKLEARN_RATIO} if is_target else {}
-                    try:
-                        if loss is None:
-                            raise ValueError(f"loss {self.facts[name].loss!r} has no scikit-learn MU counterpart")
-                        if loss not in reference:
-                            with threadpool_limits(limits=threads):
-                                reference[loss], _ = sklearn_per_iteration_ms(
-                                    data.X, plan.rank, loss, plan.budget_s, *plan.timed_iters)
-                        ours = self.per_iteration_ms(name, data, threads)
-                    except Exception as exc:  # reported in its row; the run goes on
-                        self.add(targets.failed(2, "per iteration / scikit-learn MU", one_line(exc), name, data.title,
-                                                threads, unit="x", **limit))
-                        continue
-                    self.add(targets.sklearn_ratio(name, data.title, threads, ours, reference[loss], loss, is_target))
+                reference: dict[tuple[str, int], float] = {}
+                for rank, names in self.per_iteration_subjects(dataset):
+                    for name in names:
+                        loss = SKLEARN_LOSS.get(self.facts[name].loss)
+                        is_target = name in SKLEARN_METHODS
+                        limit = {"op": "<=", "limit": targets.SKLEARN_RATIO} if is_target else {}
+                        try:
+                            if loss is None:
+                                raise ValueError(f"loss {self.facts[name].loss!r} has no scikit-learn MU counterpart")
+                            if (loss, rank) not in reference:
+                                with threadpool_limits(limits=threads):
+                                    reference[loss, rank], _ = sklearn_per_iteration_ms(
+                                        data.X, rank, loss, plan.budget_s, *plan.timed_iters)
+                            ours = self.per_iteration_ms(name, data, threads, rank)
+                        except Exception as exc:  # reported in its row; the run goes on
+                            self.add(targets.failed(2, targets.sklearn_ratio_name(rank), one_line(exc), name,
+                                                    data.title, threads, unit="x", **limit))
+                            continue
+                        self.add(targets.sklearn_ratio(name, data.title, threads, ours, reference[loss, rank], loss,
+                                                       is_target, rank))
 
     def convergence(self) -> None:
         """Item 6."""
@@ -228,9 +278,10 @@ class Bench:
                         timing = timed_fit(model, data.X, data.labels(self.facts[name].needs_labels),
                                            self.plan.convergence_cap_s)
                 except Exception as exc:
-                    self.add(targets.convergence(name, data.title, {}, one_line(exc)))
+                    self.add(targets.convergence(name, data.title, {"rank": self.plan.rank}, one_line(exc)))
                     continue
-                self.add(targets.convergence(name, data.title, timing.as_dict(), timing.stopped))
+                self.add(targets.convergence(name, data.title, {**timing.as_dict(), "rank": self.plan.rank},
+                                             timing.stopped))
         if not self.selected(RATIO_DATASETS):
             self.add(targets.missing(6, "fit to convergence (reference rule)", "data sets not selected"))
 
