@@ -294,13 +294,22 @@ class GNMF(NormalizedInitMixin, Factorization):
         return gnmf_rules(X, self.graph_, float(self.alpha))
 
 
+#: SemiGNMF writes its labelled block into the graph up to this many edges (about 12 MB of CSR) and applies
+#: it through per-class sums above (:class:`.graph.label_matrix.SameClassBlock`).
+EXPLICIT_LABEL_EDGES = 1_000_000
+
+
 class SemiGNMF(LabelConstrainedMixin, GNMF):
     """Semi-supervised GNMF: GNMF whose graph has its labelled block overwritten by the labels.
 
     Same parameters as :class:`GNMF`; ``fit(X, y)`` uses y (-1 = unlabelled): for labelled samples
     i != j, W_ij = 1 if they share a class and 0 otherwise (see :func:`.graph.knn.label_graph`).
-    Without labels it is GNMF. The fit applies the labelled block through per-class sums
-    (:class:`.graph.label_matrix.SameClassBlock`), without forming it.
+    Without labels it is GNMF. A labelled block of more than :data:`EXPLICIT_LABEL_EDGES` edges (MNIST-70k
+    with 10% labelled: 4.9 million) is applied through per-class sums
+    (:class:`.graph.label_matrix.SameClassBlock`), without forming it; a smaller one (the papers' data sets:
+    at most about 10,000) is written into the graph, whose products round exactly as they always have, so
+    that the reproduction's cells keep their numbers (the two agree to rounding, which can move a KMeans
+    assignment: 2 AC and 3 NMI values of 2,248 reproduction cells did).
 
     Attributes
     ----------
@@ -331,6 +340,6 @@ class SemiGNMF(LabelConstrainedMixin, GNMF):
         self.knn_graph_ = self._graph(X, y)
         self._partial_labels = np.array(y)
         same_class = SameClassBlock(y)
-        if not same_class.n_labelled:
-            return gnmf_rules(X, self.knn_graph_, float(self.alpha))
+        if same_class.n_edges <= EXPLICIT_LABEL_EDGES:  # the papers' data: the block written into the graph
+            return gnmf_rules(X, label_graph(self.knn_graph_, y), float(self.alpha))
         return gnmf_rules(X, same_class.outside(self.knn_graph_), float(self.alpha), same_class)

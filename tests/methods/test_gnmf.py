@@ -176,3 +176,19 @@ def test_starts_advanced_together_equal_each_start_alone(cls, params, n_labelled
 def test_bad_parameters_name_themselves(cls, params, match, rng):
     with pytest.raises(ConfigError, match=match):
         cls(**params).fit(rng.random((8, 4)))
+
+
+def test_semignmf_writes_a_small_label_block_and_sums_a_large_one_with_the_same_fit(rng, monkeypatch):
+    """The papers' blocks are written into the graph (their products round as they always have); above
+    EXPLICIT_LABEL_EDGES the block is applied through per-class sums: the same fit to rounding."""
+    import src.methods.gnmf as gnmf_module
+
+    X = rng.random((40, 12))
+    y = np.full(40, -1)
+    y[:12] = np.repeat([0, 1, 2], 4)
+    fits = {}
+    for limit in (10**6, 0):  # written out (12 edges), then summed
+        monkeypatch.setattr(gnmf_module, "EXPLICIT_LABEL_EDGES", limit)
+        model = gnmf_module.SemiGNMF(3, stopping="fixed", n_starts=1, max_iter=50, random_state=0)
+        fits[limit] = model.fit_transform(X, y)
+    assert np.allclose(fits[0], fits[10**6], rtol=1e-10, atol=1e-12)
