@@ -91,9 +91,9 @@ from .core.estimator import Factorization, fit_stops_short
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, column_sums, dot, gram, squared_norm
-from .core.validation import NONNEGATIVE, POSITIVE_INT, below
+from .core.validation import NONNEGATIVE, below
 from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
-from .graph.knn import ALGORITHM, degree, knn_graph
+from .graph.knn import ALGORITHM, NEIGHBOURS, degree, knn_graph, neighbour_count
 
 logger = logging.getLogger(__name__)
 
@@ -228,8 +228,9 @@ class FNMF(Factorization):
     farness : float, default=0.01
         Dimensionless weight of the farness term, 0 <= farness < 1; the term's weight is farness / n.
         0 is NMF. Replaces the paper's (lambda, beta = 200), whose factor underflows to 0.
-    n_neighbors : int, default=5
+    n_neighbors : int or float, default=5
         Neighbours per sample in the 0-1 kNN graph (the paper does not give its k; Cai's default 5).
+        A number in (0, 1) is a share of the samples (:func:`.graph.knn.neighbour_count`).
     knn_algorithm : {"auto", "exact", "nndescent"}, default="auto"
         Neighbour search of the graph (see :mod:`.graph.knn`): exact up to 30,000 samples with "auto",
         approximate (NN-descent, seeded from ``random_state``) above.
@@ -251,7 +252,7 @@ class FNMF(Factorization):
     _parameter_constraints = {
         **Factorization._parameter_constraints,
         "farness": NONNEGATIVE & below(1, "below 1 the objective is bounded below"),
-        "n_neighbors": POSITIVE_INT,
+        "n_neighbors": NEIGHBOURS,
         "knn_algorithm": ALGORITHM,
     }
     _expected_failed_checks = {"check_methods_subset_invariance": GRAPH_OF_THE_BATCH,
@@ -284,6 +285,6 @@ class FNMF(Factorization):
 
     def _rules(self, X, y):
         n = X.shape[1]
-        self.graph_ = knn_graph(X.T, n_neighbors=self.n_neighbors, weight="binary", algorithm=self.knn_algorithm,
+        self.graph_ = knn_graph(X.T, n_neighbors=neighbour_count(self.n_neighbors, n), weight="binary", algorithm=self.knn_algorithm,
                                 random_state=self.random_state)
         return fnmf_rules(X, self.graph_, float(self.farness) / n)

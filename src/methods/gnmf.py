@@ -66,8 +66,8 @@ from .core.estimator import (Factorization, LabelConstrainedMixin, NormalizedIni
                              labels_in_fit_only)
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, block_slices, dot, gram
-from .core.validation import BOOLEAN, NONNEGATIVE, POSITIVE_INT
-from .graph.knn import ALGORITHM, HEAT_WIDTH, WEIGHT, degree, knn_graph, label_graph
+from .core.validation import BOOLEAN, NONNEGATIVE
+from .graph.knn import ALGORITHM, HEAT_WIDTH, NEIGHBOURS, WEIGHT, degree, knn_graph, label_graph, neighbour_count
 from .graph.label_matrix import SameClassBlock
 
 GRAPH_OF_THE_BATCH = ("transform builds the kNN graph among the samples it is given (a single sample has no graph "
@@ -213,8 +213,9 @@ class GNMF(NormalizedInitMixin, Factorization):
         As in :class:`~src.methods.core.estimator.Factorization`.
     alpha : float, default=100.0
         Graph regularization weight (Cai's default, used in the GNMF paper's experiments).
-    n_neighbors : int, default=5
+    n_neighbors : int or float, default=5
         Neighbours per sample in the graph (Cai's default p = 5).
+        A number in (0, 1) is a share of the samples (:func:`.graph.knn.neighbour_count`).
     weight : {"binary", "heat", "cosine"}, default="binary"
         Edge weights of the graph; the GNMF paper's experiments use 0-1 ("binary") weights.
     t : float or None, default=None
@@ -244,7 +245,7 @@ class GNMF(NormalizedInitMixin, Factorization):
     _parameter_constraints = {
         **Factorization._parameter_constraints,
         "alpha": NONNEGATIVE,
-        "n_neighbors": POSITIVE_INT,
+        "n_neighbors": NEIGHBOURS,
         "weight": WEIGHT,
         "t": HEAT_WIDTH,
         "normalize_init": BOOLEAN,
@@ -286,7 +287,7 @@ class GNMF(NormalizedInitMixin, Factorization):
 
     def _graph(self, X: np.ndarray, y: np.ndarray):
         """(n x n) sparse graph of the samples, the columns of X (m x n)."""
-        return knn_graph(X.T, n_neighbors=self.n_neighbors, weight=self.weight, t=self.t,
+        return knn_graph(X.T, n_neighbors=neighbour_count(self.n_neighbors, X.shape[1]), weight=self.weight, t=self.t,
                          algorithm=self.knn_algorithm, random_state=self.random_state)
 
     def _rules(self, X, y):

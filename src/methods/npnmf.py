@@ -61,9 +61,9 @@ from .core import frobenius
 from .core.estimator import Factorization, NormalizedInitMixin, fit_stops_short
 from .core.loop import Handoff
 from .core.products import SampleBlocks, dot, inner, squared_norm
-from .core.validation import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT, check_positive_int
+from .core.validation import BOOLEAN, NONNEGATIVE, POSITIVE, check_positive_int
 from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
-from .graph.knn import ALGORITHM, check_algorithm, nearest_neighbours
+from .graph.knn import ALGORITHM, NEIGHBOURS, check_algorithm, nearest_neighbours, neighbour_count
 
 logger = logging.getLogger(__name__)
 
@@ -206,8 +206,9 @@ class NPNMF(NormalizedInitMixin, Factorization):
         As in :class:`~src.methods.core.estimator.Factorization`.
     mu : float, default=100.0
         Weight of the neighbourhood preserving term (not given by the FNMF paper; GNMF's alpha).
-    n_neighbors : int, default=5
+    n_neighbors : int or float, default=5
         Neighbours from which each sample is reconstructed.
+        A number in (0, 1) is a share of the samples (:func:`.graph.knn.neighbour_count`).
     reg : float, default=1e-3
         LLE regularization of the local Gram matrices (relative to their trace).
     normalize_init : bool, default=True
@@ -233,7 +234,7 @@ class NPNMF(NormalizedInitMixin, Factorization):
     _parameter_constraints = {
         **Factorization._parameter_constraints,
         "mu": NONNEGATIVE,
-        "n_neighbors": POSITIVE_INT,
+        "n_neighbors": NEIGHBOURS,
         "reg": POSITIVE,
         "normalize_init": BOOLEAN,
         "knn_algorithm": ALGORITHM,
@@ -271,6 +272,6 @@ class NPNMF(NormalizedInitMixin, Factorization):
         self.knn_algorithm = knn_algorithm
 
     def _rules(self, X, y):
-        self.weights_ = lle_weights(X.T, n_neighbors=self.n_neighbors, reg=self.reg, algorithm=self.knn_algorithm,
+        self.weights_ = lle_weights(X.T, n_neighbors=neighbour_count(self.n_neighbors, X.shape[1]), reg=self.reg, algorithm=self.knn_algorithm,
                                     random_state=self.random_state)
         return npnmf_rules(X, self.weights_, float(self.mu))

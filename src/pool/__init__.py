@@ -37,7 +37,7 @@ from ..data import load_dataset
 from ..data.fetch import forget_used_files, used_files
 from ..errors import UserError, one_line
 from ..presentation.papers import Paper
-from ..progress import time_left
+from ..progress import duration
 from ..protocol.cell import READOUTS
 from ..results import load_cell
 from ..run import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
@@ -112,20 +112,27 @@ def open_jobs(jobs: list[Job]) -> tuple[list[OpenRun], list[list[dict]]]:
 
 @dataclass
 class Progress:
-    """The pool's counters: jobs and cells done of all, expected work done, the time since the start."""
+    """The pool's counters: jobs and cells done of all, and the forecast of the work left
+    (:class:`.schedule.Forecast`, calibrated on the cells done)."""
 
     jobs: int
     cells: int
-    work: float
-    started: float = field(default_factory=time.time)
+    forecast: schedule.Forecast
     jobs_done: int = 0
     cells_done: int = 0
-    work_done: float = 0.0
 
     def line(self, what: str) -> str:
-        """``[jobs 12/151, cells 1,234/11,240] <what>; 4 min so far, about 30 min left``."""
-        left = time_left(time.time() - self.started, self.work_done, self.work - self.work_done)
-        return f"[jobs {self.jobs_done}/{self.jobs}, cells {self.cells_done:,}/{self.cells:,}] {what}; {left}"
+        """``[jobs 12/151, cells 1,234/11,240, work 23%] <what>; 4 min so far, about 30 min left``."""
+        elapsed = time.time() - self.forecast.started
+        left = self.forecast.seconds_left()
+        if left is None:
+            when = f"{duration(elapsed)} so far, time left not known yet"
+        elif left <= 0:
+            when = f"{duration(elapsed)} in all"
+        else:
+            when = f"{duration(elapsed)} so far, about {duration(left)} left"
+        return (f"[jobs {self.jobs_done}/{self.jobs}, cells {self.cells_done:,}/{self.cells:,}, "
+                f"work {100 * self.forecast.fraction_done():.0f}%] {what}; {when}")
 
 
 def mean_scores(rows: list[dict]) -> str:
@@ -185,7 +192,10 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     failed: dict[int, str] = {}
     by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
     finished_papers: set[str] = set()
-    progress = Progress(len(jobs), n_cells, sum(task.expected_seconds for task in tasks))
+    forecast = schedule.Forecast([task.expected_seconds for task in tasks],
+                                 [(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name)
+                                  for t in tasks], None if slurm else workers)
+    progress = Progress(len(jobs), n_cells, forecast)
     progress.cells_done = n_cells - n_todo
 
     def finish_papers() -> None:
@@ -221,7 +231,7 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
                         for p in task.places))
              for number, task in enumerate(tasks)]
     done: dict[int, Done] = {}
-    started = time.time()
+    started = forecast.started = time.time()
     try:
         if slurm:
             folder = Path(record_dir or ".") / SLURM_FOLDER / time.strftime("%Y-%m-%d_%H-%M-%S")
@@ -232,7 +242,7 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
         for answer in answers:
             task = tasks[answer.task]
             done[answer.task] = answer
-            progress.work_done += task.expected_seconds
+            forecast.done(answer.task, answer.end - answer.start)
             for place in task.places:
                 error = answer.error
                 if error is not None and valid_row(opened[place.job], place):
@@ -247,10 +257,14 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
             if time.time() - last_line > 60:
                 logger.info("%s", progress.line("running"))
                 last_line = time.time()
+            if not forecast.samples or time.time() - forecast.started - forecast.samples[-1][0] >= 5:
+                forecast.record((progress.cells_done - n_cells + n_todo) / max(1, n_todo))
             finish_papers()
     finally:
         summary["wall_seconds"] = time.time() - started
         summary["cpu_seconds"] = sum(d.cpu_seconds for d in done.values() if not math.isnan(d.cpu_seconds))
+        summary["forecast"] = forecast.samples
+        summary["forecast_errors"] = schedule.forecast_errors(forecast.samples, time.time() - forecast.started)
         if record_dir is not None:
             schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, done, started), summary)
     if failed:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -86,3 +87,104 @@ def cell_table(folder: Path) -> tuple[pd.DataFrame, dict] | None:
 def utilisation(wall: float, work: float, cores: int) -> float:
     """Wall time over the ideal (work / cores): 1.0 when every core was busy all the time."""
     return wall / (work / cores) if work > 0 and cores > 0 else math.nan
+
+
+class Forecast:
+    """The time left of a pool, calibrated on the cells already measured.
+
+    Before a cell is done the expected seconds of :func:`expected_seconds` are all there is; a fresh clone has
+    no recorded row, so they are the size model in its own unit, which orders cells but misjudges methods by
+    several times (iterations, the KMeans step and Python's dispatch are not in it). Each finished cell tells
+    how far off its expectation was: the wall seconds its worker spent on it over its expected seconds. A
+    cell still to run is expected at its expectation times the ratio of its (method, data set) group, else of
+    its method on the other data sets, else of every cell done (sums of seconds over sums of expectations,
+    so that long cells weigh as they cost). The time left is the work left over the workers (or, on SLURM,
+    over the work done per second so far), and at least the longest cell left.
+
+    Parameters
+    ----------
+    expected : list of float
+        Each task's expected seconds (longest first is not required).
+    groups : list of tuple of str
+        Each task's ``(method, data set)``.
+    workers : int or None
+        Worker processes; None (SLURM) uses the rate measured so far.
+    """
+
+    def __init__(self, expected: list[float], groups: list[tuple[str, str]], workers: int | None,
+                 started: float | None = None):
+        self.expected, self.groups, self.workers = list(expected), list(groups), workers
+        self.started = time.time() if started is None else started
+        self.left = set(range(len(self.expected)))
+        self.sums: dict[object, list[float]] = {}  # key -> [seconds taken, seconds expected]
+        self.taken = 0.0
+        self.samples: list[list[float]] = []
+
+    def done(self, task: int, seconds: float) -> None:
+        """Task ``task`` took ``seconds`` (wall, in its worker)."""
+        if task not in self.left:
+            return
+        self.left.discard(task)
+        seconds = max(0.0, float(seconds)) if math.isfinite(seconds) else self.expected[task]
+        self.taken += seconds
+        method, dataset = self.groups[task]
+        for key in ((method, dataset), method, None):
+            pair = self.sums.setdefault(key, [0.0, 0.0])
+            pair[0] += seconds
+            pair[1] += self.expected[task]
+
+    def ratio(self, task: int) -> float:
+        """Seconds taken per second expected, for cells like ``task`` (1.0 before any is done)."""
+        method, dataset = self.groups[task]
+        for key in ((method, dataset), method, None):
+            taken, expected = self.sums.get(key, (0.0, 0.0))
+            if expected > 0 and taken > 0:
+                return taken / expected
+        return 1.0
+
+    def work_left(self) -> float:
+        """The seconds of work the cells left are expected to take."""
+        return sum(self.expected[task] * self.ratio(task) for task in self.left)
+
+    def fraction_done(self) -> float:
+        """The share of the work done, in [0, 1]."""
+        total = self.taken + self.work_left()
+        return self.taken / total if total > 0 else 1.0
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        """The wall seconds left, or None before any cell is done (no calibration yet)."""
+        if not self.left:
+            return 0.0
+        if not self.sums:
+            return None
+        now = time.time() if now is None else now
+        work = self.work_left()
+        if self.workers:
+            rate = min(self.workers, len(self.left))
+        else:
+            rate = self.taken / max(now - self.started, 1e-9)
+        longest = max(self.expected[task] * self.ratio(task) for task in self.left)
+        return max(work / max(rate, 1e-9), longest)
+
+    def record(self, cells_fraction: float, now: float | None = None) -> None:
+        """Keep ``(seconds since the start, share of cells done, share of work done, seconds left)``
+        for ``schedule.json``, so that the forecast can be checked against the time the pool took."""
+        now = time.time() if now is None else now
+        left = self.seconds_left(now)
+        self.samples.append([round(now - self.started, 2), round(cells_fraction, 5),
+                             round(self.fraction_done(), 5), None if left is None else round(left, 2)])
+
+
+def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5)) -> list[dict]:
+    """How far the recorded forecast was from the time that actually remained, at the first sample where
+    each share ``at`` of the cells was done: ``{"cells": share, "elapsed", "forecast", "actual", "error"}``
+    with ``error = forecast / actual - 1``."""
+    out = []
+    for share in at:
+        sample = next((s for s in samples if s[1] >= share and s[3] is not None), None)
+        if sample is None:
+            continue
+        actual = wall - sample[0]
+        out.append({"cells": share, "elapsed": sample[0], "work": sample[2], "forecast": sample[3],
+                    "actual": actual, "error": sample[3] / actual - 1 if actual > 0 else math.nan})
+    return out

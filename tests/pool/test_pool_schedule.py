@@ -49,3 +49,37 @@ def test_the_record_reads_back(tmp_path):
     assert summary == {"wall_seconds": 3.0, "workers": 2}
     assert schedule.cell_table(tmp_path / "nothing") is None
     assert schedule.utilisation(110.0, 200.0, 2) == 1.1
+
+
+def test_forecast_calibrates_each_group_on_its_own_cells():
+    # two groups whose expectations are off by different factors: after one cell of each, the work left is
+    # each group's expectation times its own ratio, not the pool's average ratio
+    forecast = schedule.Forecast([10, 10, 10, 10], [("nmf", "orl"), ("nmf", "orl"), ("lcf", "orl"),
+                                                    ("lcf", "orl")], workers=1, started=0.0)
+    assert forecast.seconds_left(now=1.0) is None  # nothing measured yet
+    forecast.done(0, 30.0)  # nmf takes three times its expectation
+    forecast.done(2, 5.0)   # lcf half of it
+    assert forecast.work_left() == pytest.approx(30.0 + 5.0)
+    assert forecast.seconds_left(now=35.0) == pytest.approx(35.0)
+    assert forecast.fraction_done() == pytest.approx(0.5)
+
+
+def test_forecast_falls_back_to_the_method_then_to_every_cell():
+    groups = [("nmf", "orl"), ("nmf", "yale"), ("gnmf", "coil20")]
+    forecast = schedule.Forecast([10, 10, 10], groups, workers=2, started=0.0)
+    forecast.done(0, 20.0)
+    assert forecast.ratio(1) == pytest.approx(2.0)  # same method, other data set
+    assert forecast.ratio(2) == pytest.approx(2.0)  # no cell of its method: every cell done
+    # two workers share the 40 s left, but no worker can finish the longest cell left sooner than 20 s
+    assert forecast.seconds_left(now=20.0) == pytest.approx(20.0)
+    forecast.done(1, 20.0)
+    forecast.done(2, 1.0)
+    assert forecast.seconds_left() == 0.0 and forecast.fraction_done() == 1.0
+
+
+def test_forecast_errors_compare_the_forecast_with_the_time_that_remained():
+    samples = [[10.0, 0.05, 0.05, 200.0], [20.0, 0.12, 0.1, 100.0], [50.0, 0.3, 0.3, 50.0], [60, 0.6, 0.5, 40.0]]
+    errors = schedule.forecast_errors(samples, wall=100.0)
+    assert [e["cells"] for e in errors] == [0.1, 0.25, 0.5]
+    assert errors[0]["actual"] == 80.0 and errors[0]["error"] == pytest.approx(100 / 80 - 1)
+    assert errors[2]["elapsed"] == 60 and errors[2]["error"] == pytest.approx(0.0)

@@ -106,7 +106,7 @@ class NewSamplesMixin:
             update, objective = frobenius_rules(X)
             batched = True
         else:
-            if graph:
+            if graph and not 0 < model.n_neighbors < 1:  # a share of the samples scales with n by itself
                 model.n_neighbors = min(int(model.n_neighbors), n - 1)
             update, objective = model._transform_rules(X, y)
             batched = model.batched

@@ -72,7 +72,7 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 
 from ...errors import ConfigError
-from ..core.validation import POSITIVE, UNLABELLED, Rule, check_positive_int, one_of
+from ..core.validation import POSITIVE, POSITIVE_INT, UNLABELLED, Rule, check_positive_int, one_of
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +104,21 @@ ALGORITHM = one_of(ALGORITHMS)
 """The rule of a neighbour search's ``algorithm`` (an estimator's ``knn_algorithm``)."""
 HEAT_WIDTH = Rule(lambda t: t is None or POSITIVE.test(t), "None or a finite number > 0")
 """The rule of the heat kernel's width ``t`` (None: Cai's default)."""
+NEIGHBOURS = Rule(lambda v: POSITIVE_INT.test(v) or (POSITIVE.test(v) and not float(v).is_integer() and v < 1),
+                  "a positive integer, or a share of the samples in (0, 1)")
+"""The rule of a graph's ``n_neighbors``: a count, or a share of the samples (:func:`neighbour_count`)."""
+
+
+def neighbour_count(n_neighbors, n_samples: int) -> int:
+    """The neighbours per sample that ``n_neighbors`` asks for among ``n_samples`` samples.
+
+    An integer is the count itself. A number in (0, 1) is a share of the samples, rounded to the nearest
+    count and at least 1: the FNMF paper says a graph method's neighbours are "usually 1 - 2 % of the whole
+    data points" (Babaee et al. 2014, l.175), which ``n_neighbors=0.015`` reads.
+    """
+    if isinstance(n_neighbors, (float, np.floating)) and 0 < n_neighbors < 1:
+        return max(1, int(round(float(n_neighbors) * n_samples)))
+    return check_positive_int("n_neighbors", n_neighbors)
 
 
 def check_weight(weight) -> str:

@@ -18,6 +18,7 @@ there first.
 """
 
 import logging
+import warnings
 
 import numpy as np
 import pytest
@@ -336,3 +337,25 @@ def test_laplacian(rng):
     np.testing.assert_allclose(D, W.toarray().sum(axis=1), rtol=1e-14)
     np.testing.assert_allclose(L.toarray(), np.diag(D) - W.toarray(), rtol=1e-14)
     np.testing.assert_allclose(L @ np.ones(15), 0, atol=1e-13)
+
+
+def test_a_share_of_the_samples_is_rounded_and_at_least_one():
+    from src.methods.graph.knn import NEIGHBOURS, neighbour_count
+    assert neighbour_count(5, 1000) == 5
+    assert neighbour_count(0.015, 200) == 3 and neighbour_count(0.015, 3044) == 46
+    assert neighbour_count(0.015, 50) == 1  # 0.75 rounds to 1
+    assert neighbour_count(0.001, 20) == 1  # never fewer than one
+    for bad in (0, 1.0, 1.5, -0.1, True):
+        with pytest.raises(ConfigError):
+            NEIGHBOURS.check("n_neighbors", bad)
+
+
+@pytest.mark.parametrize("name", ["gnmf", "npnmf", "fnmf"])
+def test_a_share_builds_the_graph_of_that_many_neighbours(name, rng):
+    from src.methods import REGISTRY
+    X = rng.random((12, 100))
+    share = REGISTRY[name](n_components=3, n_neighbors=0.03, max_iter=5, random_state=0)
+    count = REGISTRY[name](n_components=3, n_neighbors=3, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(share.fit_transform(X.T), count.fit_transform(X.T), rtol=1e-12)
