@@ -21,7 +21,7 @@ UV_VERSION := 0.13.9
 LOCK_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck docs clean
+.PHONY: help install lock results test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck docs clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -90,6 +90,12 @@ explain-all: ## Every paper's readings, then the scorecard's causes (outputs/exp
 $(EXPLAINED:%=explain-%) explain-all: explain-%: $(STAMP)
 	$(PY) -m src.explain $* $(EXPLAIN_ARGS)
 
+# python -m src.presentation.front_page: README.md's results table (between its results markers) and docs/results/
+# (the reports, figures and scorecard the site and the README link to) from what the last reproduction left in
+# outputs/reproduce/. Run it after make reproduce-all (and explain-all), then commit README.md and docs/results/.
+results: $(STAMP) ## README's results table and docs/results/ from the last reproduction (after reproduce-all, explain-all)
+	$(PY) -m src.presentation.front_page
+
 BENCH_ARGS ?=
 
 # python -m tools.bench (tools/bench/): every target of the speed issue in one run; BENCH_ARGS is passed on,
@@ -104,7 +110,7 @@ bench-quick: $(STAMP) ## The benchmark on tiny sizes and few iterations, to chec
 
 # Needs GNU Octave (not installed by the project: apt-get update && apt-get install -y octave). The reference
 # files are fetched like the data (REPRO_REFERENCE_MIRROR, else ../reference beside REPRO_DATA_MIRROR, else
-# upstream; README.md says how a mirror is laid out). Pass CROSSCHECK_ARGS=--write-fixtures to refresh
+# upstream; docs/crosscheck.md says how a mirror is laid out). Pass CROSSCHECK_ARGS=--write-fixtures to refresh
 # tests/fixtures/crosscheck/.
 CROSSCHECK_ARGS ?=
 crosscheck: $(STAMP) ## Run Deng Cai's reference code in GNU Octave, compare with ours -> outputs/crosscheck/crosscheck.md
@@ -115,8 +121,9 @@ crosscheck: $(STAMP) ## Run Deng Cai's reference code in GNU Octave, compare wit
 # pyproject.toml, pinned in requirements.lock like everything else (so `make test` builds the site too).
 # Warnings are errors (-W), every cross-reference is checked (-n), every page is read again (-E: no warning
 # hides in an unchanged page). Pages that depend on the checkout (papers, estimators) are written into
-# docs/_generated/ by docs/_ext/repro_docs.py at each build, from whatever outputs/reproduce/ holds.
-docs: $(STAMP) ## The documentation site from the docstrings, README.md and the reproductions -> docs/_build/html/index.html
+# docs/_generated/ by docs/_ext/repro_docs.py at each build, from the reproduction `make results` published in
+# docs/results/ (else outputs/reproduce/); the gallery runs examples/plot_*.py on the real data sets.
+docs: $(STAMP) ## The manual: its pages, the examples (run), the docstrings and the published reproduction -> docs/_build/html/index.html
 	$(PY) -m sphinx -E -W --keep-going -n -b html docs docs/_build/html
 
 clean: ## Remove outputs/ (keeps data/ and .venv)

@@ -1,19 +1,24 @@
 """Sphinx configuration of the repro-mf documentation site (``make docs`` -> ``docs/_build/html``).
 
-The site has two kinds of pages. The guides include the sections of README.md between ``<!-- docs:NAME:start -->``
-and ``<!-- docs:NAME:end -->`` markers, so each text has one home (README.md) and the site shows it as it is.
-The pages that depend on the checkout are written at build time into ``docs/_generated/`` (git-ignored) by
-the local extension ``_ext/repro_docs.py``: one page per paper from the latest reproduction found in
-``outputs/reproduce/`` (or a sentence saying how to make it), the scorecard, and one API page per estimator of
-the registry ``src.methods.REGISTRY``.
+The site has two kinds of pages. The guides are the Markdown pages of ``docs/`` (one page per task; README.md
+is the front page and links into them; no page includes another's text). The pages that depend on the
+checkout are written at build time into ``docs/_generated/`` (git-ignored) by the local extension
+``_ext/repro_docs.py``: one page per paper from the reproduction ``make results`` published in
+``docs/results/`` (else ``outputs/reproduce/``, else a sentence saying how to make it), the scorecard, and one API page per estimator of
+the registry ``src.methods.REGISTRY``. The gallery (``auto_examples/``, git-ignored) is made by sphinx-gallery from
+the scripts ``examples/plot_*.py``, each run by the build on the real data sets (see ``sphinx_gallery_conf``).
 
 The build treats warnings as errors (``sphinx-build -W --keep-going -n``). Nitpicky mode checks every
 cross-reference but those to the third-party packages listed in ``nitpick_ignore_regex``: their
 inventories would need intersphinx, which downloads them, and the build must work offline.
 """
 
+import os
+import re
 import sys
 from pathlib import Path
+
+from omegaconf import OmegaConf
 
 DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
@@ -30,16 +35,18 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "repro_docs",
+    "sphinx_gallery.gen_gallery",
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "_generated/reports", "**/.ipynb_checkpoints"]
+# results/: the published reproduction (make results), shown through the generated paper pages, not read itself
+exclude_patterns = ["_build", "_generated/reports", "results", "**/.ipynb_checkpoints"]
 templates_path = []
 
-# -- MyST: README.md parts are Markdown with GitHub tables and heading anchors ---------------------------------
+# -- MyST: the pages are Markdown with GitHub tables and heading anchors ---------------------------------
 myst_enable_extensions = ["colon_fence"]  # ::: fences: the generated pages nest a directive in a container
-myst_heading_anchors = 3  # `[text](#a-heading)` links of README.md resolve to its headings, as on GitHub
+myst_heading_anchors = 3  # `[text](page.md#a-heading)` links resolve to headings, as on GitHub
 
 # -- autodoc and numpydoc -------------------------------------------------------------------------------------
 autodoc_default_options = {"member-order": "bysource"}
@@ -70,5 +77,30 @@ html_theme_options = {
 }
 # Pages without subpages get no left sidebar (it would be empty); the paper pages neither, so that their wide
 # tables get the width (the navigation bar's "Papers" lists them, and each page links to the next).
-html_sidebars = {"index": [], "install": [], "protocol": [], "verdicts": [], "adding_a_method": [],
-                 "performance": [], "crosscheck": [], "_generated/papers/*": []}
+html_sidebars = {name: [] for name in (
+    "index", "install", "running", "own_data", "results", "resuming", "slurm", "protocol", "verdicts", "library",
+    "performance", "crosscheck", "troubleshooting", "adding_a_method", "changelog", "_generated/papers/*")}
+
+# -- The gallery of examples (sphinx-gallery) -------------------------------------------------------------------
+# Every examples/plot_*.py is run by the build, in this process, on the real data sets (fetched through
+# REPRO_DATA_MIRROR when it is set, else downloaded), and a script that fails fails the build. A script unchanged
+# since the last build keeps its output in auto_examples/ (sphinx-gallery compares checksums; -E does not change
+# that): delete docs/auto_examples/ to run them all again. Their run times are in sg_execution_times.rst (both
+# git-ignored). The scripts are sized to take seconds each, so that tests/test_docs.py (a fresh copy of docs/:
+# every script runs) can build the whole site.
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": re.escape(os.sep) + "plot_",  # run every plot_*.py, not only the ones Sphinx links to
+    "within_subsection_order": "FileNameSortKey",
+    "abort_on_example_error": True,
+    "download_all_examples": False,
+    "show_signature": False,
+}
+# sphinx-gallery runs each script from examples/ (its working directory), where the default download cache,
+# data/ under the working directory in a checkout, would make a second cache beside the checkout's data/. The
+# scripts use the checkout's data/ instead, as a script run from the checkout's root does. src/ may be a link
+# (tests/test_docs.py builds a copy of docs/ beside links to the checkout): its real parent is the checkout.
+# Registered before anything imports src.data, whose own resolver (src.data.fetch.default_data_dir) then stays out.
+OmegaConf.register_new_resolver("default_data_dir", lambda: str((REPO / "src").resolve().parent / "data"),
+                                replace=True)

@@ -47,6 +47,7 @@ from pathlib import Path
 from .errors import UserError
 from .files import write_atomic
 from .pool import PoolFailed, run_pool
+from .progress import duration
 from .presentation import paper_report, papers, scorecard
 from .presentation.papers import Paper
 from .steps import StepFailed
@@ -112,7 +113,11 @@ def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | Non
             failures.append(str(exc))
 
     try:
-        run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run)
+        summary = run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run)
+        for error in summary.get("forecast_errors", []):
+            logger.info("the time left forecast at %.0f%% of the cells (%s in): %s, it took %s (%+.0f%%)",
+                        100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),
+                        duration(error["actual"]), 100 * error["error"])
     except PoolFailed as exc:
         for line in exc.lines:
             logger.error("  %s", line)

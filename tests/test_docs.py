@@ -1,11 +1,12 @@
 """The documentation site builds with warnings as errors, and its main pages say what they should.
 
 The site is built as ``make docs`` builds it (``sphinx -W --keep-going -n``), from a copy of ``docs/`` in a
-temporary directory beside links to the checkout's ``src/``, ``conf/`` and ``README.md``, so that the
-pages the build writes (``docs/_generated/``) do not touch the checkout. ``repro_outputs`` points at a small
-made-up reproduction: the CNMF paper's report with one table and one figure, no other paper and no
-scorecard, so that both kinds of paper page are checked (a report shown, and the sentence saying which
-``make`` target writes it).
+temporary directory beside links to the checkout's ``src/``, ``conf/``, ``README.md``, ``CHANGELOG.md``
+(which the changelog page includes) and ``examples/`` (the gallery's scripts), so that the pages the build
+writes (``docs/_generated/``) do not touch the checkout. The guides are the manual's own Markdown pages: none
+includes a part of README.md. ``repro_outputs`` points at a small made-up reproduction: the CNMF paper's
+report with one table and one figure, no other paper and no scorecard, so that both kinds of paper page
+are checked (a report shown, and the sentence saying which ``make`` target writes it).
 """
 
 import html
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS_PACKAGES = ("sphinx", "numpydoc", "myst_parser", "pydata_sphinx_theme")
+DOCS_PACKAGES = ("sphinx", "numpydoc", "myst_parser", "pydata_sphinx_theme", "sphinx_gallery")
 MISSING = [name for name in DOCS_PACKAGES if importlib.util.find_spec(name) is None]
 
 pytestmark = [
@@ -59,8 +60,10 @@ def png(width: int = 2, height: int = 2) -> bytes:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("site")
-    shutil.copytree(REPO / "docs", root / "docs", ignore=shutil.ignore_patterns("_build", "_generated"))
-    for name in ("src", "conf", "README.md"):
+    # auto_examples/ of an earlier build would let sphinx-gallery skip the examples: they run anew here
+    shutil.copytree(REPO / "docs", root / "docs", ignore=shutil.ignore_patterns(
+        "_build", "_generated", "auto_examples", "sg_execution_times.rst"))
+    for name in ("src", "conf", "README.md", "CHANGELOG.md", "examples"):  # examples/: the gallery's scripts
         (root / name).symlink_to(REPO / name)
     outputs = root / "outputs" / "reproduce"
     (outputs / "cnmf").mkdir(parents=True)
@@ -122,11 +125,45 @@ def test_every_estimator_of_the_registry_has_an_api_page_with_its_parameters(sit
         assert expected in gnmf, expected
 
 
-def test_the_guides_include_the_readme(site):
-    crosscheck = text(site, "crosscheck")
-    assert "apt-get update" in crosscheck and "MatlabFunc/MatrixFactorization" in crosscheck
-    assert "make test" in text(site, "install") and "Installing outside a checkout" in text(site, "install")
-    assert "The solver: Deng Cai" in text(site, "protocol")
-    for name in ("api/settings", "api/protocol", "api/data", "api/core", "api/runs", "api/presentation",
-                 "adding_a_method", "performance", "verdicts"):
+#: Each guide page of docs/ (its file name without .md) and facts its text must state.
+GUIDES = {
+    "install": ("make test", "Installing outside a checkout", "requirements.lock", "REPRO_DATA_MIRROR",
+                "CITATION.cff"),
+    "running": ("python -m src.run method=nmf dataset=yale", "dry_run=true", "python -m src.data --list",
+                "label_protocols", "hydra.verbose", "repro-mf -sc install=bash", "python -m src.reproduce"),
+    "own_data": ("dataset=file", "dataset.label_column", "dataset.sha256"),
+    "results": ("results.csv", "provenance.json", "code fingerprint", "Sweeps that fail well"),
+    "resuming": ("already done, skipped", "hydra.sweep.dir", "config_hash"),
+    "slurm": ("hydra/launcher=submitit_slurm", "setup_single_node.sh", "sacct", "submitit_local"),
+    "protocol": ("The solver: Deng Cai", "solver=fixed", "protocol.rank_offset"),
+    "verdicts": ("agrees", "differs", "readings.yaml", "make explain-all"),
+    "library": ("Pipeline", "GridSearchCV", "check_estimator", "inverse_transform"),
+    "performance": ("make bench", "NN-descent", "faiss"),
+    "crosscheck": ("apt-get update", "MatlabFunc/MatrixFactorization", "--write-fixtures"),
+    "troubleshooting": ("No space left on device", "What is not an error", "Numerical robustness"),
+    "adding_a_method": ("_parameter_constraints", "The estimator contract", "Adding a paper", "Code layout"),
+    "changelog": ("0.2.0", "Added"),
+}
+
+
+def test_the_guides_say_what_they_should(site):
+    for name, facts in GUIDES.items():
+        shown = text(site, name)
+        for fact in facts:
+            assert fact in shown, f"{name}: {fact}"
+    for name in ("api/settings", "api/protocol", "api/data", "api/core", "api/runs", "api/presentation"):
         assert text(site, name)
+
+
+def test_the_landing_page_lists_every_guide(site):
+    landing = page(site, "index")
+    for name in GUIDES:
+        assert f'href="{name}.html' in landing, name
+
+
+def test_no_page_includes_the_readme():
+    """The manual owns its text: no page of docs/ re-includes a part of README.md."""
+    for path in (REPO / "docs").rglob("*.md"):
+        if {"_generated", "_build", "auto_examples"} & set(path.parts):
+            continue
+        assert "README.md" not in "".join(re.findall(r"```\{include\}[^\n]*", path.read_text())), path

@@ -1,12 +1,14 @@
-"""Every command of README.md's fenced shell blocks runs as typed.
+"""Every command of the fenced shell blocks of README.md and of the manual's pages (docs/*.md) runs as typed.
 
-The commands are read from README.md: fenced blocks marked ``bash``, ``sh``, ``shell`` or ``console`` (in a
-``console`` block only the lines after a ``$`` prompt; in an unmarked block only the lines that start with
-one of :data:`COMMAND_WORDS`), backslash continuations joined, ``#`` comments and blank lines left out. Each
-command is one test case, its text the test id. ``python`` is the interpreter running the tests; ``python -m
-src...`` runs from a temporary directory with the checkout on PYTHONPATH (as it runs from the checkout),
-``repro-mf`` is the console script beside that interpreter. ``/path/to/datasets`` stands for the data mirror
-(the ``mirror`` fixture, also in ``REPRO_DATA_MIRROR``).
+The commands are read from :data:`DOCUMENTS`, README.md and every Markdown page of ``docs/`` (not the pages
+the build writes into ``docs/_generated/``): fenced blocks marked ``bash``, ``sh``, ``shell`` or ``console``
+(in a ``console`` block only the lines after a ``$`` prompt; in an unmarked block only the lines that start
+with one of :data:`COMMAND_WORDS`; a MyST directive's fence, e.g. ``{toctree}``, holds no shell), backslash
+continuations joined, ``#`` comments and blank lines left out. Each command is one test case, its text the
+test id (a command shown in two documents is one case). ``python`` is the interpreter running the tests;
+``python -m src...`` runs from a temporary directory with the checkout on PYTHONPATH (as it runs from the
+checkout), ``repro-mf`` is the console script beside that interpreter. ``/path/to/datasets`` stands for the
+data mirror (the ``mirror`` fixture, also in ``REPRO_DATA_MIRROR``).
 
 What "runs as typed" means, per kind of command (cheap, no computation):
 
@@ -37,12 +39,13 @@ What "runs as typed" means, per kind of command (cheap, no computation):
     Run as typed from the checkout (tools/ is not installed).
 ``eval "$(repro-mf -sc install=bash)"``; ``repro-mf method=n<Tab>``
     The eval runs in bash; the Tab completion asks Hydra's completion (``repro-mf -sc query=bash`` with
-    ``COMP_LINE``) and must offer what the README's comment shows after ``->``.
+    ``COMP_LINE``) and must offer what the comment beside it (in the document that shows it) promises
+    after ``->``.
 ``pip install``, ``cd``, ``export``
     Skipped: they set up an environment (tests/test_install.py installs a wheel in another directory; the
     tests set ``REPRO_DATA_MIRROR`` themselves).
 
-A README command of any other kind fails this test: say here how to run it. No fenced command is shown
+A command of any other kind fails this test: say here how to run it. No fenced command is shown
 failing on purpose today. ``dry_run=true`` is a key of the top-level config: without it Hydra stops with
 "Could not override 'dry_run'", and the ``src.run`` / ``repro-mf`` cases fail.
 """
@@ -60,10 +63,12 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+#: The documents whose commands are checked: the README and the manual's own pages (docs/*.md).
+DOCUMENTS = [README, *sorted((REPO / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 SHELL_BLOCKS = {"bash", "sh", "shell", "console"}
 COMMAND_WORDS = {"make", "python", "repro-mf", "pip", "cd", "export", "eval"}  # commands in an unmarked block
-REQUIRED = ["python -m src.run method=ccf dataset=yale"]  # run even if the README drops it
+REQUIRED = ["python -m src.run method=ccf dataset=yale"]  # run even if the documents drop it
 PLACEHOLDER_MIRROR = "/path/to/datasets"
 SLOW_DATA = {"caltech101", "caltech101_rgb", "mnist"}  # python -m src.data NAME: builds for a minute or more
 TIMEOUT = 900
@@ -71,7 +76,7 @@ TIMEOUT = 900
 pytestmark = pytest.mark.integration
 
 
-# -- reading the README ------------------------------------------------------------------------------------
+# -- reading the documents ---------------------------------------------------------------------------------
 def strip_comment(line: str) -> str:
     """The line without a trailing ``# comment`` (a ``#`` at the start of a word, outside quotes)."""
     quote = None
@@ -89,7 +94,7 @@ def fenced_commands(text: str) -> list[str]:
     """The commands of the fenced shell blocks of a Markdown text, in order, each on one line."""
     commands, language, pending = [], None, ""
     for raw in text.splitlines():
-        fence = re.match(r"^\s*```\s*([\w+-]*)\s*$", raw)
+        fence = re.match(r"^\s*```\s*(\S*)", raw)  # the info string: a language, or a MyST {directive}
         if fence:
             language = (fence.group(1) or "plain") if language is None else None
             pending = ""
@@ -114,8 +119,14 @@ def fenced_commands(text: str) -> list[str]:
     return commands
 
 
+def documents_text() -> str:
+    """README.md and the manual's pages, one after the other."""
+    return "\n".join(path.read_text() for path in DOCUMENTS)
+
+
 def readme_commands() -> list[str]:
-    commands = fenced_commands(README.read_text())
+    """The commands of every document, each once, in the order the documents show them, then REQUIRED."""
+    commands = [command for path in DOCUMENTS for command in fenced_commands(path.read_text())]
     return list(dict.fromkeys([*commands, *(c for c in REQUIRED if c not in commands)]))
 
 
@@ -298,7 +309,7 @@ def run_completion(argv, mirror, tmp_path):
     result = run(executable([argv[0], "-sc", "query=bash"], mirror), tmp_path, mirror, COMP_LINE=line,
                  COMP_POINT=str(len(line)))
     assert result.returncode == 0, failure(result)
-    comment = next(raw for raw in README.read_text().splitlines() if raw.strip().startswith(" ".join(argv)))
+    comment = next(raw for raw in documents_text().splitlines() if raw.strip().startswith(" ".join(argv)))
     promised = comment.partition("->")[2].replace("...", "").split()
     assert promised and set(promised) <= set(result.stdout.split()), failure(result)
 
@@ -324,17 +335,28 @@ def test_readme_command_runs_as_typed(command, mirror, tmp_path, session_dir):
     elif what == "completion":
         run_completion(argv, mirror, tmp_path)
     else:
-        pytest.fail(f"a README command of a kind this test does not run: {command!r} (add it to the docstring)")
+        pytest.fail(f"a command of a kind this test does not run: {command!r} (add it to the docstring)")
 
 
-def test_the_readme_has_commands_of_every_kind():
+def test_the_documents_have_commands_of_every_kind():
     kinds = {kind(shlex.split(command)) for command in readme_commands()}
     assert {"make", "run", "data"} <= kinds and "unknown" not in kinds
+
+
+def test_the_manual_pages_are_read():
+    """The pages of docs/ are among the documents, and their commands among the cases."""
+    pages = [path for path in DOCUMENTS if path.parent.name == "docs"]
+    assert REPO / "docs" / "running.md" in pages and not any("_generated" in path.parts for path in DOCUMENTS)
+    from_pages = {command for path in pages for command in fenced_commands(path.read_text())}
+    assert "python -m src.data --list" in from_pages and 'eval "$(repro-mf -sc install=bash)"' in from_pages
+    assert from_pages <= set(readme_commands())
 
 
 def test_reading_fenced_blocks():
     text = "\n".join(["```bash", "make a   # comment", "python -m x \\", "    'b=[1,2]' # c", "```",
                       "```python", "print(1)  # not shell", "```", "```console", "$ repro-mf x=1",
-                      "output line", "```", "```", "some text", "cd /tmp", "```"])
+                      "output line", "```", "```", "some text", "cd /tmp", "```",
+                      "```{include} ../CHANGELOG.md", ":start-line: 2", "```", "make outside-a-block",
+                      "```{toctree}", "install", "```"])
     assert fenced_commands(text) == ["make a", "python -m x 'b=[1,2]'", "repro-mf x=1", "cd /tmp"]
     assert strip_comment("a '#not' b # c") == "a '#not' b"

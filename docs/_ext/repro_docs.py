@@ -11,7 +11,8 @@ At ``builder-inited`` (before Sphinx reads any source) it writes
   that a method added to the registry gets its page without editing the docs.
 
 ``<outputs>`` is the config value ``repro_outputs`` (``sphinx-build -D repro_outputs=DIR``), by default
-``outputs/reproduce`` of the checkout. A report and its figures are copied into ``_generated/reports/``
+``docs/results/``, the last reproduction that ``make results`` published (the pages the README links to), and
+``outputs/reproduce`` of the checkout when nothing is published. A report and its figures are copied into ``_generated/reports/``
 (excluded from the sources) and included with MyST's ``{include}``, so the page shows the report as
 written (but for non-breaking spaces inside its numbers, :data:`PLUS_MINUS`). A file is rewritten only when its text changes, and files no longer produced are removed, so
 that an incremental build reads only what changed.
@@ -46,6 +47,16 @@ INTERVAL = re.compile(r"\[([-+]?\d[\d.]*), ([-+]?\d[\d.]*)\]")
 NBSP = "\u00a0"
 
 
+def shown(path: Path) -> str:
+    """``path`` as a reader finds it: relative to the checkout (``docs/results/...``, ``outputs/reproduce/...``)
+    when it lies inside one, else as it is."""
+    path = Path(path).resolve()
+    for parent in path.parents:
+        if (parent / "pyproject.toml").is_file():
+            return path.relative_to(parent).as_posix()
+    return str(path)
+
+
 def papers(home: Path) -> list[str]:
     """The paper homes (``conf/paper/<name>/reproduce.yaml``), in the order of :data:`TITLES`, then by name."""
     names = sorted(path.parent.name for path in home.glob("*/reproduce.yaml"))
@@ -61,9 +72,17 @@ def citation(home: Path, paper: str) -> str | None:
     return (yaml.safe_load(path.read_text()) or {}).get("paper")
 
 
+BUILT = re.compile(r"Built by `[^`]*` from \S+ to (\d{4}-\d\d-\d\dT[\d:]+[^\s.]*)")
+
+
 def written_at(path: Path) -> str:
-    """The modification time of ``path`` in UTC, to the minute."""
-    stamp = datetime.datetime.fromtimestamp(path.stat().st_mtime, tz=datetime.timezone.utc)
+    """When the report at ``path`` was written, in UTC to the minute: the end its provenance section records
+    (a copy in a fresh clone keeps it), else the file's modification time."""
+    match = BUILT.search(path.read_text())
+    if match:
+        stamp = datetime.datetime.fromisoformat(match.group(1)).astimezone(datetime.timezone.utc)
+    else:
+        stamp = datetime.datetime.fromtimestamp(path.stat().st_mtime, tz=datetime.timezone.utc)
     return stamp.strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -116,8 +135,8 @@ def paper_page(paper: str, home: Path, outputs: Path, generated: Path) -> tuple[
         return "\n".join(lines), set()
     target = generated / "reports" / paper
     copied = copy_report(report, target)
-    lines += [report_intro(f"The report of the latest reproduction found when these pages were built, "
-                           f"`outputs/reproduce/{paper}/report.md` (written {written_at(report)}); "
+    lines += [report_intro(f"The report of the reproduction these pages were built from, "
+                           f"`{shown(report)}` (written {written_at(report)}); "
                            f"`make reproduce-{paper}` runs it again. Every number comes from that run's results; "
                            "the paper's own numbers stand beside ours where its text gives them."), "",
               include(f"../reports/{paper}/report.md", report.read_text())]
@@ -135,8 +154,8 @@ def scorecard_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     target = generated / "reports" / "scorecard"
     copied = copy_report(scorecard, target)
     lines += [report_intro("Every published number we have data for, beside ours, with a verdict that accounts "
-                           "for the noise of the trials; from the latest `make reproduce-all` found, "
-                           f"`outputs/reproduce/README.md` (written {written_at(scorecard)})."), "",
+                           "for the noise of the trials; from the `make reproduce-all` these pages were built "
+                           f"from, `{shown(scorecard)}` (written {written_at(scorecard)})."), "",
               include("../reports/scorecard/README.md", scorecard.read_text())]
     return "\n".join(lines), {target / name for name in copied}
 
@@ -273,7 +292,11 @@ def generate(srcdir: Path, repo: Path, outputs: Path) -> set[Path]:
 def on_builder_inited(app) -> None:
     srcdir = Path(app.srcdir)
     repo = srcdir.parent
-    outputs = Path(app.config.repro_outputs) if app.config.repro_outputs else repo / "outputs" / "reproduce"
+    if app.config.repro_outputs:
+        outputs = Path(app.config.repro_outputs)
+    else:  # the snapshot `make results` publishes, else a local reproduction
+        published = srcdir / "results"
+        outputs = published if (published / "README.md").is_file() else repo / "outputs" / "reproduce"
     generate(srcdir, repo, outputs.expanduser().resolve())
 
 

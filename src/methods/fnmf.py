@@ -25,7 +25,7 @@ Why the paper's form cannot be used as printed.
    long), T drops to 0.18-4.1, the factor reaches at most 2.2e-14 and adds at most 1.3e-15 (relative) to
    the numerator X^T U: the final V equals NMF's bit for bit for n >= 100 and to 3e-15 for n = 50. On
    0-255 images T exceeds 4.6e6. FNMF as printed is NMF. :func:`paper_factor` computes the factor;
-   ``tests/test_fnmf.py`` shows the underflow on ORL-like random data.
+   ``tests/methods/test_fnmf.py`` shows the underflow on ORL-like random data.
 2. Degeneracy. The objective is not invariant under U -> U / s, V -> s V (which leaves U V^T alone):
    T grows as s^2, so exp(-beta T) -> 0 and inf C = inf ||X - U V^T||^2. The farness term can always be
    switched off by rescaling; any normalization of T by a scale chosen by us only moves the point where

@@ -40,6 +40,7 @@ from ..presentation.papers import Paper
 from ..progress import duration
 from ..protocol.cell import READOUTS
 from ..results import load_cell
+from ..slurm import NEEDED_COMMANDS, missing_commands
 from ..run import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
 from ..sweep import usable_cores
 from . import schedule
@@ -162,6 +163,10 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     jobs = plan_jobs(chosen, overrides)
     if dry_run:
         return dry_run_summary(chosen, jobs)
+    if slurm_launcher(jobs) and missing_commands():
+        raise UserError(f"the SLURM launcher needs {', '.join(NEEDED_COMMANDS)} on this machine's PATH, and "
+                        f"{', '.join(missing_commands())} is missing: run on a machine that submits to the "
+                        "cluster; nothing was started")
     opened, data_files = open_jobs(jobs)
     todo = [run.todo for run in opened]
     tasks = tasks_of(jobs, todo)

@@ -17,8 +17,10 @@ difference, Holm-adjusted over every number of the scorecard, p < 0.05; can't te
 5-point verdict beside it, and a cause for every number that differs or can't tell: the causes recorded in
 the paper's ``published.yaml``, then what the paper's readings did to it (:mod:`src.explain`, read from
 ``outputs/explain/<paper>/readings.csv`` when ``make explain-<paper>`` has run): each reading tried, its
-effect, and which readings (with their labels) bring the number to "agrees". "unknown" remains only where
-no reading was run or none changed the verdict.
+effect, and which readings (with their labels) bring the number to "agrees". A number that can't tell says
+why in words (:func:`src.presentation.verdicts.noise_reason`): mostly the noise, when the 90% interval is wider
+than the margin even around a difference of zero. "unknown" remains only for a number that differs where no
+reading was run or none changed the verdict.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from . import papers, published as numbers_of
 from ..errors import ConfigError
 from ..files import write_atomic
 from .paper_report import choose_tuned
-from .verdicts import ALPHA, MARGIN
+from .verdicts import ALPHA, MARGIN, noise_reason
 
 logger = logging.getLogger(__name__)
 
@@ -67,9 +69,12 @@ def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
     recorded = recorded_cause(published, row["dataset"], row["number"])
     if recorded:
         parts.append(recorded)
+    noisy = row["verdict"] == "can't tell" and row.get("comparison") is not None
+    if noisy:
+        parts.append(noise_reason(row["comparison"]))
     tried = None if effects is None else effects[(effects["key"] == row["key"]) & (effects["verdict"] != "not run")]
     if tried is None or tried.empty:
-        parts.append(f"unknown (no reading run: make explain-{row['paper']})")
+        parts.append(f"{'readings' if noisy else 'unknown'} (no reading run: make explain-{row['paper']})")
         return "; ".join(parts)
     moved = tried[tried["verdict"] != row["verdict"]]
     fixes = tried[tried["verdict"] == "agrees"]
@@ -78,12 +83,24 @@ def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
                        for _, r in touching.iterrows())
     if not fixes.empty:
         parts.append("agrees under: " + ", ".join(f"{r['reading']} ({r['label']})" for _, r in fixes.iterrows()))
-    elif moved.empty:
+    elif moved.empty and not noisy:
         parts.append("unknown (no reading changes its verdict)")
     untouched = len(tried) - len(touching)
     parts.append(f"readings tried: {listed or 'none moves it'}"
                  + (f" ({untouched} other(s) leave it unchanged)" if untouched and listed else ""))
     return "; ".join(parts)
+
+
+def cause_kind(cause: str) -> str:
+    """The cause of a number in one word group, for the scorecard's counts: "a reading brings it back",
+    "noise", "near the margin", "unknown", "readings move it", or "" for a number that agrees."""
+    if not cause:
+        return ""
+    for marker, kind in (("agrees under:", "a reading brings it back"), ("the noise:", "noise"),
+                         ("a gap near the margin", "near the margin"), ("unknown", "unknown")):
+        if marker in cause:
+            return kind
+    return "readings move it"
 
 
 def fmt(value, signed: bool = False) -> str:
@@ -135,6 +152,9 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
     for row in rows:
         row["cause"] = "" if row["verdict"] in ("agrees", "not run") else \
             cause_text(row, published_of[row["paper"]], effects[row["paper"]])
+    for row in rows:
+        row["cause kind"] = cause_kind(row["cause"])
+    kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
     compared = sum(row["comparison"] is not None for row in rows)
     lines = ["# Scorecard: every published number we have data for, beside ours", "",
              f"Built by `{provenance.command_line()}` from {len(read)} papers' merged results "
@@ -143,7 +163,12 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
              "", RULE.format(n=compared), "", *counts_lines(rows), "",
              "The cause of a number that differs or can't tell names each reading of its paper that was run "
              "(`make explain-<paper>`, labels: text, reference-code, alternative, oracle), its effect on ours "
-             "and its verdict; a reading never replaces the primary number.", ""]
+             "and its verdict; a reading never replaces the primary number. A number that can't tell says "
+             "why: most often the noise (its 90% interval is wider than +-5 points even around a difference of "
+             "zero, so no test with these trials could call it equal); \"unknown\" stays only where a "
+             "difference is real and no reading moves it.", "",
+             "Causes of the numbers that differ or can't tell: "
+             + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", ""]
     for kind in numbers_of.KINDS:
         chosen = [row for row in rows if row["kind"] == kind]
         if not chosen:

@@ -198,6 +198,30 @@ def verdict(comparison: Comparison, p_zero_adjusted: float, alpha: float = ALPHA
     return "can't tell"
 
 
+def best_case_half_width(comparison: Comparison, alpha: float = ALPHA) -> float:
+    """Half the width of the ``1 - 2*alpha`` (90%) interval of the difference: the noise of the two means.
+
+    The interval is centred on the difference, so "agrees" needs ``|difference| + half width < margin``. When
+    the half width alone reaches the margin, no difference, not even zero, could be called "agrees" with these
+    trials: the verdict "can't tell" then says how noisy the trials are, not how far the numbers are apart.
+    """
+    lo, hi = _interval(comparison.difference, comparison.se, comparison.df, 1 - 2 * alpha)
+    return (hi - lo) / 2
+
+
+def noise_reason(comparison: Comparison, alpha: float = ALPHA, margin: float = MARGIN) -> str:
+    """Why a comparison is "can't tell", in words: the trials' noise, or a gap near the margin."""
+    half = best_case_half_width(comparison, alpha)
+    where = ("deviations printed by the paper and ours" if comparison.sides == "both printed"
+             else "our trials' deviation for both sides")
+    if half >= margin:
+        return (f"the noise: with these trials ({where}) the 90% interval is +-{half:.1f} points around the "
+                f"difference, wider than +-{margin:.0f}, so even an exact match could not be called equal; "
+                f"the difference of {comparison.difference:+.1f} is within that noise")
+    return (f"a gap near the margin: {comparison.difference:+.1f} points +-{half:.1f} (90%) reaches past "
+            f"+-{margin:.0f} but is not shown to differ from zero")
+
+
 def holm(pvalues) -> list[float]:
     """Holm's step-down adjusted p-values, in the given order.
 

@@ -206,7 +206,8 @@ def test_batched_starts_equal_single_start_fits(cls, sign, rng):
 
 @pytest.mark.parametrize("cls", [CF, CCF])
 def test_float32_fit_on_mixed_sign_data(cls, rng):
-    """The general rules (explicit kernel) in float32; nonnegative data: tests/test_methods.py."""
+    """The general rules (explicit kernel) in float32; nonnegative data:
+    tests/methods/test_properties.py::test_float32_keeps_its_precision_and_the_objective_decreasing."""
     check_float32_fit(cls, {}, rng, n_labelled=12 if cls.needs_labels else 0, mixed_sign=True)
 
 

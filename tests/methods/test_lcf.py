@@ -363,7 +363,7 @@ def test_v_rule_does_not_change_mixed_sign_fits(rng):
 
 def test_eq41_batched_starts_equal_single_start_fits(rng):
     """Four starts in one stack, over two blocks of samples in the fused passes (300 samples x 230
-    features, as tests/helpers.check_starts_together_equal_each_alone), give each start's own fit."""
+    features, as tests/helpers.py::check_starts_together_equal_each_alone), give each start's own fit."""
     n, m, k = 300, 230, 3
     X = rng.random((n, m))
     inits = [anchored_init(rng, n, k) for _ in range(4)]

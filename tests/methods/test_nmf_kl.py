@@ -1,7 +1,7 @@
 """Tests of NMF-KL (src.methods.nmf_kl): the blocked KL products over stacks of starts, blocks and threads.
 
 The one-step test against Lee and Seung's rules and the comparison with scikit-learn's MU are in
-test_methods.py; here the products of :class:`KLProducts` are checked against the dense formulas for every
+test_nmf.py; here the products of :class:`KLProducts` are checked against the dense formulas for every
 start of a stack, whatever the blocks, the row ranges of the threads and the memory layout of X.
 """
 

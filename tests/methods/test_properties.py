@@ -18,7 +18,7 @@ fits the number of features, few neighbours and restarts) and fitted with partia
 :data:`VARIANTS` adds, per method, settings that take other branches of its update rules (graph weights,
 regularization weights from 0 to large, normalizations, CCF's NMF start); the properties of iterative
 methods are asked of each variant. Bad input that is the same for every method (X's shape and values, y's dtype, init
-factors) is tested in tests/test_bad_input.py, the loop itself in tests/test_loop.py.
+factors) is tested in tests/test_bad_input.py, the loop itself in tests/methods/core/test_loop.py.
 """
 
 import logging

@@ -17,6 +17,7 @@ from helpers import in_process, toy_papers
 import src.pool as pool
 from src.presentation import papers
 from src.pool import schedule
+from src.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
 SCORES = ["acc", "nmi", "n_iter", "objective"]
@@ -127,6 +128,7 @@ def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cel
     from src.pool.workers import work
 
     array = FakeArray()
+    monkeypatch.setattr(pool, "missing_commands", lambda: [])  # a submitting machine, as far as the pool can tell
     monkeypatch.setattr(workers, "slurm_executor", lambda launcher, folder: array)
     monkeypatch.setattr(workers, "BATCH_SECONDS", 1e-9)  # one cell per task
 
@@ -158,3 +160,12 @@ def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cel
         pool.run_pool(chosen, [*overrides, "hydra/launcher=submitit_slurm"], None, tmp_path)
     assert info.value.lines == ["toy yale CNMF: cell k=3 trial=0: SLURM task 7_0 ended without a result "
                                 "(state CANCELLED)"]
+
+
+def test_on_a_machine_without_slurm_the_slurm_launcher_stops_before_anything_starts(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "missing_commands", lambda: ["sbatch", "srun"])
+    monkeypatch.setattr(pool, "open_jobs", lambda jobs: pytest.fail("no job may be opened"))
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    with pytest.raises(UserError, match="needs sbatch, squeue, srun .* sbatch, srun is missing"):
+        pool.run_pool(chosen, [*overrides, "hydra/launcher=submitit_slurm"], None, tmp_path)
+    assert not (tmp_path / "schedule.csv").exists()

@@ -53,3 +53,20 @@ def test_cause_names_the_readings_tried_and_which_bring_a_number_back(tmp_path, 
     assert "agrees under: alpha_1 (alternative)" in gnmf
     assert "alpha_1 (alternative) +16.00 -> agrees" in gnmf and "argmax (alternative) -1.00 -> differs" in gnmf
     assert "unknown (no reading changes its verdict)" in lines["NMF over CNMF, AC gain (l.2)"]
+
+
+def test_a_number_lost_in_the_noise_says_so_and_unknown_is_kept_for_real_differences():
+    from src.presentation.verdicts import compare
+    published = {"causes": []}
+    # paper 60 +- 15 over 10 trials, ours 58 +- 15 over 10: the 90% interval is about +-11.6 points
+    noisy = {"verdict": "can't tell", "comparison": compare(58, 15, 10, 60, 15, 10), "dataset": "yale",
+             "number": "LCF AC, k=2", "key": "yale: LCF AC, k=2", "paper": "lcf"}
+    effects = pd.DataFrame([{"key": noisy["key"], "reading": "argmax", "label": "alternative", "effect": 1.0,
+                             "verdict": "can't tell"}])
+    cause = scorecard.cause_text(noisy, published, effects)
+    assert "the noise" in cause and "+-11." in cause and "unknown" not in cause
+    assert scorecard.cause_kind(cause) == "noise"
+    differs = {**noisy, "verdict": "differs", "comparison": compare(40, 2, 10, 60, 2, 10)}
+    effects["verdict"] = "differs"
+    cause = scorecard.cause_text(differs, published, effects)
+    assert "unknown (no reading changes its verdict)" in cause and scorecard.cause_kind(cause) == "unknown"

@@ -255,3 +255,11 @@ def test_pooled_sides_feed_compare():
     assert comparison.se == pytest.approx(math.sqrt(ours_std ** 2 / 30 + paper[1] ** 2 / 30))
     assert comparison.df > 30
     assert verdict(comparison, comparison.p_zero) == "agrees"
+
+
+def test_the_noise_reason_separates_wide_intervals_from_gaps_near_the_margin():
+    from src.presentation.verdicts import best_case_half_width, compare, noise_reason
+    wide = compare(60, 15, 10, 60, 15, 10)  # an exact match, but +-11.6 points of noise
+    assert best_case_half_width(wide) > 5 and "even an exact match" in noise_reason(wide)
+    near = compare(64, 2, 10, 60, 2, 10)  # +4 +- 1.6: past the margin, not shown different from zero here
+    assert best_case_half_width(near) < 5 and "near the margin" in noise_reason(near)

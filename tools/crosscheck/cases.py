@@ -4,7 +4,7 @@ Every case is rebuilt from a small description (:class:`Case`: data subset, seed
 golden fixtures need to hold only the reference code's outputs. One function builds the inputs for both
 sides (:func:`build_inputs`), one runs ours (:func:`run_ours`), one compares ours with the reference
 outputs (:func:`compare`); ``python -m tools.crosscheck`` gets the reference outputs from GNU Octave,
-``tests/test_crosscheck.py`` from the fixtures.
+``tests/tools/test_crosscheck.py`` from the fixtures.
 
 Conventions of the comparison, after Deng Cai's code:
 

@@ -1,0 +1,218 @@
+"""The front page's results table and the published snapshot of the last reproduction.
+
+Usage::
+
+    python -m src.presentation.front_page      # what `make results` runs, after make reproduce-all (and explain-all)
+
+Reads what the last reproduction left in ``outputs/reproduce/`` (the scorecard ``scorecard.csv``, the
+schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each paper's ``report.md`` and
+``provenance.json``) and
+
+1. copies the reports, their figures and the scorecard into ``docs/results/`` (the same layout), the pages the
+   documentation site shows and the README links to, so that a reader sees the last reproduction without
+   running it;
+2. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: one row
+   per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
+   compared with the verdicts, a finding in one sentence and a link to its report, and a line stamping the
+   table with the commit, machine and date of the reproduction that produced it.
+
+No number of the table is typed by hand: each comes from those files, and the finding is composed from the
+scorecard's verdicts and causes (:func:`finding`). Running it twice on the same outputs writes the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from ..errors import UserError
+from ..files import write_atomic
+from . import papers
+
+logger = logging.getLogger(__name__)
+
+START, END = "<!-- results:start -->", "<!-- results:end -->"
+#: Where the snapshot of the last reproduction goes, relative to the checkout.
+SNAPSHOT = Path("docs") / "results"
+#: Row order of the table; a paper home not listed comes after them.
+ORDER = ("cnmf", "ccf", "lcf", "fnmf", "pcgnmf", "cai")
+NAMES = {"cnmf": "CNMF (TPAMI 2012)", "ccf": "CCF (TCYB 2014)", "lcf": "LCF (TNNLS 2014)",
+         "fnmf": "FNMF (ICIP 2014)", "pcgnmf": "PCGNMF (NPL 2015)", "cai": "Cai's GNMF demo"}
+AGREE_UNDER = re.compile(r"agrees under: ([^;]+)")
+
+
+def minutes(seconds: float) -> str:
+    return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def readings_back(cause: str) -> list[tuple[str, str]]:
+    """The readings ``(name, label)`` under which a number agrees, as its scorecard cause lists them."""
+    match = AGREE_UNDER.search(str(cause))
+    if not match:
+        return []
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"(\S+) \(([^)]+)\)", match.group(1))]
+
+
+def status(row: pd.Series) -> str:
+    """What became of one published number, in a few words."""
+    if row["verdict"] == "agrees":
+        return "comes back"
+    if row["verdict"] == "not run":
+        return "was not run"
+    back = readings_back(row.get("cause", ""))
+    if back:
+        label_free = [name for name, label in back if label != "oracle"]
+        if label_free:
+            return f"comes back under {' or '.join(label_free[:2])} ({dict(back)[label_free[0]]})"
+        return f"is reached only by an oracle ({back[0][0]})"
+    gap = f"ours {row['ours']:.1f} against {row['paper value']:.1f}"
+    if row["verdict"] == "can't tell":
+        return f"can't be told from the paper's within the noise ({gap})"
+    return f"stays off under every reading ({gap})"
+
+
+def own_methods(paper: str, home: Path) -> list[str]:
+    """The paper's own methods, as its ``published.yaml`` names them (``directions: methods``)."""
+    path = home / paper / "published.yaml"
+    published = yaml.safe_load(path.read_text()) if path.is_file() else {}
+    return list((published or {}).get("directions", {}).get("methods", []))
+
+
+def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
+    """One sentence from the scorecard: what became of the paper's headline numbers.
+
+    The headline numbers are the AC averages over k of the paper's own methods, per data set; a paper that
+    prints no table but quotes gains is judged by its quoted AC gains; a demo without own methods by every AC
+    number. A paper with no published number we have data for says so.
+    """
+    if rows.empty:
+        return "No published number survives to compare (the paper's tables are lost); its report checks the ordering it claims."
+    own = own_methods(paper, home)
+    mine = rows[rows["number"].map(lambda n: not own or str(n).split(" ")[0] in own)]
+    for kind in ("average", "quoted gain", "per-k cell"):
+        chosen = mine[(mine["kind"] == kind) & mine["number"].str.contains(" AC")]
+        if not chosen.empty:
+            break
+    else:
+        chosen = rows
+    parts = []
+    for dataset, group in chosen.groupby("dataset", sort=False):
+        if kind == "quoted gain":
+            back = int((group["verdict"] == "agrees").sum())
+            parts.append(f"on {dataset} {back} of {len(group)} quoted AC gains come back")
+        else:
+            said = [f"{row['number'].split(',')[0].replace(' AC', '')} {status(row)}" for _, row in group.iterrows()]
+            parts.append(f"on {dataset} " + "; ".join(said))
+    sentence = "; ".join(parts)
+    return sentence[0].upper() + sentence[1:] + "."
+
+
+def stamp(outputs: Path) -> str:
+    """The commit, machine and date of the reproduction in ``outputs`` (its scorecard's provenance)."""
+    record = {}
+    for path in [outputs / "provenance.json", *sorted(outputs.glob("*/provenance.json"))]:
+        try:
+            record = json.loads(path.read_text())
+            break
+        except (OSError, ValueError):
+            continue
+    runs = record.get("runs") or [record]
+    commits = sorted({str(r.get("git", {}).get("commit", "unknown"))[:7]
+                      + (" with uncommitted changes" if r.get("git", {}).get("dirty") else "") for r in runs})
+    machine = f"{record.get('machine', '?')} {record.get('hostname', '?')}, {record.get('cores_available', '?')} cores"
+    return f"commit {', '.join(commits)}; {machine}; finished {record.get('ended') or record.get('started')}"
+
+
+def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
+    """The README's results table (Markdown lines) from the reproduction in ``outputs``."""
+    score_path, schedule_path = outputs / "scorecard.csv", outputs / "schedule.csv"
+    if not score_path.is_file() or not schedule_path.is_file():
+        raise UserError(f"{outputs} holds no finished reproduction (scorecard.csv and schedule.csv): "
+                        "run make reproduce-all first")
+    scores = pd.read_csv(score_path)
+    cells = pd.read_csv(schedule_path)
+    summary = json.loads((outputs / "schedule.json").read_text())
+    cores = summary.get("workers") or summary.get("cores")
+    names = papers.names(home)
+    ordered = [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
+    lines = ["| paper | command | cell work (wall on " + f"{cores} cores) | published numbers | "
+             "agrees / differs / can't tell | finding | report |", "|---" * 7 + "|"]
+    for name in ordered:
+        if not (outputs / name / "report.md").is_file():
+            continue
+        mine = scores[scores["paper"] == name]
+        work = float(cells.loc[(cells["paper"] == name) & cells["status"].isin(["computed", "shared", "reused"]),
+                               "seconds"].sum())
+        compared = mine[mine["verdict"] != "not run"]
+        tally = " / ".join(str(int((compared["verdict"] == v).sum())) for v in ("agrees", "differs", "can't tell"))
+        lines.append(f"| {NAMES.get(name, name.upper())} | `make reproduce-{name}` | {minutes(work)} "
+                     f"(~{minutes(work / cores)}) | {len(compared)} | {tally if len(compared) else '-'} | "
+                     f"{finding(name, compared, home)} | [report]({link.as_posix()}/{name}/report.md) |")
+    wall = outputs / "all" / "wall_seconds.txt"
+    total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
+    compared = scores[scores["verdict"] != "not run"]
+    tally = " / ".join(str(int((compared["verdict"] == v).sum())) for v in ("agrees", "differs", "can't tell"))
+    lines.append(f"| **all of them** | `make reproduce-all` | **{minutes(total)} wall** on {cores} cores "
+                 f"({summary.get('computed', 0):,} cells computed) | {len(compared)} | {tally} | "
+                 f"[scorecard]({link.as_posix()}/README.md): every number with its interval and cause | "
+                 f"[scorecard]({link.as_posix()}/README.md) |")
+    lines += ["", f"<sub>Written by `make results` from the reproduction at {stamp(outputs)}. Cell work is the "
+                  "fit and KMeans seconds of a paper's cells; shared cells count in each paper.</sub>"]
+    return lines
+
+
+def replace_between(text: str, lines: list[str]) -> str:
+    """``text`` with the part between :data:`START` and :data:`END` replaced by ``lines``."""
+    if START not in text or END not in text:
+        raise UserError(f"README.md has no {START} ... {END} markers for the results table")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    return head + START + "\n" + "\n".join(lines) + "\n" + END + tail
+
+
+def snapshot(outputs: Path, target: Path) -> list[Path]:
+    """Copy the reports, their figures and the scorecard of ``outputs`` into ``target`` (same layout; the
+    runs stay behind). Files of an earlier snapshot that this one lacks are removed."""
+    wanted = [outputs / "README.md"] + [p for p in outputs.glob("*/report.md")]
+    wanted += [p for p in outputs.glob("*/*.png")]
+    copied = []
+    if target.exists():
+        shutil.rmtree(target)
+    for path in wanted:
+        if path.is_file():
+            destination = target / path.relative_to(outputs)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, destination)
+            copied.append(destination)
+    return copied
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
+    parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduction's outputs directory")
+    parser.add_argument("--readme", default="README.md", help="the README whose results table is rewritten")
+    parser.add_argument("--snapshot", default=str(SNAPSHOT), help="where the reports are copied")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    try:
+        outputs, readme = Path(args.outputs), Path(args.readme)
+        lines = table(outputs, papers.HOME, Path(args.snapshot))
+        copied = snapshot(outputs, Path(args.snapshot))
+        write_atomic(readme, replace_between(readme.read_text(), lines))
+    except (UserError, OSError) as exc:
+        logger.error("%s", exc)
+        return 2
+    logger.info("wrote the results table of %s and %d files into %s", readme, len(copied), args.snapshot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

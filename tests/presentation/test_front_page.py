@@ -1,0 +1,81 @@
+"""src.presentation.front_page: the README's results table and the snapshot, from a reproduction's outputs."""
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from src.errors import UserError
+from src.presentation import front_page
+
+
+def outputs_of(tmp_path):
+    """A finished toy reproduction: two papers, a scorecard, a schedule, reports with a figure, provenance."""
+    home = tmp_path / "paper"
+    for name, own in (("lcf", ["LCF"]), ("pcgnmf", ["PCGNMF"])):
+        (home / name).mkdir(parents=True)
+        (home / name / "reproduce.yaml").write_text("sweeps: [[]]\n")
+        (home / name / "published.yaml").write_text(yaml.safe_dump({"directions": {"methods": own}}))
+    out = tmp_path / "outputs"
+    for name in ("lcf", "pcgnmf"):
+        (out / name).mkdir(parents=True)
+        (out / name / "report.md").write_text(f"# {name}\n\n![fig](figure.png)\n")
+        (out / name / "figure.png").write_bytes(b"png")
+    (out / "all").mkdir()
+    (out / "all" / "wall_seconds.txt").write_text("1800\n")
+    (out / "README.md").write_text("# Scorecard\n")
+    rows = [  # LCF on ORL comes back under a label-free reading, on Yale only under an oracle
+        {"paper": "lcf", "dataset": "orl", "kind": "average", "number": "LCF AC, average over k", "verdict": "differs",
+         "ours": 62.2, "paper value": 78.4, "cause": "agrees under: tight_stop (alternative); readings tried: x"},
+        {"paper": "lcf", "dataset": "yale", "kind": "average", "number": "LCF AC, average over k",
+         "verdict": "differs", "ours": 51.9, "paper value": 58.0, "cause": "agrees under: best_subrun (oracle)"},
+        {"paper": "lcf", "dataset": "yale", "kind": "average", "number": "NMF AC, average over k",
+         "verdict": "agrees", "ours": 50.0, "paper value": 51.0, "cause": ""},
+        {"paper": "lcf", "dataset": "yale", "kind": "per-k cell", "number": "LCF AC, k=2", "verdict": "can't tell",
+         "ours": 80.0, "paper value": 84.0, "cause": "the noise: ..."}]
+    pd.DataFrame(rows).to_csv(out / "scorecard.csv", index=False)
+    cells = pd.DataFrame([{"paper": "lcf", "status": "computed", "seconds": 600.0},
+                          {"paper": "lcf", "status": "shared", "seconds": 60.0},
+                          {"paper": "pcgnmf", "status": "reused", "seconds": 120.0},
+                          {"paper": "pcgnmf", "status": "failed", "seconds": 999.0}])
+    cells.to_csv(out / "schedule.csv", index=False)
+    (out / "schedule.json").write_text(json.dumps({"workers": 2, "cores": 2, "computed": 3, "wall_seconds": 1700}))
+    (out / "provenance.json").write_text(json.dumps({"git": {"commit": "abcdef0123", "dirty": False},
+                                                     "machine": "x86_64", "hostname": "box", "cores_available": 2,
+                                                     "ended": "2026-11-26T12:00:00+00:00"}))
+    return home, out
+
+
+def test_the_table_is_written_from_the_outputs_with_its_stamp(tmp_path):
+    home, out = outputs_of(tmp_path)
+    lines = front_page.table(out, home)
+    text = "\n".join(lines)
+    lcf = next(line for line in lines if line.startswith("| LCF"))
+    assert "`make reproduce-lcf`" in lcf and "| 11 min (~6 min) |" in lcf  # 660 s of work, 2 cores
+    assert "| 4 | 1 / 2 / 1 |" in lcf
+    assert "On orl LCF comes back under tight_stop (alternative)" in lcf
+    assert "on yale LCF is reached only by an oracle (best_subrun)" in lcf
+    assert "[report](docs/results/lcf/report.md)" in lcf
+    pcgnmf = next(line for line in lines if line.startswith("| PCGNMF"))
+    assert "| 0 | - |" in pcgnmf and "No published number" in pcgnmf
+    assert "**30 min wall** on 2 cores" in text
+    assert "commit abcdef0; x86_64 box, 2 cores; finished 2026-11-26T12:00:00+00:00" in text
+
+
+def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied(tmp_path):
+    home, out = outputs_of(tmp_path)
+    readme = f"# title\n\n{front_page.START}\nold table\n{front_page.END}\n\nthe rest\n"
+    new = front_page.replace_between(readme, front_page.table(out, home))
+    assert "old table" not in new and new.endswith(f"{front_page.END}\n\nthe rest\n")
+    assert front_page.replace_between(new, front_page.table(out, home)) == new  # same outputs, same text
+    copied = front_page.snapshot(out, tmp_path / "docs" / "results")
+    names = sorted(p.relative_to(tmp_path / "docs" / "results").as_posix() for p in copied)
+    assert names == ["README.md", "lcf/figure.png", "lcf/report.md", "pcgnmf/figure.png", "pcgnmf/report.md"]
+    with pytest.raises(UserError, match="no .*markers"):
+        front_page.replace_between("# no markers\n", [])
+
+
+def test_without_a_reproduction_it_says_what_to_run(tmp_path):
+    with pytest.raises(UserError, match="run make reproduce-all first"):
+        front_page.table(tmp_path, tmp_path)
