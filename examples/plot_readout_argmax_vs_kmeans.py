@@ -65,4 +65,4 @@ print(cells.groupby("method")[readings].mean().round(3))
 # %%
 # A reading changes no primary number: it is a question the paper leaves open, answered on the same fits.
 # On the full protocol (k = 2..10, 10 trials), reading NMF by its largest coefficient brings our ORL
-# average down to the LCF paper's (README, "Does a published number come back?").
+# average down to the LCF paper's (the manual's page "Does a published number come back?").

@@ -3,7 +3,7 @@ A reproduction on SLURM, dry run: the array tasks it would submit
 =================================================================
 
 With ``hydra/launcher=submitit_slurm`` a reproduction sends its cells to SLURM as one job array, in tasks
-of about five minutes of expected work each (README, "Running on a SLURM cluster"). Its dry run,
+of about five minutes of expected work each (the manual's page "More than one machine"). Its dry run,
 
 .. code-block:: bash
 

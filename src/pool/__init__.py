@@ -170,13 +170,14 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     opened, data_files = open_jobs(jobs)
     todo = [run.todo for run in opened]
     tasks = tasks_of(jobs, todo)
-    models, recorded = [], []
+    models, recorded, prior = [], [], schedule.published_costs()
     for task in tasks:
         job, run, first = jobs[task.places[0].job], opened[task.places[0].job], task.places[0]
         n, m = run.prepared.dataset.X.shape
         models.append(schedule.model_seconds(n * first.k / max(1, run.prepared.dataset.n_classes), m,
                                              first.k + job.spec.protocol.rank_offset, job.spec.protocol.subruns))
-        recorded.append(schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places]))
+        seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places])
+        recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k))
     for task, seconds in zip(tasks, schedule.expected_seconds(recorded, models)):
         task.expected_seconds = seconds
     tasks.sort(key=lambda task: -task.expected_seconds)

@@ -52,6 +52,36 @@ def recorded_seconds(paths: list[Path]) -> float | None:
     return None
 
 
+#: The cell costs of the reproduction ``make results`` published (:func:`write_costs`), in the checkout: what a
+#: fresh clone, with no cell on disk, expects each cell to take.
+PUBLISHED_COSTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "cell_costs.csv"
+
+
+def write_costs(schedule: pd.DataFrame, path: Path) -> None:
+    """The mean fit and KMeans seconds of each (job, k) of a reproduction's ``schedule.csv`` rows, written to
+    ``path`` (``job`` relative to the reproduction's folder): about a thousand rows for every cell's cost."""
+    done = schedule[schedule["status"].isin(["computed", "shared", "reused"]) & schedule["seconds"].notna()].copy()
+    done["job"] = done["job"].map(lambda job: Path(job).as_posix().split("/reproduce/", 1)[-1])
+    costs = done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
+    write_atomic(Path(path), costs.to_csv(index=False))
+
+
+def published_costs(path: Path = PUBLISHED_COSTS) -> dict[tuple[str, int], float]:
+    """The costs :func:`write_costs` wrote, by ``(job relative to the reproduction's folder, k)``; empty when
+    there are none."""
+    try:
+        table = pd.read_csv(path)
+    except (OSError, ValueError, pd.errors.EmptyDataError):
+        return {}
+    return {(str(job), int(k)): float(seconds) for job, k, seconds in table[["job", "k", "seconds"]].itertuples(
+        index=False)}
+
+
+def prior_seconds(costs: dict[tuple[str, int], float], job_dir: Path, k: int) -> float | None:
+    """The published cost of cell k of the job in ``job_dir`` (matched on its path below ``reproduce/``)."""
+    return costs.get((Path(job_dir).as_posix().split("/reproduce/", 1)[-1], int(k)))
+
+
 def expected_seconds(recorded: list[float | None], models: list[float]) -> list[float]:
     """Each cell's expected seconds: its recorded time, else its model (:func:`model_seconds`) in seconds
     (:func:`calibrate` over the cells that have both)."""

@@ -10,7 +10,8 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
 
 1. copies the reports, their figures and the scorecard into ``docs/results/`` (the same layout), the pages the
    documentation site shows and the README links to, so that a reader sees the last reproduction without
-   running it;
+   running it, and each cell's cost (``cell_costs.csv``), from which a fresh clone's pool expects its cells'
+   times (:func:`src.pool.schedule.write_costs`);
 2. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: one row
    per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
    compared with the verdicts, a finding in one sentence and a link to its report, and a line stamping the
@@ -35,6 +36,8 @@ import yaml
 
 from ..errors import UserError
 from ..files import write_atomic
+from ..pool import schedule
+from ..pool.schedule import write_costs
 from . import papers
 
 logger = logging.getLogger(__name__)
@@ -46,6 +49,7 @@ SNAPSHOT = Path("docs") / "results"
 ORDER = ("cnmf", "ccf", "lcf", "fnmf", "pcgnmf", "cai")
 NAMES = {"cnmf": "CNMF (TPAMI 2012)", "ccf": "CCF (TCYB 2014)", "lcf": "LCF (TNNLS 2014)",
          "fnmf": "FNMF (ICIP 2014)", "pcgnmf": "PCGNMF (NPL 2015)", "cai": "Cai's GNMF demo"}
+COSTS = schedule.PUBLISHED_COSTS.name
 AGREE_UNDER = re.compile(r"agrees under: ([^;]+)")
 
 
@@ -186,6 +190,9 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     copied = []
     if target.exists():
         shutil.rmtree(target)
+    if (outputs / schedule.SCHEDULE).is_file():  # what each cell took: a fresh clone's expected times
+        write_costs(pd.read_csv(outputs / schedule.SCHEDULE), target / COSTS)
+        copied.append(target / COSTS)
     for path in wanted:
         if path.is_file():
             destination = target / path.relative_to(outputs)

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from src.errors import UserError
+from src.pool import schedule
 from src.presentation import front_page
 
 
@@ -35,10 +36,11 @@ def outputs_of(tmp_path):
         {"paper": "lcf", "dataset": "yale", "kind": "per-k cell", "number": "LCF AC, k=2", "verdict": "can't tell",
          "ours": 80.0, "paper value": 84.0, "cause": "the noise: ..."}]
     pd.DataFrame(rows).to_csv(out / "scorecard.csv", index=False)
-    cells = pd.DataFrame([{"paper": "lcf", "status": "computed", "seconds": 600.0},
-                          {"paper": "lcf", "status": "shared", "seconds": 60.0},
-                          {"paper": "pcgnmf", "status": "reused", "seconds": 120.0},
-                          {"paper": "pcgnmf", "status": "failed", "seconds": 999.0}])
+    job = "outputs/reproduce/lcf/runs/yale_LCF"  # as schedule.csv records it
+    cells = pd.DataFrame([{"paper": "lcf", "job": job, "k": 2, "status": "computed", "seconds": 600.0},
+                          {"paper": "lcf", "job": job, "k": 2, "status": "shared", "seconds": 60.0},
+                          {"paper": "pcgnmf", "job": job, "k": 3, "status": "reused", "seconds": 120.0},
+                          {"paper": "pcgnmf", "job": job, "k": 3, "status": "failed", "seconds": 999.0}])
     cells.to_csv(out / "schedule.csv", index=False)
     (out / "schedule.json").write_text(json.dumps({"workers": 2, "cores": 2, "computed": 3, "wall_seconds": 1700}))
     (out / "provenance.json").write_text(json.dumps({"git": {"commit": "abcdef0123", "dirty": False},
@@ -71,7 +73,11 @@ def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied
     assert front_page.replace_between(new, front_page.table(out, home)) == new  # same outputs, same text
     copied = front_page.snapshot(out, tmp_path / "docs" / "results")
     names = sorted(p.relative_to(tmp_path / "docs" / "results").as_posix() for p in copied)
-    assert names == ["README.md", "lcf/figure.png", "lcf/report.md", "pcgnmf/figure.png", "pcgnmf/report.md"]
+    assert names == ["README.md", "cell_costs.csv", "lcf/figure.png", "lcf/report.md", "pcgnmf/figure.png",
+                     "pcgnmf/report.md"]
+    costs = schedule.published_costs(tmp_path / "docs" / "results" / "cell_costs.csv")
+    assert costs == {("lcf/runs/yale_LCF", 2): 330.0, ("lcf/runs/yale_LCF", 3): 120.0}  # a failed cell has no cost
+    assert schedule.prior_seconds(costs, tmp_path / "elsewhere" / "reproduce" / "lcf" / "runs" / "yale_LCF", 3) == 120
     with pytest.raises(UserError, match="no .*markers"):
         front_page.replace_between("# no markers\n", [])
 
