@@ -10,7 +10,8 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
 
 1. copies the reports, their figures and the scorecard into ``docs/results/`` (the same layout), the pages the
    documentation site shows and the README links to, so that a reader sees the last reproduction without
-   running it, and each cell's cost (``cell_costs.csv``), from which a fresh clone's pool expects its cells'
+   running it, the readings' reports of ``make explain-all`` (``outputs/explain/<paper>/report.md`` into
+   ``docs/results/explain/``), and each cell's cost (``cell_costs.csv``), from which a fresh clone's pool expects its cells'
    times (:func:`src.pool.schedule.write_costs`);
 2. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: one row
    per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
@@ -80,6 +81,8 @@ def status(row: pd.Series) -> str:
     gap = f"ours {row['ours']:.1f} against {row['paper value']:.1f}"
     if row["verdict"] == "can't tell":
         return f"can't be told from the paper's within the noise ({gap})"
+    if "no reading run" in str(row.get("cause", "")):
+        return f"differs ({gap}; its readings not run yet)"
     return f"stays off under every reading ({gap})"
 
 
@@ -111,10 +114,25 @@ def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
     for dataset, group in chosen.groupby("dataset", sort=False):
         if kind == "quoted gain":
             back = int((group["verdict"] == "agrees").sum())
-            parts.append(f"on {dataset} {back} of {len(group)} quoted AC gains come back")
+            under = {}
+            for cause in group["cause"]:
+                for name, label in readings_back(cause):
+                    under[name] = label
+            free = [f"{name} ({label})" for name, label in under.items() if label != "oracle"]
+            oracle = [name for name, label in under.items() if label == "oracle"]
+            said = f"on {dataset} {back} of {len(group)} quoted AC gains come back"
+            if free:
+                said += f", some under {' or '.join(free[:2])}"
+            elif oracle:
+                said += f", some only under an oracle ({oracle[0]})"
+            parts.append(said)
+            continue
+        statuses = [status(row) for _, row in group.iterrows()]
+        names = [str(row["number"]).split(",")[0].replace(" AC", "") for _, row in group.iterrows()]
+        if len(set(statuses)) == 1 and len(names) > 1:
+            parts.append(f"on {dataset} {', '.join(names[:-1])} and {names[-1]} all {statuses[0].replace('comes', 'come')}")
         else:
-            said = [f"{row['number'].split(',')[0].replace(' AC', '')} {status(row)}" for _, row in group.iterrows()]
-            parts.append(f"on {dataset} " + "; ".join(said))
+            parts.append(f"on {dataset} " + "; ".join(f"{n} {st}" for n, st in zip(names, statuses)))
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."
 
@@ -147,7 +165,7 @@ def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
     cores = summary.get("workers") or summary.get("cores")
     names = papers.names(home)
     ordered = [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
-    lines = ["| paper | command | cell work (wall on " + f"{cores} cores) | published numbers | "
+    lines = ["| paper | command | cell work (/ " + f"{cores} cores) | published numbers | "
              "agrees / differs / can't tell | finding | report |", "|---" * 7 + "|"]
     for name in ordered:
         if not (outputs / name / "report.md").is_file():
@@ -187,15 +205,18 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     runs stay behind). Files of an earlier snapshot that this one lacks are removed."""
     wanted = [outputs / "README.md"] + [p for p in outputs.glob("*/report.md")]
     wanted += [p for p in outputs.glob("*/*.png")]
+    explain = outputs.parent / "explain"  # make explain-all's reports, beside the reproduction's folder
+    readings = [p for p in explain.glob("*/report.md")]
     copied = []
     if target.exists():
         shutil.rmtree(target)
     if (outputs / schedule.SCHEDULE).is_file():  # what each cell took: a fresh clone's expected times
         write_costs(pd.read_csv(outputs / schedule.SCHEDULE), target / COSTS)
         copied.append(target / COSTS)
-    for path in wanted:
+    for path in wanted + readings:
         if path.is_file():
-            destination = target / path.relative_to(outputs)
+            destination = target / (path.relative_to(outputs) if path in wanted
+                                    else Path("explain") / path.relative_to(explain))
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, destination)
             copied.append(destination)

@@ -39,6 +39,7 @@ from .report import method_order, write_reports
 from ..errors import ConfigError
 from ..files import write_atomic
 from ..results import MixedResultsError, find_results, read_results
+from .ranking import ranking_section
 from .tables import paper_table, to_csv, to_latex, to_markdown
 from .verdicts import holm
 
@@ -292,6 +293,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
         lines += averages_section(table_rows, published["published_averages"], published.get("method_names", {}))
     lines += subrun_section(frame)
     lines += claims_section(table_rows, published) + [""]
+    lines += ranking_section(table_rows, published, out)
     lines += ["## Notes and known causes of differences", ""] + [f"- {note}" for note in published.get("notes", [])]
     extra = out / "extra.md"
     if extra.exists():

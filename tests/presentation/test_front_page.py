@@ -18,7 +18,7 @@ def outputs_of(tmp_path):
         (home / name).mkdir(parents=True)
         (home / name / "reproduce.yaml").write_text("sweeps: [[]]\n")
         (home / name / "published.yaml").write_text(yaml.safe_dump({"directions": {"methods": own}}))
-    out = tmp_path / "outputs"
+    out = tmp_path / "reproduce"
     for name in ("lcf", "pcgnmf"):
         (out / name).mkdir(parents=True)
         (out / name / "report.md").write_text(f"# {name}\n\n![fig](figure.png)\n")
@@ -26,6 +26,8 @@ def outputs_of(tmp_path):
     (out / "all").mkdir()
     (out / "all" / "wall_seconds.txt").write_text("1800\n")
     (out / "README.md").write_text("# Scorecard\n")
+    (tmp_path / "explain" / "lcf").mkdir(parents=True)
+    (tmp_path / "explain" / "lcf" / "report.md").write_text("# readings of lcf\n")
     rows = [  # LCF on ORL comes back under a label-free reading, on Yale only under an oracle
         {"paper": "lcf", "dataset": "orl", "kind": "average", "number": "LCF AC, average over k", "verdict": "differs",
          "ours": 62.2, "paper value": 78.4, "cause": "agrees under: tight_stop (alternative); readings tried: x"},
@@ -73,8 +75,8 @@ def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied
     assert front_page.replace_between(new, front_page.table(out, home)) == new  # same outputs, same text
     copied = front_page.snapshot(out, tmp_path / "docs" / "results")
     names = sorted(p.relative_to(tmp_path / "docs" / "results").as_posix() for p in copied)
-    assert names == ["README.md", "cell_costs.csv", "lcf/figure.png", "lcf/report.md", "pcgnmf/figure.png",
-                     "pcgnmf/report.md"]
+    assert names == ["README.md", "cell_costs.csv", "explain/lcf/report.md", "lcf/figure.png", "lcf/report.md",
+                     "pcgnmf/figure.png", "pcgnmf/report.md"]
     costs = schedule.published_costs(tmp_path / "docs" / "results" / "cell_costs.csv")
     assert costs == {("lcf/runs/yale_LCF", 2): 330.0, ("lcf/runs/yale_LCF", 3): 120.0}  # a failed cell has no cost
     assert schedule.prior_seconds(costs, tmp_path / "elsewhere" / "reproduce" / "lcf" / "runs" / "yale_LCF", 3) == 120

@@ -1,0 +1,768 @@
+"""Rank the methods of a paper's tables: mean ranks, Friedman's test, Wilcoxon-Holm and Nemenyi post-hoc tests.
+
+The question a paper's tables answer is "which method is best, and by how much can we tell?". Comparing
+means cell by cell answers it badly: a few noisy cells decide. The procedure here is the one of Demšar
+(2006) for several methods over several *blocks* (a block is one setting that every method was run on):
+
+1. Rank the methods within each block (rank 1 = best; tied values share the average of their ranks) and
+   average each method's ranks over the blocks (:func:`mean_ranks`).
+2. Friedman's test of "all methods are equivalent" on those mean ranks, with both statistics Demšar gives:
+   the chi-square ``chi2_F`` and the Iman-Davenport ``F_F``, which is less conservative (:func:`friedman`).
+3. Pairwise post-hoc tests. The **primary** one is the Wilcoxon signed-rank test of every pair of methods on
+   the paired block values, with Holm's step-down correction over all pairs (:func:`wilcoxon_holm`):
+   Benavoli, Corani and Mangili (2016) showed that the Nemenyi test, which compares mean ranks, can call
+   two methods different or not depending on which *other* methods are in the comparison, while a pairwise
+   test of two methods looks at those two only. The Nemenyi test is kept beside it, with its critical
+   difference ``CD = q_alpha sqrt(k (k + 1) / (6 N))`` (:func:`nemenyi`, :func:`critical_difference`), since it
+   is what readers of CD diagrams expect.
+4. The groups of methods no test separates: the maximal sets in which no pair differs significantly
+   (:func:`groups`), drawn as bars in a critical-difference diagram (:func:`cd_diagram`).
+
+Two kinds of blocks (:func:`blocks_over_datasets`, :func:`blocks_within`): over a whole paper, each
+(data set, k) is a block whose value is the mean over its trials; within one data set, each (k, trial) is a
+block, since every method saw the same classes, labels and initialization in a trial (paired trials).
+
+:func:`ranking_section` writes the Markdown section of a paper's report: for AC and NMI, over all data sets
+and per data set, the mean ranks, Friedman's statistics, the Holm-adjusted p-values that bear on the paper's
+claim, the Nemenyi CD, the diagram, and the paper's claimed ordering (``directions`` in its
+``published.yaml``) beside ours with a verdict decided by the Wilcoxon-Holm tests (:func:`claim_verdict`).
+It takes the rows of the paper's tables, i.e. after :func:`src.presentation.paper_report.choose_tuned`::
+
+    table_rows, _ = choose_tuned(frame, published.get("families", {}))
+    lines += ranking_section(table_rows, published, out)
+
+**Library: scikit-posthocs** (``scikit_posthocs``), chosen over autorank after running both on our results.
+scikit-posthocs gives the building blocks: the Nemenyi p-values (``posthoc_nemenyi_friedman``) and a
+critical-difference diagram (``critical_difference_diagram``) that draws the groups of *any* matrix of
+p-values, so the diagram shows the Wilcoxon-Holm groups (the primary test) with the Nemenyi CD as a bar
+above it. autorank runs a whole procedure of its own choosing: on our COIL20 (cai) and Yale (cnmf) trials it
+took the methods for normal and homoscedastic (Shapiro-Wilk, Bartlett) and switched to repeated-measures
+ANOVA with Tukey's HSD, on Caltech-101 to Friedman with Nemenyi, so that two tables of one report would be
+judged by different tests; forced to be non-parametric it gives Friedman with Nemenyi only (no pairwise
+Wilcoxon-Holm for more than two methods), and its diagram can only show Nemenyi's CD. Forced so, its mean
+ranks and CD were ours exactly, its Friedman p too where no block has ties (it uses SciPy's tie-corrected
+statistic, Demšar's formula here has no tie correction). Both pull in statsmodels (with patsy, and
+formulaic with interface-meta and wrapt); scikit-posthocs adds seaborn, autorank baycomp and Jinja2.
+Friedman's statistics, the Wilcoxon tests, Holm's correction (:func:`src.presentation.verdicts.holm`) and the
+groups are computed here with SciPy, so that each number is the textbook one (checked against Demšar's worked
+example in the tests).
+
+References
+----------
+J. Demšar, "Statistical comparisons of classifiers over multiple data sets", Journal of Machine Learning
+Research 7, pp. 1-30, 2006 (the procedure, the CD diagram, the worked example of its Table 6).
+
+A. Benavoli, G. Corani, F. Mangili, "Should we really use post-hoc tests based on mean-ranks?", Journal of
+Machine Learning Research 17(5), pp. 1-10, 2016 (pairwise Wilcoxon signed-rank tests rather than Nemenyi).
+
+S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of Statistics 6(2),
+pp. 65-70, 1979.
+
+R. L. Iman, J. M. Davenport, "Approximations of the critical region of the Friedman statistic",
+Communications in Statistics - Theory and Methods 9(6), pp. 571-595, 1980 (the F_F statistic).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import scikit_posthocs as sp  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from scipy import stats  # noqa: E402
+
+from ..files import atomic_path  # noqa: E402
+from .verdicts import holm  # noqa: E402
+
+ALPHA = 0.05
+"""Level of every test of a ranking (Friedman, Wilcoxon-Holm, Nemenyi)."""
+
+METRICS = {"acc": "AC", "nmi": "NMI"}
+"""The metrics a report ranks on, with the papers' short names."""
+
+HOLDS, CONTRADICTED, UNDECIDED, NOT_RUN = "holds", "contradicted", "undecided", "not run"
+
+
+# --- blocks ----------------------------------------------------------------------------------------------------
+
+def _complete(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows (blocks) where every method has a value, methods as columns in sorted order."""
+    table = table.sort_index(axis=1)
+    table.columns.name = "method"
+    return table.dropna(how="any")
+
+
+def blocks_over_datasets(frame: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One block per (data set, k), its value for each method the mean of ``metric`` over its trials.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Per-trial results with columns ``dataset``, ``method``, ``k``, ``trial`` and ``metric``.
+    metric : str
+        The column to rank on (``"acc"`` or ``"nmi"``).
+
+    Returns
+    -------
+    DataFrame
+        Index (dataset, k), one column per method. Only the methods run on every data set are kept, and only
+        the blocks where each of them has a value, so that every block ranks the same methods.
+    """
+    table = frame.groupby(["dataset", "k", "method"])[metric].mean().unstack("method")
+    present = frame.groupby("method")["dataset"].nunique()
+    keep = present.index[present == frame["dataset"].nunique()]
+    return _complete(table[keep])
+
+
+def blocks_within(frame: pd.DataFrame, dataset: str, metric: str) -> pd.DataFrame:
+    """One block per (k, trial) of one data set: every method saw the same trial (classes, labels, start).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Per-trial results with columns ``dataset``, ``method``, ``k``, ``trial`` and ``metric``.
+    dataset : str
+        The data set.
+    metric : str
+        The column to rank on.
+
+    Returns
+    -------
+    DataFrame
+        Index (k, trial), one column per method run on the data set; blocks missing a method are dropped.
+
+    Raises
+    ------
+    ValueError
+        When a method has more than one row for a (k, trial): the rows are not one table's (e.g. a tuned
+        family's whole grid; pass the rows of :func:`src.presentation.paper_report.choose_tuned`).
+    """
+    rows = frame[frame["dataset"] == dataset]
+    counts = rows.groupby(["k", "trial", "method"]).size()
+    if (counts > 1).any():
+        k, trial, method = counts.index[counts.to_numpy() > 1][0]
+        raise ValueError(f"{dataset}: {method} has {counts.max()} rows for k={k}, trial={trial}; expected one "
+                         "row per (method, k, trial)")
+    return _complete(rows.pivot_table(index=["k", "trial"], columns="method", values=metric, aggfunc="first"))
+
+
+# --- statistics ------------------------------------------------------------------------------------------------
+
+def _check(blocks: pd.DataFrame) -> tuple[int, int]:
+    n, k = blocks.shape
+    if k < 2 or n < 2:
+        raise ValueError(f"need at least 2 methods and 2 blocks to rank, got {k} methods and {n} blocks")
+    if blocks.isna().to_numpy().any():
+        raise ValueError("blocks must be complete (no missing values)")
+    return n, k
+
+
+def block_ranks(blocks: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
+    """Each method's rank within each block: 1 = best, tied values get the average of their ranks."""
+    return blocks.rank(axis=1, ascending=not higher_is_better, method="average")
+
+
+def mean_ranks(blocks: pd.DataFrame, higher_is_better: bool = True) -> pd.Series:
+    """Each method's rank averaged over the blocks, best (lowest) first.
+
+    Parameters
+    ----------
+    blocks : DataFrame
+        One row per block, one column per method.
+    higher_is_better : bool
+        True for scores such as accuracy and NMI.
+
+    Returns
+    -------
+    Series
+        Mean rank per method, sorted ascending (ties by method name); the ranks of a block sum to
+        ``k (k + 1) / 2``, so the mean ranks do too.
+    """
+    _check(blocks)
+    ranks = block_ranks(blocks, higher_is_better).mean()
+    return ranks.iloc[np.lexsort((ranks.index.to_numpy(), ranks.to_numpy()))]
+
+
+@dataclass(frozen=True)
+class Friedman:
+    """Friedman's test on the mean ranks, as Demšar (2006, section 3.2.2) gives it.
+
+    Attributes
+    ----------
+    chi2, p_chi2 : float
+        ``chi2_F = 12 N / (k (k + 1)) [sum_j R_j**2 - k (k + 1)**2 / 4]`` and its p-value from the
+        chi-square distribution with ``k - 1`` degrees of freedom.
+    f, p_f : float
+        Iman and Davenport's ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)`` and its p-value from the F
+        distribution with ``k - 1`` and ``(k - 1)(N - 1)`` degrees of freedom; infinite (p = 0) when every
+        block ranks the methods the same way.
+    df_chi2 : int
+        ``k - 1``.
+    df_f : tuple of int
+        ``(k - 1, (k - 1)(N - 1))``.
+    n_blocks, n_methods : int
+        ``N`` and ``k``.
+    """
+
+    chi2: float
+    p_chi2: float
+    f: float
+    p_f: float
+    df_chi2: int
+    df_f: tuple[int, int]
+    n_blocks: int
+    n_methods: int
+
+
+def friedman_from_ranks(ranks, n_blocks: int) -> Friedman:
+    """Friedman's ``chi2_F`` and Iman-Davenport's ``F_F`` from the mean ranks of ``k`` methods over ``N`` blocks.
+
+    Parameters
+    ----------
+    ranks : sequence of float
+        The mean ranks ``R_j`` (e.g. as printed in a paper).
+    n_blocks : int
+        ``N``.
+
+    Returns
+    -------
+    Friedman
+
+    Notes
+    -----
+    The statistic has no correction for ties within a block (Demšar's formula; :func:`scipy.stats.friedmanchisquare`
+    corrects for them and so gives a somewhat larger value when blocks contain ties).
+    """
+    r = np.asarray(list(ranks), dtype=float)
+    k, n = len(r), int(n_blocks)
+    if k < 2 or n < 2:
+        raise ValueError(f"need at least 2 methods and 2 blocks, got {k} methods and {n} blocks")
+    chi2 = float(12 * n / (k * (k + 1)) * (np.sum(r ** 2) - k * (k + 1) ** 2 / 4))
+    chi2 = max(chi2, 0.0)  # rounding can leave -1e-15 when all mean ranks are equal
+    df1, df2 = k - 1, (k - 1) * (n - 1)
+    denominator = n * (k - 1) - chi2
+    f = math.inf if denominator <= 1e-12 * n * k else (n - 1) * chi2 / denominator
+    p_f = 0.0 if math.isinf(f) else float(stats.f.sf(f, df1, df2))
+    return Friedman(chi2=chi2, p_chi2=float(stats.chi2.sf(chi2, df1)), f=float(f), p_f=p_f, df_chi2=df1,
+                    df_f=(df1, df2), n_blocks=n, n_methods=k)
+
+
+def friedman(blocks: pd.DataFrame, higher_is_better: bool = True) -> Friedman:
+    """Friedman's test of "all methods are equivalent" over the blocks (see :func:`friedman_from_ranks`)."""
+    n, _ = _check(blocks)
+    return friedman_from_ranks(mean_ranks(blocks, higher_is_better).to_numpy(), n)
+
+
+def critical_difference(n_methods: int, n_blocks: int, alpha: float = ALPHA) -> tuple[float, float]:
+    """Nemenyi's critical value ``q_alpha`` and critical difference ``CD = q_alpha sqrt(k (k + 1) / (6 N))``.
+
+    ``q_alpha`` is the studentized range statistic for ``k`` groups and infinite degrees of freedom divided by
+    ``sqrt(2)`` (Demšar 2006, Table 5a: 2.569 for k = 4 at alpha = 0.05). Two mean ranks farther apart than
+    ``CD`` differ significantly under the Nemenyi test.
+
+    Returns
+    -------
+    q_alpha, cd : float
+    """
+    k, n = int(n_methods), int(n_blocks)
+    q = float(stats.studentized_range.ppf(1 - alpha, k, np.inf)) / math.sqrt(2)
+    return q, q * math.sqrt(k * (k + 1) / (6 * n))
+
+
+def nemenyi(blocks: pd.DataFrame) -> pd.DataFrame:
+    """Nemenyi's all-pairs p-values from the mean ranks (``scikit_posthocs.posthoc_nemenyi_friedman``).
+
+    Returns
+    -------
+    DataFrame
+        Symmetric, methods as index and columns (in the order of ``blocks``), 1 on the diagonal.
+    """
+    _check(blocks)
+    p = sp.posthoc_nemenyi_friedman(blocks.to_numpy(dtype=float))
+    return pd.DataFrame(p.to_numpy(), index=blocks.columns, columns=blocks.columns)
+
+
+def _signed_rank_balance(differences: np.ndarray) -> float:
+    """``R+ - R-`` of the signed-rank test: positive when the first method tends to be the better one."""
+    nonzero = differences != 0
+    if not nonzero.any():
+        return 0.0
+    ranks = stats.rankdata(np.abs(differences))  # zeros ranked too, as zero_method="zsplit" does
+    return float(np.sum(np.sign(differences[nonzero]) * ranks[nonzero]))
+
+
+def wilcoxon_holm(blocks: pd.DataFrame, higher_is_better: bool = True) -> tuple[pd.DataFrame, pd.DataFrame,
+                                                                                 pd.DataFrame]:
+    """Two-sided Wilcoxon signed-rank tests of every pair of methods over the paired blocks, Holm-adjusted.
+
+    Parameters
+    ----------
+    blocks : DataFrame
+        One row per block, one column per method.
+    higher_is_better : bool
+        Which way "better" points.
+
+    Returns
+    -------
+    p : DataFrame
+        The unadjusted two-sided p-values, symmetric, 1 on the diagonal.
+    p_holm : DataFrame
+        The same after Holm's step-down adjustment over the ``k (k - 1) / 2`` pairs (one family per ranking).
+    balance : DataFrame
+        ``R+ - R-`` of row minus column (sign flipped when lower is better): positive where the row method
+        tends to be the better one. Antisymmetric.
+
+    Notes
+    -----
+    Zero differences are handled as Demšar (2006, section 3.1.3) describes, their ranks split evenly between
+    the two sums (``zero_method="zsplit"``); two methods equal on every block get p = 1. SciPy chooses the
+    exact null distribution for small samples without ties and the normal approximation otherwise.
+    """
+    _check(blocks)
+    methods = list(blocks.columns)
+    values = blocks.to_numpy(dtype=float)
+    sign = 1.0 if higher_is_better else -1.0
+    p = pd.DataFrame(1.0, index=methods, columns=methods)
+    balance = pd.DataFrame(0.0, index=methods, columns=methods)
+    pairs = list(combinations(range(len(methods)), 2))
+    raw = []
+    for i, j in pairs:
+        d = values[:, i] - values[:, j]
+        if np.all(d == 0):
+            raw.append(1.0)
+        else:
+            raw.append(float(stats.wilcoxon(values[:, i], values[:, j], zero_method="zsplit").pvalue))
+        b = sign * _signed_rank_balance(d)
+        balance.iat[i, j], balance.iat[j, i] = b, -b
+    p_holm = p.copy()
+    for (i, j), value, adjusted in zip(pairs, raw, holm(raw)):
+        p.iat[i, j] = p.iat[j, i] = value
+        p_holm.iat[i, j] = p_holm.iat[j, i] = adjusted
+    return p, p_holm, balance
+
+
+def groups(pvalues: pd.DataFrame, alpha: float = ALPHA, order=None) -> list[tuple[str, ...]]:
+    """The groups of methods no test separates: maximal sets in which every pair has ``p >= alpha``.
+
+    Parameters
+    ----------
+    pvalues : DataFrame
+        Symmetric (adjusted) p-values, methods as index and columns.
+    alpha : float
+        Level: a pair with ``p < alpha`` is separated.
+    order : sequence of str, optional
+        The methods best first (e.g. by mean rank); each group lists its methods in this order, and the groups
+        come sorted by their best member. Default: the order of ``pvalues``.
+
+    Returns
+    -------
+    list of tuple of str
+        The maximal cliques of the graph joining the pairs no test separates (Bron-Kerbosch); a method that
+        every test separates from every other is a group of its own. Groups may overlap: a method between two
+        groups that differ is not separated from either (Demšar's "we cannot tell which group it belongs to").
+    """
+    order = list(order) if order is not None else list(pvalues.index)
+    position = {m: i for i, m in enumerate(order)}
+    together = {a: {b for b in order if b != a and pvalues.loc[a, b] >= alpha} for a in order}
+    found: list[frozenset] = []
+
+    def extend(clique: set, candidates: set, excluded: set) -> None:
+        if not candidates and not excluded:
+            found.append(frozenset(clique))
+            return
+        pivot = max(candidates | excluded, key=lambda m: len(together[m] & candidates))
+        for m in sorted(candidates - together[pivot], key=position.get):
+            extend(clique | {m}, candidates & together[m], excluded & together[m])
+            candidates = candidates - {m}
+            excluded = excluded | {m}
+
+    extend(set(), set(order), set())
+    listed = [tuple(sorted(g, key=position.get)) for g in found]
+    return sorted(listed, key=lambda g: [position[m] for m in g])
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Everything one ranking of ``k`` methods over ``N`` blocks says (see :func:`rank_methods`).
+
+    Attributes
+    ----------
+    mean_ranks : Series
+        Mean rank per method, best (lowest) first; ``methods`` is its index as a tuple.
+    means : Series
+        Mean of the block values per method (same order).
+    friedman : Friedman
+        Friedman's chi-square and the Iman-Davenport F.
+    wilcoxon_p, wilcoxon_holm : DataFrame
+        Pairwise two-sided Wilcoxon signed-rank p-values, unadjusted and Holm-adjusted over all pairs.
+    balance : DataFrame
+        ``R+ - R-`` of row against column, positive where the row is the better one.
+    nemenyi_p : DataFrame
+        Nemenyi's pairwise p-values.
+    q_alpha, cd : float
+        Nemenyi's critical value and critical difference of mean ranks.
+    groups_wilcoxon, groups_nemenyi : list of tuple of str
+        The groups no Wilcoxon-Holm, resp. Nemenyi, test separates (:func:`groups`).
+    alpha : float
+        The level of every test.
+    """
+
+    mean_ranks: pd.Series
+    means: pd.Series
+    friedman: Friedman
+    wilcoxon_p: pd.DataFrame
+    wilcoxon_holm: pd.DataFrame
+    balance: pd.DataFrame
+    nemenyi_p: pd.DataFrame
+    q_alpha: float
+    cd: float
+    groups_wilcoxon: list
+    groups_nemenyi: list
+    alpha: float
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The methods, best mean rank first."""
+        return tuple(self.mean_ranks.index)
+
+    @property
+    def n_blocks(self) -> int:
+        return self.friedman.n_blocks
+
+    def better(self, a: str, b: str) -> bool:
+        """True when the Wilcoxon-Holm test finds ``a`` significantly better than ``b``."""
+        return bool(self.wilcoxon_holm.loc[a, b] < self.alpha and self.balance.loc[a, b] > 0)
+
+    def nemenyi_separated(self, a: str, b: str) -> bool:
+        """True when the mean ranks of ``a`` and ``b`` are farther apart than the critical difference."""
+        return bool(abs(self.mean_ranks[a] - self.mean_ranks[b]) > self.cd)
+
+
+def rank_methods(blocks: pd.DataFrame, alpha: float = ALPHA, higher_is_better: bool = True) -> Ranking:
+    """Rank the methods over the blocks and run every test of the module on them.
+
+    Parameters
+    ----------
+    blocks : DataFrame
+        One row per block (no missing values), one column per method; from :func:`blocks_over_datasets` or
+        :func:`blocks_within`.
+    alpha : float
+        Level of the tests and of the groups.
+    higher_is_better : bool
+        True for accuracy and NMI.
+
+    Returns
+    -------
+    Ranking
+
+    Raises
+    ------
+    ValueError
+        With fewer than 2 methods or 2 blocks, or missing values.
+
+    References
+    ----------
+    Demšar (2006); Benavoli, Corani and Mangili (2016); Holm (1979): see the module's references.
+    """
+    n, k = _check(blocks)
+    ranks = mean_ranks(blocks, higher_is_better)
+    order = list(ranks.index)
+    p, p_holm, balance = wilcoxon_holm(blocks, higher_is_better)
+    p_nemenyi = nemenyi(blocks)
+    q, cd = critical_difference(k, n, alpha)
+    reorder = lambda table: table.loc[order, order]  # noqa: E731
+    return Ranking(mean_ranks=ranks, means=blocks.mean()[order], friedman=friedman_from_ranks(ranks.to_numpy(), n),
+                   wilcoxon_p=reorder(p), wilcoxon_holm=reorder(p_holm), balance=reorder(balance),
+                   nemenyi_p=reorder(p_nemenyi), q_alpha=q, cd=cd, groups_wilcoxon=groups(p_holm, alpha, order),
+                   groups_nemenyi=groups(p_nemenyi, alpha, order), alpha=alpha)
+
+
+# --- the diagram -----------------------------------------------------------------------------------------------
+
+def cd_figure(ranking: Ranking, title: str | None = None) -> Figure:
+    """The critical-difference diagram of a ranking (``scikit_posthocs.critical_difference_diagram``).
+
+    The axis carries the mean ranks (rank 1, the best, on the left); a bar joins each group of methods that no
+    Wilcoxon-Holm test separates (the primary test); the bar marked CD above the axis is Nemenyi's critical
+    difference, for reference.
+    """
+    n = len(ranking.methods)
+    fig = Figure(figsize=(7.5, 1.6 + 0.32 * n), layout="constrained")
+    ax = fig.add_subplot()
+    # p-values as the diagram reads them: a separated pair keeps its p (< alpha), any other gets 1, so that
+    # the groups drawn are exactly those of ``groups`` whatever the library does at p == alpha.
+    p = ranking.wilcoxon_holm.where(ranking.wilcoxon_holm < ranking.alpha, 1.0)
+    sp.critical_difference_diagram(ranking.mean_ranks, p, cd=ranking.cd, alpha=ranking.alpha, ax=ax,
+                                   label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}",
+                                   crossbar_props={"marker": "|", "markersize": 8})
+    for text in ax.texts:  # the library prints CD with two significant digits; three decimals, as in the report
+        if text.get_text().startswith("CD ="):
+            text.set_text(f"CD = {ranking.cd:.3f}")
+    ax.set_xlabel(f"mean rank over {ranking.n_blocks} blocks (1 = best); bars: no Wilcoxon-Holm test separates "
+                  f"the methods (alpha = {ranking.alpha:g}); CD: Nemenyi", fontsize="small")
+    ax.xaxis.set_label_position("bottom")
+    if title:
+        ax.set_title(title, fontsize="medium", pad=18)
+    return fig
+
+
+def cd_diagram(ranking: Ranking, path, title: str | None = None) -> Path:
+    """:func:`cd_figure` saved as a PNG at ``path`` (written atomically); returns the path."""
+    path = Path(path)
+    fig = cd_figure(ranking, title)
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, dpi=120, format="png")
+    return path
+
+
+# --- the paper's claim -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """The paper's claimed ordering beside ours, decided by the Wilcoxon-Holm tests (:func:`claim_verdict`)."""
+
+    verdict: str
+    sentence: str
+    per_method: dict
+
+
+def _names(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _p(value: float) -> str:
+    return f"{value:.2g}" if value >= 1e-3 else f"{value:.1e}"
+
+
+def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
+    """Does the paper's claim "each of ``methods`` is better than each of ``baselines``" hold in our ranking?
+
+    Per claimed method: **holds** when it ranks first among the claim's methods (the claimed methods and
+    their baselines; for a single claimed method, above every baseline) and the Wilcoxon-Holm test finds it
+    significantly better than each claimed baseline; **contradicted** when a baseline is significantly
+    better than it; **undecided** otherwise. The claim as a whole holds when it holds for every claimed
+    method and is contradicted when it is for any. Where the paper claims several methods (CNMF and
+    CNMF-KL) "first" means above every baseline, the claimed methods then taking the top places among the
+    claim's methods. Methods we did not run are left out of the claim and named; a claim of which no claimed
+    method or no baseline was run is "not run".
+
+    Parameters
+    ----------
+    ranking : Ranking
+        From :func:`rank_methods`.
+    methods, baselines : sequence of str
+        The methods the paper claims best and the baselines it claims they beat (``directions`` in its
+        ``published.yaml``).
+
+    Returns
+    -------
+    ClaimCheck
+        The verdict, one sentence saying why, and the verdict per claimed method.
+    """
+    methods, baselines = list(methods), list(baselines)
+    ran = set(ranking.methods)
+    missing = [m for m in methods + baselines if m not in ran]
+    methods = [m for m in methods if m in ran]
+    baselines = [b for b in baselines if b in ran]
+    if not methods or not baselines:
+        return ClaimCheck(NOT_RUN, f"Not run: {_names(missing)} not in this ranking.", {})
+    rank = ranking.mean_ranks
+    per_method, reasons = {}, []
+    for m in methods:
+        stronger = [b for b in baselines if ranking.better(b, m)]
+        beaten = [b for b in baselines if ranking.better(m, b)]
+        below = [b for b in baselines if rank[b] <= rank[m]]
+        if stronger:
+            per_method[m] = CONTRADICTED
+            reasons.append(f"{_names(stronger)} {'is' if len(stronger) == 1 else 'are'} significantly better than "
+                           f"{m} (p = {', '.join(_p(ranking.wilcoxon_holm.loc[b, m]) for b in stronger)})")
+        elif not below and len(beaten) == len(baselines):
+            per_method[m] = HOLDS
+            worst = max(ranking.wilcoxon_holm.loc[m, b] for b in baselines)
+            reasons.append(f"{m} ranks above {_names(baselines)} and is significantly better than "
+                           + (f"each (p <= {_p(worst)})" if len(baselines) > 1 else f"it (p = {_p(worst)})"))
+        else:
+            per_method[m] = UNDECIDED
+            parts = []
+            if below:
+                parts.append(f"{m} does not rank above {_names(below)}")
+            open_ = [b for b in baselines if b not in beaten]
+            if open_:
+                parts.append(f"no test separates {m} from {_names(open_)} "
+                             f"(p = {', '.join(_p(ranking.wilcoxon_holm.loc[m, b]) for b in open_)})")
+            reasons.append("; ".join(parts))
+    verdicts = set(per_method.values())
+    verdict = CONTRADICTED if CONTRADICTED in verdicts else HOLDS if verdicts == {HOLDS} else UNDECIDED
+    sentence = f"**{verdict[0].upper() + verdict[1:]}**: " + "; ".join(reasons) + "."
+    if missing:
+        sentence += f" Not run, left out of the claim: {_names(missing)}."
+    return ClaimCheck(verdict, sentence, per_method)
+
+
+# --- the report section ----------------------------------------------------------------------------------------
+
+def _group_letters(ranking: Ranking) -> dict[str, str]:
+    """Each method's Wilcoxon-Holm groups as letters (a = the group with the best member)."""
+    letters = {m: "" for m in ranking.methods}
+    for i, group in enumerate(ranking.groups_wilcoxon):
+        for m in group:
+            letters[m] += chr(ord("a") + i) if i < 26 else f"[{i}]"
+    return letters
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(text))
+
+
+def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[list, list] | None,
+                  scope: str) -> list[str]:
+    """The Markdown of one ranking: mean ranks, Friedman, the p-values that matter, CD, diagram and claim."""
+    f = ranking.friedman
+    letters = _group_letters(ranking)
+    claimed = list(claim[0]) if claim else []
+    pairs_all = list(combinations(ranking.methods, 2))
+    lines = ["| rank | method | mean rank | mean " + metric_name + " (%) | groups |", "|---|---|---|---|---|"]
+    for i, m in enumerate(ranking.methods, 1):
+        lines.append(f"| {i} | {m} | {ranking.mean_ranks[m]:.3f} | {100 * ranking.means[m]:.2f} | {letters[m]} |")
+    lines += ["", f"Friedman: chi2_F = {f.chi2:.2f} ({f.df_chi2} df), p = {_p(f.p_chi2)}; Iman-Davenport "
+              f"F_F = {f.f:.2f} ({f.df_f[0]}, {f.df_f[1]} df), p = {_p(f.p_f)}"
+              + (" (the methods differ)." if f.p_f < ranking.alpha else
+                 " (no difference shown; the pairwise tests below are reported all the same)."),
+              f"Nemenyi: CD = {ranking.cd:.3f} (q = {ranking.q_alpha:.3f}, k = {f.n_methods}, N = {f.n_blocks}, "
+              f"alpha = {ranking.alpha:g}); {sum(ranking.nemenyi_separated(a, b) for a, b in pairs_all)} of the "
+              f"{len(pairs_all)} pairs have mean ranks farther apart than CD (Nemenyi p below).",
+              "Groups (letters): methods no Wilcoxon-Holm test separates share a letter.", ""]
+    focus = set(claimed) | {ranking.methods[0]}
+    pairs = [(a, b) for a, b in pairs_all if a in focus or b in focus]
+    pairs.sort(key=lambda pair: ranking.wilcoxon_holm.loc[pair])
+    lines += [f"Wilcoxon signed-rank tests, Holm-adjusted over all {len(pairs_all)} pairs; the pairs with "
+              + ("a claimed method or " if claimed else "") + "the first-ranked method:", "",
+              "| pair | better (R+ > R-) | p | p (Holm) | significant | Nemenyi p |", "|---|---|---|---|---|---|"]
+    for a, b in pairs:
+        better = a if ranking.balance.loc[a, b] > 0 else b if ranking.balance.loc[a, b] < 0 else "tie"
+        lines.append(f"| {a} / {b} | {better} | {_p(ranking.wilcoxon_p.loc[a, b])} | "
+                     f"{_p(ranking.wilcoxon_holm.loc[a, b])} | "
+                     f"{'yes' if ranking.wilcoxon_holm.loc[a, b] < ranking.alpha else 'no'} | "
+                     f"{_p(ranking.nemenyi_p.loc[a, b])} |")
+    lines += ["", f"![Critical-difference diagram: {metric_name}, {scope}]({image})", ""]
+    if claim:
+        methods, baselines = claim
+        check = claim_verdict(ranking, methods, baselines)
+        named = [m for m in list(methods) + list(baselines) if m in ranking.mean_ranks]
+        ours = " > ".join(f"{m} ({ranking.mean_ranks[m]:.2f})" for m in sorted(named, key=ranking.mean_ranks.get))
+        lines += [f"Claimed: {', '.join(methods)} above {', '.join(baselines)}. Ours (mean ranks): {ours}.",
+                  check.sentence, ""]
+    return lines
+
+
+def _tuned_family_rows(frame: pd.DataFrame, published: dict) -> None:
+    """Refuse a frame that still holds a tuned family's grid rather than its representative."""
+    labels = set(frame["method"])
+    for family, spec in (published.get("families") or {}).items():
+        estimator = spec if isinstance(spec, str) else spec.get("estimator")
+        if family not in labels and "estimator" in frame and (frame["estimator"] == estimator).any():
+            raise ValueError(f"the rows hold the grid of the tuned family {family} ({estimator}) but no method "
+                             f"labelled {family}: pass the rows of paper_report.choose_tuned")
+
+
+def ranking_section(frame: pd.DataFrame, published: dict, out_dir, alpha: float = ALPHA,
+                    metrics=("acc", "nmi")) -> list[str]:
+    """The Markdown section "Ranking of the methods" of a paper's report, with its CD diagrams.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The rows of the paper's tables, one per (data set, method, k, trial): the merged ``results.csv``
+        after :func:`src.presentation.paper_report.choose_tuned` (a tuned family stands by its
+        representative, labelled with the family's name).
+    published : dict
+        The paper's ``conf/paper/<paper>/published.yaml``, loaded; its ``directions`` (``datasets``,
+        ``methods``, ``baselines``) give the claimed ordering, its ``estimators`` (if any) the paper's methods.
+    out_dir : path
+        Where the diagrams are written, ``ranking_<all|dataset>_<metric>.png``; the report that includes the
+        section must sit in the same directory (the image links are relative).
+    alpha : float
+        Level of every test.
+    metrics : sequence of str
+        The columns ranked, among ``"acc"`` and ``"nmi"``.
+
+    Returns
+    -------
+    list of str
+        The section's lines: per metric, the ranking over all data sets (blocks: (data set, k), each the
+        mean over its trials) and per data set (blocks: (k, trial)), each with its mean ranks, Friedman's
+        statistics, the Holm-adjusted Wilcoxon p-values that bear on the claim, Nemenyi's CD, the diagram and
+        the claim's verdict (:func:`claim_verdict`).
+
+    Examples
+    --------
+    In :func:`src.presentation.paper_report.build`, after ``table_rows, chosen = choose_tuned(...)``::
+
+        lines += ranking_section(table_rows, published, out)
+
+    References
+    ----------
+    Demšar (2006); Benavoli, Corani and Mangili (2016); Holm (1979): see the module's references.
+    """
+    out_dir = Path(out_dir)
+    if published.get("estimators") and "estimator" in frame:
+        frame = frame[frame["estimator"].isin(published["estimators"])]
+    _tuned_family_rows(frame, published)
+    directions = published.get("directions") or {}
+    claim = (list(directions.get("methods", [])), list(directions.get("baselines", [])))
+    claimed_datasets = set(directions.get("datasets", []))
+    has_claim = bool(claim[0] and claim[1])
+    datasets = sorted(frame["dataset"].unique())
+    lines = ["## Ranking of the methods", "",
+             "Methods ranked within each block (1 = best, ties share the average rank) and the ranks averaged "
+             "(Demšar 2006). Over all data sets a block is a (data set, k) and its value the mean over its "
+             "trials; within a data set a block is a (k, trial), which every method saw alike. Friedman's test "
+             "asks whether the methods differ at all. The pairwise tests are two-sided Wilcoxon signed-rank "
+             f"tests on the paired blocks with Holm's correction over all pairs of a ranking (alpha = {alpha:g}), "
+             "which decide the groups and the claim (Benavoli, Corani and Mangili 2016: unlike the Nemenyi "
+             "test, their answer for two methods does not depend on which others are compared); the Nemenyi "
+             "test and its critical difference stand beside them.", ""]
+    if has_claim:
+        lines += [f"The paper's claim (`directions` in its published.yaml): {', '.join(claim[0])} above "
+                  f"{', '.join(claim[1])} on {', '.join(sorted(claimed_datasets)) or 'its data sets'}. It **holds** "
+                  "where the claimed method ranks first among the claim's methods and is significantly better "
+                  "than each claimed baseline, is **contradicted** where a baseline is significantly better, "
+                  "and is **undecided** otherwise.", ""]
+    for metric in metrics:
+        name = METRICS[metric]
+        lines += [f"### {name}", ""]
+        scopes = [("all", "all data sets", blocks_over_datasets(frame, metric),
+                   has_claim and (not claimed_datasets or claimed_datasets & set(datasets)))]
+        scopes += [(d, d, blocks_within(frame, d, metric),
+                    has_claim and (not claimed_datasets or d in claimed_datasets)) for d in datasets]
+        for key, scope, blocks, with_claim in scopes:
+            if key == "all" and len(datasets) < 2:
+                continue
+            what = ("(data set, k) blocks, each the mean over its trials" if key == "all" else "(k, trial) blocks")
+            lines += [f"#### {name}, {scope}: {len(blocks)} {what}", ""]
+            rows = frame if key == "all" else frame[frame["dataset"] == key]
+            left_out = sorted(set(rows["method"]) - set(blocks.columns))
+            total = len(rows.groupby(["dataset", "k"] if key == "all" else ["k", "trial"]))
+            if left_out or total > len(blocks):
+                lines += ["Left out: " + "; ".join(
+                    ([f"{_names(left_out)} (not run on every data set)" if key == "all" else
+                      f"{_names(left_out)} (no complete block)"] if left_out else [])
+                    + ([f"{total - len(blocks)} of {total} blocks missing a method"] if total > len(blocks) else []))
+                    + ".", ""]
+            if blocks.shape[0] < 2 or blocks.shape[1] < 2:
+                lines += [f"Too few complete blocks or methods to rank ({blocks.shape[0]} blocks, "
+                          f"{blocks.shape[1]} methods).", ""]
+                continue
+            ranking = rank_methods(blocks, alpha)
+            image = f"ranking_{_slug(key)}_{metric}.png"
+            cd_diagram(ranking, out_dir / image, f"{name}, {scope}")
+            lines += ranking_lines(ranking, name, image, claim if with_claim else None, scope)
+    return lines
