@@ -18,7 +18,8 @@ Not references, skipped by rule rather than one by one:
 * patterns and placeholders: a path with ``*``, ``?``, ``<...>``, ``{...}`` (globs such as
   ``conf/paper/*/readings.yaml``, ``conf/paper/<paper>/``, f-strings) or ``...``, or with a segment in capitals and
   without a dot (``conf/paper/PAPER/published.yaml``);
-* paths written at run time (:data:`GENERATED`): ``docs/_build/``, ``docs/_generated/`` (``make docs``) and
+* paths written at run time (:data:`GENERATED`): ``docs/_build/``, ``docs/_generated/``, the gallery's
+  ``docs/auto_examples/`` and ``docs/sg_execution_times.rst`` (``make docs``) and
   ``docs/results/`` (``make results``); ``outputs/...`` and ``data/...`` are under no folder checked here, and a
   path inside another path or a URL (``outputs/x/conf/...``, ``https://.../src/...``) is not taken for one of ours.
 
@@ -50,7 +51,7 @@ SCANNED = ("conf/**/*.yaml", "docs/**/*.md", "docs/**/*.rst", "docs/**/*.py", "R
            "Makefile", "pyproject.toml", "CITATION.cff")
 #: Folders written by a command, neither scanned nor checked: the site (``make docs``) and the snapshot of the last
 #: reproduction's reports (``make results``, src/presentation/front_page.py), copies of what conf/ and src/ wrote.
-GENERATED = ("docs/_build", "docs/_generated", "docs/results")
+GENERATED = ("docs/_build", "docs/_generated", "docs/auto_examples", "docs/sg_execution_times.rst", "docs/results")
 #: This file: the references of its planted-reference test are made up not to resolve.
 NOT_SCANNED = ("tests/test_references.py",)
 TOP = ("tests", "src", "conf", "tools", "docs")
