@@ -122,9 +122,9 @@ def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
             oracle = [name for name, label in under.items() if label == "oracle"]
             said = f"on {dataset} {back} of {len(group)} quoted AC gains come back"
             if free:
-                said += f", some under {' or '.join(free[:2])}"
+                said += f" ({' or '.join(free[:2])} brings some back)"
             elif oracle:
-                said += f", some only under an oracle ({oracle[0]})"
+                said += f" (only an oracle, {oracle[0]}, brings some back)"
             parts.append(said)
             continue
         statuses = [status(row) for _, row in group.iterrows()]
@@ -133,24 +133,38 @@ def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
             parts.append(f"on {dataset} {', '.join(names[:-1])} and {names[-1]} all {statuses[0].replace('comes', 'come')}")
         else:
             parts.append(f"on {dataset} " + "; ".join(f"{n} {st}" for n, st in zip(names, statuses)))
+    if kind == "quoted gain" and all(" 0 of " in part and "(" not in part for part in parts):
+        sets = ", ".join(chosen["dataset"].drop_duplicates())
+        return f"None of its {len(chosen)} quoted AC gains ({sets}) comes back under any reading."
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."
 
 
 def stamp(outputs: Path) -> str:
-    """The commit, machine and date of the reproduction in ``outputs`` (its scorecard's provenance)."""
-    record = {}
-    for path in [outputs / "provenance.json", *sorted(outputs.glob("*/provenance.json"))]:
+    """The commit, machine and date of the runs in ``outputs`` (their ``provenance.json``: the code that
+    computed the cells), and the commit that wrote the reports, if it differs."""
+    runs = []
+    for path in sorted(outputs.glob("*/runs/*/provenance.json")):
         try:
-            record = json.loads(path.read_text())
-            break
+            runs.append(json.loads(path.read_text()))
         except (OSError, ValueError):
             continue
-    runs = record.get("runs") or [record]
-    commits = sorted({str(r.get("git", {}).get("commit", "unknown"))[:7]
-                      + (" with uncommitted changes" if r.get("git", {}).get("dirty") else "") for r in runs})
-    machine = f"{record.get('machine', '?')} {record.get('hostname', '?')}, {record.get('cores_available', '?')} cores"
-    return f"commit {', '.join(commits)}; {machine}; finished {record.get('ended') or record.get('started')}"
+    def commit(record):
+        git = record.get("git", {})
+        return str(git.get("commit", "unknown"))[:7] + (" with uncommitted changes" if git.get("dirty") else "")
+    if not runs:
+        return "an unrecorded commit"
+    first = runs[0]
+    machine = f"{first.get('machine', '?')} {first.get('hostname', '?')}, {first.get('cores_available', '?')} cores"
+    ended = max(str(r.get("ended") or r.get("started") or "") for r in runs)
+    text = f"cells computed at commit {', '.join(sorted({commit(r) for r in runs}))} on {machine}, finished {ended}"
+    try:
+        report = json.loads((outputs / "provenance.json").read_text())
+    except (OSError, ValueError):
+        return text
+    if commit(report) not in {commit(r) for r in runs}:
+        text += f"; reports written at commit {commit(report)}"
+    return text
 
 
 def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
@@ -186,7 +200,7 @@ def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
                  f"({summary.get('computed', 0):,} cells computed) | {len(compared)} | {tally} | "
                  f"[scorecard]({link.as_posix()}/README.md): every number with its interval and cause | "
                  f"[scorecard]({link.as_posix()}/README.md) |")
-    lines += ["", f"<sub>Written by `make results` from the reproduction at {stamp(outputs)}. Cell work is the "
+    lines += ["", f"<sub>Written by `make results` from the last reproduction: {stamp(outputs)}. Cell work is the "
                   "fit and KMeans seconds of a paper's cells; shared cells count in each paper.</sub>"]
     return lines
 

@@ -45,9 +45,12 @@ def outputs_of(tmp_path):
                           {"paper": "pcgnmf", "job": job, "k": 3, "status": "failed", "seconds": 999.0}])
     cells.to_csv(out / "schedule.csv", index=False)
     (out / "schedule.json").write_text(json.dumps({"workers": 2, "cores": 2, "computed": 3, "wall_seconds": 1700}))
-    (out / "provenance.json").write_text(json.dumps({"git": {"commit": "abcdef0123", "dirty": False},
+    run = out / "lcf" / "runs" / "yale_LCF"
+    run.mkdir(parents=True)
+    (run / "provenance.json").write_text(json.dumps({"git": {"commit": "abcdef0123", "dirty": False},
                                                      "machine": "x86_64", "hostname": "box", "cores_available": 2,
                                                      "ended": "2026-11-26T12:00:00+00:00"}))
+    (out / "provenance.json").write_text(json.dumps({"git": {"commit": "1234567890", "dirty": False}}))
     return home, out
 
 
@@ -64,7 +67,8 @@ def test_the_table_is_written_from_the_outputs_with_its_stamp(tmp_path):
     pcgnmf = next(line for line in lines if line.startswith("| PCGNMF"))
     assert "| 0 | - |" in pcgnmf and "No published number" in pcgnmf
     assert "**30 min wall** on 2 cores" in text
-    assert "commit abcdef0; x86_64 box, 2 cores; finished 2026-11-26T12:00:00+00:00" in text
+    assert ("cells computed at commit abcdef0 on x86_64 box, 2 cores, finished 2026-11-26T12:00:00+00:00; "
+            "reports written at commit 1234567") in text
 
 
 def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied(tmp_path):
