@@ -163,10 +163,11 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     jobs = plan_jobs(chosen, overrides)
     if dry_run:
         return dry_run_summary(chosen, jobs)
-    if slurm_launcher(jobs) and missing_commands():
+    missing = missing_commands() if slurm_launcher(jobs) else []
+    if missing:
         raise UserError(f"the SLURM launcher needs {', '.join(NEEDED_COMMANDS)} on this machine's PATH, and "
-                        f"{', '.join(missing_commands())} is missing: run on a machine that submits to the "
-                        "cluster; nothing was started")
+                        f"{', '.join(missing)} is missing: run on a machine that submits to the cluster; "
+                        "nothing was started")
     opened, data_files = open_jobs(jobs)
     todo = [run.todo for run in opened]
     tasks = tasks_of(jobs, todo)

@@ -57,11 +57,17 @@ def recorded_seconds(paths: list[Path]) -> float | None:
 PUBLISHED_COSTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "cell_costs.csv"
 
 
+def job_key(job_dir) -> str:
+    """A job's run directory below the reproduction's folder (``lcf/runs/yale_LCF``): the same in every
+    checkout, whatever the path to its ``outputs/reproduce``."""
+    return Path(job_dir).as_posix().split("/reproduce/", 1)[-1]
+
+
 def write_costs(schedule: pd.DataFrame, path: Path) -> None:
     """The mean fit and KMeans seconds of each (job, k) of a reproduction's ``schedule.csv`` rows, written to
     ``path`` (``job`` relative to the reproduction's folder): about a thousand rows for every cell's cost."""
     done = schedule[schedule["status"].isin(["computed", "shared", "reused"]) & schedule["seconds"].notna()].copy()
-    done["job"] = done["job"].map(lambda job: Path(job).as_posix().split("/reproduce/", 1)[-1])
+    done["job"] = done["job"].map(job_key)
     costs = done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
     write_atomic(Path(path), costs.to_csv(index=False))
 
@@ -79,7 +85,7 @@ def published_costs(path: Path = PUBLISHED_COSTS) -> dict[tuple[str, int], float
 
 def prior_seconds(costs: dict[tuple[str, int], float], job_dir: Path, k: int) -> float | None:
     """The published cost of cell k of the job in ``job_dir`` (matched on its path below ``reproduce/``)."""
-    return costs.get((Path(job_dir).as_posix().split("/reproduce/", 1)[-1], int(k)))
+    return costs.get((job_key(job_dir), int(k)))
 
 
 def expected_seconds(recorded: list[float | None], models: list[float]) -> list[float]:

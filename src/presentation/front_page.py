@@ -25,7 +25,6 @@ scorecard's verdicts and causes (:func:`finding`). Running it twice on the same 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import re
 import shutil
@@ -35,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from .. import provenance
 from ..errors import UserError
 from ..files import write_atomic
 from ..pool import schedule
@@ -140,42 +140,36 @@ def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
     return sentence[0].upper() + sentence[1:] + "."
 
 
+def commit_of(record: dict) -> str:
+    """A provenance record's commit, short, and whether the checkout had uncommitted changes."""
+    git = record.get("git", {})
+    return str(git.get("commit", "unknown"))[:7] + (" with uncommitted changes" if git.get("dirty") else "")
+
+
 def stamp(outputs: Path) -> str:
     """The commit, machine and date of the runs in ``outputs`` (their ``provenance.json``: the code that
     computed the cells), and the commit that wrote the reports, if it differs."""
-    runs = []
-    for path in sorted(outputs.glob("*/runs/*/provenance.json")):
-        try:
-            runs.append(json.loads(path.read_text()))
-        except (OSError, ValueError):
-            continue
-    def commit(record):
-        git = record.get("git", {})
-        return str(git.get("commit", "unknown"))[:7] + (" with uncommitted changes" if git.get("dirty") else "")
+    runs = [r for r in map(provenance.read, sorted(outputs.glob(f"*/runs/*/{provenance.FILE}"))) if r is not None]
     if not runs:
         return "an unrecorded commit"
-    first = runs[0]
+    first, commits = runs[0], {commit_of(r) for r in runs}
     machine = f"{first.get('machine', '?')} {first.get('hostname', '?')}, {first.get('cores_available', '?')} cores"
     ended = max(str(r.get("ended") or r.get("started") or "") for r in runs)
-    text = f"cells computed at commit {', '.join(sorted({commit(r) for r in runs}))} on {machine}, finished {ended}"
-    try:
-        report = json.loads((outputs / "provenance.json").read_text())
-    except (OSError, ValueError):
-        return text
-    if commit(report) not in {commit(r) for r in runs}:
-        text += f"; reports written at commit {commit(report)}"
+    text = f"cells computed at commit {', '.join(sorted(commits))} on {machine}, finished {ended}"
+    report = provenance.read(outputs / provenance.FILE)
+    if report is not None and commit_of(report) not in commits:
+        text += f"; reports written at commit {commit_of(report)}"
     return text
 
 
 def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
     """The README's results table (Markdown lines) from the reproduction in ``outputs``."""
-    score_path, schedule_path = outputs / "scorecard.csv", outputs / "schedule.csv"
-    if not score_path.is_file() or not schedule_path.is_file():
-        raise UserError(f"{outputs} holds no finished reproduction (scorecard.csv and schedule.csv): "
-                        "run make reproduce-all first")
+    recorded, score_path = schedule.cell_table(outputs), outputs / "scorecard.csv"
+    if recorded is None or not score_path.is_file():
+        raise UserError(f"{outputs} holds no finished reproduction (scorecard.csv, schedule.csv and "
+                        "schedule.json): run make reproduce-all first")
+    cells, summary = recorded
     scores = pd.read_csv(score_path)
-    cells = pd.read_csv(schedule_path)
-    summary = json.loads((outputs / "schedule.json").read_text())
     cores = summary.get("workers") or summary.get("cores")
     names = papers.names(home)
     ordered = [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
