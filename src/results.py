@@ -57,7 +57,8 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
     seed : int
         The run's seed.
     cell : src.protocol.cell.Cell
-        The cell's trial and fits. The reported fit gives the scores and costs, the times are summed over
+        The cell's trial and fits. The reported fit gives the scores (``acc_unlabelled`` and
+        ``nmi_unlabelled`` too, when it scored all samples of a trial with labelled ones) and costs, the times are summed over
         the sub-runs; with more than one sub-run the columns ``subruns``, ``acc_by_objective``,
         ``nmi_by_objective``, ``acc_by_accuracy`` and ``nmi_by_accuracy`` record both choices.
     run : RunIdentity, optional
@@ -87,6 +88,8 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
     for name, (acc, nmi) in chosen.readouts.items():
         row[f"acc_{name}"] = acc
         row[f"nmi_{name}"] = nmi
+    if chosen.unlabelled is not None:
+        row["acc_unlabelled"], row["nmi_unlabelled"] = chosen.unlabelled
     row["n_samples"] = trial.n_samples
     row["n_labelled"] = trial.n_labelled
     if len(cell.fits) > 1:

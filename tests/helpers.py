@@ -265,12 +265,12 @@ hydra:
       dataset: yale
       method: {methods}
 """
-TOY_HOMES = {"toy": ("cnmf", "kmeans,nmf,cnmf"), "toy2": ("unsupervised", "kmeans,nmf")}
+TOY_HOMES = {"toy": ("cnmf", "kmeans,nmf,cnmf"), "toy2": ("cnmf", "kmeans,nmf")}
 
 
 def toy_papers(root: Path, names=("toy", "toy2")) -> tuple[list, list[str]]:
     """Two toy paper homes on a Hydra search path of their own: ``toy`` (CNMF's labelling: KMeans, NMF and
-    CNMF on Yale) and ``toy2`` (no labels: KMeans and NMF on Yale, cells ``toy`` has too), written under
+    CNMF on Yale) and ``toy2`` (the same labelling: KMeans and NMF on Yale, cells ``toy`` has too), written under
     ``root``, and the overrides that find them (a search path) and keep them small."""
     for name in names:
         protocol, methods = TOY_HOMES[name]

@@ -47,7 +47,8 @@ def test_a_dry_run_counts_every_papers_cells(caplog):
     lines = [r.getMessage() for r in caplog.records]
     assert any(line.startswith("dry run of cnmf: 47 jobs, 4,230 cells") for line in lines)
     summary = next(line for line in lines if line.startswith("dry run: "))
-    assert "151 jobs, 11,240 cells" in summary and "600 shared with another job" in summary
+    # only cells without labels are shared across papers now (LCF's and FNMF's on ORL), not CNMF's with LCF's
+    assert "151 jobs, 11,240 cells" in summary and "60 shared with another job" in summary
 
 
 def test_bad_workers_exit_2_with_one_line(caplog):

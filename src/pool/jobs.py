@@ -9,9 +9,9 @@ directory gets: its overrides, its resolved config, its spec and its output dire
 
 Cells computed once. Two jobs ask for the same cell when everything that decides its numbers is equal
 (:func:`sharing_key`): the data set, the method's name and parameters, the seed, (k, trial), and every
-protocol setting the method reads. The label scheme is read only by a method that takes labels
-(``needs_labels``) or by a protocol that scores the unlabelled samples only; the trial's classes, samples
-and seeds never depend on it (:mod:`src.protocol.trials`). The method's label only names the row. Such
+protocol setting the method reads. The label scheme is read by a method that takes labels
+(``needs_labels``) and by every protocol that labels samples (a row scores the unlabelled samples apart);
+the trial's classes, samples and seeds never depend on it (:mod:`src.protocol.trials`). The method's label only names the row. Such
 a cell is computed once and its row written into each job's directory, under that job's settings
 (:class:`Task`).
 """
@@ -91,10 +91,10 @@ def expand(sweeps: Iterable[tuple[str, int, list[str]]]) -> list[Job]:
 
 
 def reads_labels(spec: RunSpec) -> bool:
-    """Whether a cell of ``spec`` depends on the protocol's label scheme: the method takes labels, or only
-    the unlabelled samples are scored."""
+    """Whether a cell of ``spec`` depends on the protocol's label scheme: the method takes labels, or
+    there are labelled samples (a row scores the unlabelled ones apart, or only them)."""
     return bool(getattr(methods.REGISTRY[spec.method.name], "needs_labels", False)) \
-        or spec.protocol.score_on == "unlabelled"
+        or spec.protocol.labels["mode"] != "none"
 
 
 def sharing_key(spec: RunSpec, k: int, trial: int) -> str:

@@ -41,6 +41,8 @@ class Fit:
     """One factorization of a trial's samples and its cluster assignment: scores and costs.
 
     ``readouts`` maps each name of ``protocol.readouts`` to its (AC, NMI), NaN where it does not apply.
+    ``unlabelled`` is the (AC, NMI) of the same assignment on the trial's unlabelled samples only, when the
+    trial has labelled ones and all samples are scored; None otherwise.
     """
 
     acc: float
@@ -53,6 +55,7 @@ class Fit:
     fit_seconds: float
     kmeans_seconds: float
     readouts: Mapping[str, tuple[float, float]]
+    unlabelled: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,9 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
     A method that clusters by itself (class attribute ``clusters_directly``, e.g. COP-KMeans) is asked
     for k clusters through ``fit_predict`` and the protocol's KMeans is skipped. ``protocol.score_on`` =
     "unlabelled" scores only the unlabelled samples (the CCF paper's "the others for testing"); "all"
-    scores every sample of the trial, labelled ones included.
+    scores every sample of the trial, labelled ones included, as the CNMF paper does. A point whose class
+    a method was told flatters it, so when the trial has labelled samples and all are scored, the same
+    assignment is also scored on the unlabelled samples alone (``Fit.unlabelled``).
 
     ``protocol.assign`` picks the cluster labels that ``acc`` and ``nmi`` score: "kmeans" (the best of
     ``kmeans_restarts`` KMeans runs on the representation, the papers' protocol) or "argmax" (each
@@ -167,6 +172,10 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
                 readouts[name] = (accuracy(trial.y_true[scored], labels[scored]),
                                   nmi(trial.y_true[scored], labels[scored]))
     kmeans_seconds = time.perf_counter() - start
+    free = trial.y_partial == UNLABELLED
+    unlabelled = None
+    if protocol.score_on == "all" and free.any() and not free.all():
+        unlabelled = (accuracy(trial.y_true[free], predicted[free]), nmi(trial.y_true[free], predicted[free]))
     return Fit(
         acc=accuracy(trial.y_true[scored], predicted[scored]),
         nmi=nmi(trial.y_true[scored], predicted[scored]),
@@ -178,6 +187,7 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
         fit_seconds=fit_seconds,
         kmeans_seconds=kmeans_seconds,
         readouts=readouts,
+        unlabelled=unlabelled,
     )
 
 

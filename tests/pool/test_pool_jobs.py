@@ -34,9 +34,12 @@ def test_cells_are_shared_only_where_nothing_the_method_reads_differs(tmp_path):
     chosen, overrides = toy_papers(tmp_path)
     jobs = {(job.paper, job.spec.method.name): job for job in expand(sweeps(chosen, overrides))}
     toy_nmf, toy2_nmf = jobs["toy", "nmf"].spec, jobs["toy2", "nmf"].spec
-    assert toy_nmf.protocol.labels != toy2_nmf.protocol.labels  # the label schemes differ ...
-    assert not reads_labels(toy_nmf) and reads_labels(jobs["toy", "cnmf"].spec)
-    assert sharing_key(toy_nmf, 2, 0) == sharing_key(toy2_nmf, 2, 0)  # ... and NMF reads none of them
+    assert sharing_key(toy_nmf, 2, 0) == sharing_key(toy2_nmf, 2, 0)  # the same settings, two homes
+    unlabelled = [job.spec for job in expand(sweeps(chosen[1:], [*overrides, "protocol.labels.mode=none"]))
+                  if job.spec.method.name == "nmf"][0]
+    assert not reads_labels(unlabelled) and reads_labels(jobs["toy", "cnmf"].spec)
+    # NMF takes no labels, but its row scores the unlabelled samples apart: labelled and not, two cells
+    assert reads_labels(toy_nmf) and sharing_key(toy_nmf, 2, 0) != sharing_key(unlabelled, 2, 0)
     assert sharing_key(toy_nmf, 2, 0) != sharing_key(toy_nmf, 2, 1) != sharing_key(toy_nmf, 3, 1)
     assert sharing_key(jobs["toy", "kmeans"].spec, 2, 0) != sharing_key(toy_nmf, 2, 0)
 

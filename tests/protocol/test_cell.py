@@ -221,9 +221,30 @@ def test_readouts_leave_the_primary_numbers_alone(y):
     with_all = cell_row(X, method, trial, readouts=readouts)
     assert with_all["acc"] == without["acc"] and with_all["nmi"] == without["nmi"]
     assert with_all["objective"] == without["objective"]
-    assert not any(key.startswith(("acc_", "nmi_")) for key in without)
+    assert not any(key.startswith(("acc_", "nmi_")) for key in without if not key.endswith("_unlabelled"))
     for name in readouts:
         assert 0 <= with_all[f"acc_{name}"] <= 1 and 0 <= with_all[f"nmi_{name}"] <= 1
+
+
+def test_the_unlabelled_scores_leave_out_exactly_the_labelled_samples(y):
+    from src.methods.core.validation import UNLABELLED
+    from src.protocol.metrics import accuracy, nmi
+    X = noisy_blobs(y, seed=2)
+    trial = make_trial(y, "toy", 4, 0, 0, PROTOCOL["labels"])
+    labelled = trial.y_partial != UNLABELLED
+    assert 0 < labelled.sum() < len(labelled)
+    params = {"max_iter": 40, "stopping": "fixed"}
+    row = cell_row(X, {"name": "cnmf", "label": "CNMF", "params": params}, trial, assign="argmax", readouts=[])
+    V = methods.make("cnmf", n_components=4, random_state=trial.init_seed, **params).fit_transform(
+        X[trial.index], trial.y_partial)
+    predicted = V.argmax(axis=1)
+    free = [i for i in range(len(predicted)) if trial.y_partial[i] == UNLABELLED]  # by hand, index by index
+    assert row["acc"] == pytest.approx(accuracy(trial.y_true, predicted))
+    assert row["acc_unlabelled"] == pytest.approx(accuracy(trial.y_true[free], predicted[free]))
+    assert row["nmi_unlabelled"] == pytest.approx(nmi(trial.y_true[free], predicted[free]))
+    unsupervised = make_trial(y, "toy", 4, 0, 0, {"mode": "none"})
+    assert "acc_unlabelled" not in cell_row(X, {"name": "nmf", "label": "NMF", "params": params}, unsupervised,
+                                            readouts=[])
 
 
 def test_argmax_assigns_each_sample_its_largest_coefficient(y):
@@ -299,11 +320,11 @@ def test_a_cells_row_has_its_columns_in_one_order(y):
     cell = run_cell(X, method, trial, spec(readouts=["argmax"]))
     assert list(result_row("toy", method, 0, cell)) == [
         "dataset", "method", "estimator", "k", "trial", "seed", "acc", "nmi", "rank", "n_iter", "converged",
-        "objective", "kmeans_objective", "fit_seconds", "kmeans_seconds", "acc_argmax", "nmi_argmax", "n_samples",
-        "n_labelled"]
+        "objective", "kmeans_objective", "fit_seconds", "kmeans_seconds", "acc_argmax", "nmi_argmax",
+        "acc_unlabelled", "nmi_unlabelled", "n_samples", "n_labelled"]
     settings = {"dataset": {"name": "toy", "preprocess": "none"}, "method": method.as_dict(),
                 "protocol": {"labels": {"mode": "none"}, "rank_offset": 0}, "seed": 0}
     row = result_row("toy", method, 0, cell, RunIdentity(settings, "abc", "def"), 12.5)
-    assert list(row)[19:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
+    assert list(row)[21:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
                               "protocol_rank_offset", "params", "config_hash", "code_fingerprint", "peak_rss_mb"]
     assert row["params"] == '{"max_iter": 5, "stopping": "fixed"}' and row["peak_rss_mb"] == 12.5
