@@ -21,7 +21,7 @@ UV_VERSION := 0.13.9
 LOCK_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help install lock results test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck docs clean
+.PHONY: help install lock results benchmark test test-fast test-slow reproduce-cnmf reproduce-ccf reproduce-lcf reproduce-fnmf reproduce-pcgnmf reproduce-all bench bench-quick crosscheck docs clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  %-18s %s\n", $$1, $$2}'
@@ -89,6 +89,14 @@ explain-lcf: ## LCF paper's readings (V-rule, normalization, stopping, labels, p
 explain-all: ## Every paper's readings, then the scorecard's causes (outputs/explain/<paper>/report.md, outputs/reproduce/README.md)
 $(EXPLAINED:%=explain-%) explain-all: explain-%: $(STAMP)
 	$(PY) -m src.explain $* $(EXPLAIN_ARGS)
+
+# python -m src.benchmark (src/benchmark.py): the family benchmark, every method on every data set under one
+# protocol in three tracks (conf/benchmark/<track>/: unsupervised, 10% and 30% labelled), in one pool of cells
+# like a reproduction, copying the cells make reproduce-all computed alike -> outputs/benchmark/report.md.
+# BENCHMARK_ARGS is passed on, e.g. BENCHMARK_ARGS="--tracks unsupervised", --dry-run or --report-only.
+BENCHMARK_ARGS ?=
+benchmark: $(STAMP) ## Every method under one protocol, ranked (after reproduce-all, whose cells it copies) -> outputs/benchmark/report.md
+	$(PY) -m src.benchmark $(BENCHMARK_ARGS)
 
 # python -m src.presentation.front_page: README.md's results table (between its results markers) and docs/results/
 # (the reports, figures and scorecard the site and the README link to) from what the last reproduction left in

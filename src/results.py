@@ -105,6 +105,29 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
     return row
 
 
+#: The columns a row takes from its run rather than from its cell (besides the settings' own columns).
+RUN_COLUMNS = ("params", "config_hash", "code_fingerprint", "peak_rss_mb")
+
+
+def rebase_row(row: Mapping, source: RunIdentity, dataset: str, method, target: RunIdentity) -> dict:
+    """The row of a cell computed under ``source``, as the run ``target`` would have written it.
+
+    The cell's own columns (scores, costs, the trial's sizes) are kept; the data set's name and the method's
+    label are ``target``'s (``method`` is a :class:`src.settings.MethodSpec`), and so are the settings'
+    columns, ``params``, ``config_hash`` and ``code_fingerprint``. Only meaningful when both runs compute
+    the cell alike (:func:`src.pool.jobs.sharing_key`).
+    """
+    own = set(setting_columns(source.settings)) | set(RUN_COLUMNS)
+    out = {key: value for key, value in row.items() if key not in own}
+    out.update(dataset=dataset, method=method.label)
+    out.update(setting_columns(target.settings))
+    out["params"] = json.dumps(target.settings["method"]["params"], sort_keys=True)
+    out["config_hash"] = target.config_hash
+    out["code_fingerprint"] = target.code_fingerprint
+    out["peak_rss_mb"] = row.get("peak_rss_mb")
+    return out
+
+
 class MixedResultsError(ValueError):
     """Rows of one (dataset, method label) computed under different settings or code."""
 

@@ -110,14 +110,23 @@ class OpenRun:
         return [cell for cell, row in self.stored.items() if row is None]
 
 
+def run_identity(spec: RunSpec) -> RunIdentity:
+    """How the cells of ``spec`` are computed: its cell settings, their hash and the code's fingerprint."""
+    settings = spec.cell_settings()
+    return RunIdentity(settings, config_fingerprint(settings), provenance.code_fingerprint())
+
+
+def cell_paths(spec: RunSpec, out_dir: Path) -> dict:
+    """Each (k, trial) cell of ``spec`` and the file of its row under ``out_dir``, in table order."""
+    return {(k, t): cell_path(out_dir, spec.dataset.name, spec.method.label, k, t)
+            for k in spec.protocol.ks for t in range(spec.protocol.n_trials)}
+
+
 def run_cells(spec: RunSpec, out_dir: Path, dry_run: bool = False) -> tuple[RunIdentity, dict, dict]:
     """A run's identity, each (k, trial) cell's file in ``out_dir`` and its reusable row on disk (None for a
     cell to compute), from its settings alone (no data loaded); one warning per reason a stored row cannot
     be reused."""
-    settings = spec.cell_settings()
-    identity = RunIdentity(settings, config_fingerprint(settings), provenance.code_fingerprint())
-    paths = {(k, t): cell_path(out_dir, spec.dataset.name, spec.method.label, k, t)
-             for k in spec.protocol.ks for t in range(spec.protocol.n_trials)}
+    identity, paths = run_identity(spec), cell_paths(spec, out_dir)
     return identity, paths, stored_rows(paths, identity, out_dir, dry_run)
 
 

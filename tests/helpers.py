@@ -294,3 +294,18 @@ def in_process(fail=None):
         for item in items:
             yield Done(item.task, "RuntimeError: a worker broke") if fail and fail(item) else work(item)
     return run
+
+
+def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = "toylabels"):
+    """A benchmark track home ``root/benchmark/<track>`` on the toy papers' search path: CNMF's labelling on
+    Yale, ``methods``, written into ``outputs/benchmark/<track>/runs``; returns its :class:`Paper`. The track
+    needs a name the project's ``conf/benchmark/`` does not use: the project's homes come first on the search
+    path."""
+    home = root / "benchmark" / track
+    home.mkdir(parents=True, exist_ok=True)
+    text = TOY_EXPERIMENT.format(protocol="cnmf", name=track, methods=methods)
+    (home / "experiment.yaml").write_text(text.replace("/reproduce/", "/benchmark/"))
+    (home / "reproduce.yaml").write_text("sweeps:\n  - []\n")
+    from src.presentation import papers
+
+    return papers.load(track, root / "benchmark", "benchmark")

@@ -5,7 +5,8 @@ At ``builder-inited`` (before Sphinx reads any source) it writes
 * ``papers/<paper>.md``, one per paper home ``conf/paper/<paper>/reproduce.yaml``: the report of the latest
   reproduction, ``<outputs>/<paper>/report.md`` with the figures it shows, or, when there is none, a
   sentence saying which ``make reproduce-<paper>`` writes it;
-* ``papers/scorecard.md`` from ``<outputs>/README.md`` (written by ``make reproduce-all``), and
+* ``papers/scorecard.md`` from ``<outputs>/README.md`` (written by ``make reproduce-all``),
+  ``papers/benchmark.md`` from the family benchmark's ``report.md`` (written by ``make benchmark``), and
   ``papers/index.md``, their table of contents;
 * ``api/methods.rst`` and ``api/methods/<name>.rst``, one page per estimator of ``src.methods.REGISTRY``, so
   that a method added to the registry gets its page without editing the docs.
@@ -160,12 +161,31 @@ def scorecard_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     return "\n".join(lines), {target / name for name in copied}
 
 
+def benchmark_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
+    """The Markdown of the family benchmark's page: ``benchmark/report.md`` of ``outputs`` (the published
+    snapshot) or, beside a local reproduction, ``outputs/benchmark/report.md``; and the files it needs."""
+    lines = ["# The family benchmark", ""]
+    report = next((path for path in (outputs / "benchmark" / "report.md", outputs.parent / "benchmark" / "report.md")
+                   if path.is_file()), None)
+    if report is None:
+        lines += ["No benchmark found in `outputs/benchmark/`: run `make benchmark` (after `make reproduce-all`, "
+                  "whose cells it copies), then `make docs` again, and this page shows its report.", ""]
+        return "\n".join(lines), set()
+    target = generated / "reports" / "benchmark"
+    copied = copy_report(report, target)
+    lines += [report_intro("Every method of the family under one protocol, ranked: the report of the "
+                           f"`make benchmark` these pages were built from, `{shown(report)}` (written "
+                           f"{written_at(report)})."), "",
+              include("../reports/benchmark/report.md", report.read_text())]
+    return "\n".join(lines), {target / name for name in copied}
+
+
 def papers_index(names: list[str]) -> str:
-    entries = "\n".join(names + ["scorecard"])
+    entries = "\n".join(names + ["scorecard", "benchmark"])
     return ("# Papers\n\n"
             "One page per paper home (`conf/paper/<paper>/`): the report that `make reproduce-<paper>` wrote last, "
-            "with our tables, the figures and our numbers beside the published ones, and the scorecard over "
-            "all papers. These pages are written when the site is built, from whatever `outputs/reproduce/` "
+            "with our tables, the figures and our numbers beside the published ones, the scorecard over "
+            "all papers, and the family benchmark, which ranks every method under one protocol. These pages are written when the site is built, from whatever `outputs/reproduce/` "
             "holds then. How a number is judged to come back is explained in {doc}`/verdicts`.\n\n"
             f"```{{toctree}}\n:maxdepth: 1\n\n{entries}\n```\n")
 
@@ -273,6 +293,9 @@ def generate(srcdir: Path, repo: Path, outputs: Path) -> set[Path]:
         keep |= files
     text, files = scorecard_page(outputs, generated)
     page(generated / "papers" / "scorecard.md", text)
+    keep |= files
+    text, files = benchmark_page(outputs, generated)
+    page(generated / "papers" / "benchmark.md", text)
     keep |= files
     page(generated / "papers" / "index.md", papers_index(names))
 

@@ -43,7 +43,7 @@ from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
 from ..run import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
 from ..sweep import usable_cores
-from . import schedule
+from . import reuse, schedule
 from .jobs import Job, Task, expand, sharing_key, tasks_of
 from .workers import Done, Row, Work, run_local, run_slurm
 
@@ -144,14 +144,15 @@ def mean_scores(rows: list[dict]) -> str:
 
 def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = None,
              record_dir: Path | None = None, paper_done: Callable[[Paper], None] | None = None,
-             dry_run: bool = False) -> dict:
+             dry_run: bool = False, sources: list[Paper] = ()) -> dict:
     """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
     ``schedule.json`` records.
 
     ``workers`` is the number of worker processes (default: the cores this process may use); ignored when
     the sweeps' launcher is SLURM. ``record_dir`` receives ``schedule.csv`` / ``schedule.json`` (and the
     SLURM tasks' files). A dry run opens every job (settings checked, data loaded), logs what would be
-    computed, and computes and writes nothing.
+    computed, and computes and writes nothing. A cell that a job of the ``sources`` (homes whose runs are
+    on disk, with the same ``overrides``) computed alike is copied, not computed (:mod:`.reuse`).
 
     Raises
     ------
@@ -161,14 +162,19 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
         Cells failed; their jobs are listed, every other job is finished.
     """
     jobs = plan_jobs(chosen, overrides)
+    source_jobs = plan_jobs(list(sources), overrides) if sources else []
     if dry_run:
-        return dry_run_summary(chosen, jobs)
+        return dry_run_summary(chosen, jobs, source_jobs)
     missing = missing_commands() if slurm_launcher(jobs) else []
     if missing:
         raise UserError(f"the SLURM launcher needs {', '.join(NEEDED_COMMANDS)} on this machine's PATH, and "
                         f"{', '.join(missing)} is missing: run on a machine that submits to the cluster; "
                         "nothing was started")
     opened, data_files = open_jobs(jobs)
+    copied = reuse.copy_cells(jobs, opened, source_jobs) if source_jobs else {}
+    if copied:
+        logger.info("%s cells copied from %s's runs (computed alike by the same code)", f"{len(copied):,}",
+                    ", ".join(p.name for p in sources))
     todo = [run.todo for run in opened]
     tasks = tasks_of(jobs, todo)
     models, recorded, prior = [], [], schedule.published_costs()
@@ -190,7 +196,8 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
                 f"{n_cells - n_todo:,}", f"{n_todo:,}", f"{len(tasks):,}", f"{n_todo - len(tasks):,}",
                 "SLURM array tasks" if slurm else f"{workers} worker process(es)")
     summary = {"papers": [p.name for p in chosen], "jobs": len(jobs), "cells": n_cells, "computed": len(tasks),
-               "shared": n_todo - len(tasks), "reused": n_cells - n_todo, "workers": None if slurm else workers,
+               "shared": n_todo - len(tasks), "reused": n_cells - n_todo, "copied": len(copied),
+               "workers": None if slurm else workers,
                "cores": usable_cores(), "slurm": slurm is not None}
 
     records = [begin_run(run, job.config, job.overrides, extra={"data_files": files})
@@ -273,7 +280,7 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
         summary["forecast"] = forecast.samples
         summary["forecast_errors"] = schedule.forecast_errors(forecast.samples, time.time() - forecast.started)
         if record_dir is not None:
-            schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, done, started), summary)
+            schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, done, started, copied), summary)
     if failed:
         raise PoolFailed([failed[i] for i in sorted(failed)])
     return summary
@@ -284,9 +291,9 @@ def slurm_launcher(jobs: list[Job]) -> dict | None:
     return next((job.launcher for job in jobs if "slurm" in str(job.launcher.get("_target_", "")).lower()), None)
 
 
-def dry_run_summary(chosen: list[Paper], jobs: list[Job]) -> dict:
+def dry_run_summary(chosen: list[Paper], jobs: list[Job], sources: list[Job] = ()) -> dict:
     """What a reproduction would compute, from the settings and the cells on disk (no data loaded): one line
-    per paper and one in all; returns the counts."""
+    per paper and one in all (the cells the ``sources`` would give counted apart); returns the counts."""
     totals = {"jobs": len(jobs), "cells": 0, "to_compute": 0}
     keys = []
     for paper in chosen:
@@ -302,10 +309,13 @@ def dry_run_summary(chosen: list[Paper], jobs: list[Job]) -> dict:
                     f"{todo:,}")
         totals["cells"] += cells
         totals["to_compute"] += todo
+    found = reuse.source_rows(list(sources), set(keys)) if sources else {}
+    totals["copied"] = sum(key in found for key in keys)
+    keys = [key for key in keys if key not in found]
     totals["shared"] = len(keys) - len(set(keys))
-    logger.info("dry run: %d jobs, %s cells, %s to compute, of which %s shared with another job (computed once); "
+    logger.info("dry run: %d jobs, %s cells, %s to compute, of which %s%s shared with another job (computed once); "
                 "nothing computed, nothing written", len(jobs), f"{totals['cells']:,}", f"{totals['to_compute']:,}",
-                f"{totals['shared']:,}")
+                f"{totals['copied']:,} copied from runs on disk and " if sources else "", f"{totals['shared']:,}")
     return totals
 
 
@@ -316,8 +326,10 @@ def valid_row(run: OpenRun, place) -> bool:
 
 
 def record_rows(jobs: list[Job], opened: list[OpenRun], tasks: list[Task], done: dict[int, Done],
-                started: float) -> list[dict]:
-    """The rows of ``schedule.csv``: every cell of every job (:data:`.schedule.COLUMNS`)."""
+                started: float, copied: dict | None = None) -> list[dict]:
+    """The rows of ``schedule.csv``: every cell of every job (:data:`.schedule.COLUMNS`); a cell ``copied``
+    from another command's run is "reused" with that run in ``shared_with``."""
+    copied = copied or {}
     placed = {(p.job, p.k, p.trial): (number, i) for number, task in enumerate(tasks)
               for i, p in enumerate(task.places)}
     rows = []
@@ -333,6 +345,8 @@ def record_rows(jobs: list[Job], opened: list[OpenRun], tasks: list[Task], done:
             stored = run.stored[k, trial]
             if where is None:
                 row.update(status="reused", **costs(stored))
+                if (index, k, trial) in copied:
+                    row["shared_with"] = str(copied[index, k, trial])
             else:
                 number, nth = where
                 answer, task = done.get(number), tasks[number]

@@ -29,7 +29,8 @@ from ..results import load_cell
 SCHEDULE, SUMMARY = "schedule.csv", "schedule.json"
 #: The columns of ``schedule.csv``: the cell, its job and sweep, its costs and when and where it ran.
 #: ``kmeans_runs`` counts the KMeans runs a sub-run makes (restarts and readouts). ``status`` is computed,
-#: shared (computed once for another job: ``shared_with``), reused (on disk before), failed or not run;
+#: shared (computed once for another job: ``shared_with``), reused (on disk before, or copied from another
+#: command's run: ``shared_with``), failed or not run;
 #: ``seconds`` is the row's fit and KMeans time, ``cpu_seconds`` the worker's CPU time for the cell,
 #: ``start``/``end`` seconds since the pool started.
 COLUMNS = ("paper", "sweep", "job", "dataset", "method", "estimator", "params", "k", "trial", "rank", "n_samples",

@@ -43,6 +43,7 @@ from . import papers
 
 logger = logging.getLogger(__name__)
 
+#: The markers around the results table in README.md.
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 #: Where the snapshot of the last reproduction goes, relative to the checkout.
 SNAPSHOT = Path("docs") / "results"
@@ -210,21 +211,25 @@ def replace_between(text: str, lines: list[str]) -> str:
 
 def snapshot(outputs: Path, target: Path) -> list[Path]:
     """Copy the reports, their figures and the scorecard of ``outputs`` into ``target`` (same layout; the
-    runs stay behind). Files of an earlier snapshot that this one lacks are removed."""
+    runs stay behind), with the readings' reports (``explain/``) and the family benchmark's report and figures
+    (``benchmark/``) beside ``outputs``. Files of an earlier snapshot that this one lacks are removed."""
     wanted = [outputs / "README.md"] + [p for p in outputs.glob("*/report.md")]
     wanted += [p for p in outputs.glob("*/*.png")]
     explain = outputs.parent / "explain"  # make explain-all's reports, beside the reproduction's folder
     readings = [p for p in explain.glob("*/report.md")]
+    benchmark = outputs.parent / "benchmark"  # make benchmark's report and figures, beside it too
+    ranked = [p for p in [benchmark / "report.md", *benchmark.glob("*.png")] if p.is_file()]
     copied = []
     if target.exists():
         shutil.rmtree(target)
     if (outputs / schedule.SCHEDULE).is_file():  # what each cell took: a fresh clone's expected times
         write_costs(pd.read_csv(outputs / schedule.SCHEDULE), target / COSTS)
         copied.append(target / COSTS)
-    for path in wanted + readings:
+    for path in wanted + readings + ranked:
         if path.is_file():
             destination = target / (path.relative_to(outputs) if path in wanted
-                                    else Path("explain") / path.relative_to(explain))
+                                    else Path("explain") / path.relative_to(explain) if path in readings
+                                    else Path("benchmark") / path.relative_to(benchmark))
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, destination)
             copied.append(destination)

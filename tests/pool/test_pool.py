@@ -81,7 +81,7 @@ def test_an_invalid_job_stops_everything_before_any_cell(tmp_path, monkeypatch):
 def test_a_dry_run_counts_and_writes_nothing(tmp_path):
     chosen, overrides = toy_papers(tmp_path)
     assert pool.run_pool(chosen, overrides, 1, tmp_path, dry_run=True) == \
-        {"jobs": 5, "cells": 20, "to_compute": 20, "shared": 8}
+        {"jobs": 5, "cells": 20, "to_compute": 20, "copied": 0, "shared": 8}
     assert not (tmp_path / "outputs").exists() and not (tmp_path / schedule.SCHEDULE).exists()
 
 

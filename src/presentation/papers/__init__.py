@@ -46,11 +46,13 @@ class Paper:
     sweeps: tuple[tuple[str, ...], ...] = ()
     depends_on: tuple[str, ...] = ()
     report_datasets: tuple[str, ...] | None = None
+    group: str = "paper"
 
     @property
     def experiment(self) -> str:
-        """The Hydra override selecting the paper's ``experiment.yaml``."""
-        return f"+paper/{self.name}=experiment"
+        """The Hydra override selecting the home's ``experiment.yaml``: ``+paper/<name>=experiment`` for a
+        paper, ``+benchmark/<track>=experiment`` for a track of the family benchmark (``group``)."""
+        return f"+{self.group}/{self.name}=experiment"
 
     @property
     def published(self) -> Path:
@@ -102,8 +104,9 @@ def _strings(value, where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def load(name: str, home: Path = HOME) -> Paper:
-    """The paper ``name`` of ``home``; one-line :class:`~src.errors.ConfigError` if it has no home or a bad one."""
+def load(name: str, home: Path = HOME, group: str = "paper") -> Paper:
+    """The paper ``name`` of ``home``, whose ``experiment.yaml`` is in the config group ``group``; one-line
+    :class:`~src.errors.ConfigError` if it has no home or a bad one."""
     path = Path(home) / name / SETTINGS
     if not path.is_file():
         raise ConfigError(f"paper={name!r} has no {path} (papers: {', '.join(names(home)) or 'none'})")
@@ -123,7 +126,7 @@ def load(name: str, home: Path = HOME) -> Paper:
     missing = [dep for dep in depends_on if not (Path(home) / dep / SETTINGS).is_file()]
     if missing:
         raise ConfigError(f"{path}: depends_on names {', '.join(missing)}, which has no home under {home}")
-    return Paper(name=name, home=Path(home) / name,
+    return Paper(name=name, home=Path(home) / name, group=group,
                  sweeps=tuple(_strings(sweep, f"{path}: sweeps[{i}]")
                               for i, sweep in enumerate(settings.get("sweeps") or [])),
                  depends_on=depends_on,

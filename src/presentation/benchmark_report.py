@@ -1,0 +1,407 @@
+"""The family benchmark's report: every method under one protocol, ranked, and the papers' claims tested.
+
+Usage::
+
+    python -m src.presentation.benchmark_report [--out outputs/benchmark]
+
+Reads the runs of each track (``<out>/<track>/runs``, written by :mod:`src.benchmark`; the tracks are the
+homes of ``conf/benchmark/``) and writes ``<out>/report.md`` with its figures:
+
+* per track and scoring (every sample, as the papers score; for a label track also the unlabelled samples
+  alone, since a point whose class a method was told flatters it): mean AC and NMI per data set with each
+  method's mean rank over the (data set, k) blocks, the groups of methods that no Wilcoxon-Holm test
+  separates, critical-difference diagrams over all blocks and per data set (:mod:`.ranking`), AC and NMI
+  against k per data set, and a paragraph written from those numbers;
+* for a label track, how far scoring the unlabelled samples alone moves the ranking (Kendall's tau between
+  the two orders of mean ranks, the methods that move and how much each one's AC drops);
+* each paper's headline claim, its method above every baseline, tested against the whole family of its
+  track (:data:`CLAIMS`), on the paper's own data sets and on the others;
+* a second opinion: another group's runs (``conf/benchmark/second_opinion.yaml``) beside ours, as context;
+* the cost: cells computed, copied from the reproduction and reused, wall time and work (``schedule.json``).
+
+A method is named by its label without parameters (``GNMF`` for ``GNMF(alpha=100.0)``): each runs at one
+setting in a track, listed in the report's settings table.
+
+References
+----------
+J. Demšar, "Statistical comparisons of classifiers over multiple data sets", JMLR 7, pp. 1-30, 2006.
+
+A. Benavoli, G. Corani, F. Mangili, "Should we really use post-hoc tests based on mean-ranks?", JMLR 17(5),
+pp. 1-10, 2016.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from scipy.stats import kendalltau
+
+from .. import methods, provenance
+from ..config_dir import CONF_DIR
+from ..files import write_atomic
+from ..pool import schedule
+from ..progress import duration
+from ..results import MixedResultsError, find_results, read_results
+from . import papers
+from .figures import plot_metrics_vs_k
+from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
+                      rank_methods, ranking_lines)
+
+logger = logging.getLogger(__name__)
+
+#: The homes of the benchmark's tracks.
+HOME = CONF_DIR / "benchmark"
+#: Where ``make benchmark`` writes (relative to the working directory).
+OUTPUTS = Path("outputs") / "benchmark"
+#: Another group's runs, shown beside the 30% track.
+SECOND_OPINION = HOME / "second_opinion.yaml"
+#: Each track's title.
+TITLES = {"unsupervised": "Unsupervised track", "labels10": "Semi-supervised track, 10% labelled",
+          "labels30": "Semi-supervised track, 30% labelled"}
+#: Where each paper's claim is tested: the track of its protocol and the samples it scores (CCF scores the
+#: unlabelled 70%).
+CLAIMS = {"cnmf": ("labels10", "all"), "pcgnmf": ("labels10", "all"), "ccf": ("labels30", "unlabelled"),
+          "lcf": ("unsupervised", "all"), "fnmf": ("unsupervised", "all")}
+#: The columns each scoring reads, as (AC, NMI).
+SCORINGS = {"all": ("acc", "nmi"), "unlabelled": ("acc_unlabelled", "nmi_unlabelled")}
+SCORING_NAMES = {"all": "every sample", "unlabelled": "the unlabelled samples only"}
+
+
+def short_name(label: str) -> str:
+    """A method's label without its parameters: ``GNMF(alpha=100.0)`` -> ``GNMF``."""
+    return str(label).split("(", 1)[0]
+
+
+def load_track(runs: Path) -> pd.DataFrame | None:
+    """The rows of one track's runs, ``method`` its short name and ``label`` the full one; None if none."""
+    files = find_results([runs]) if Path(runs).is_dir() else []
+    if not files:
+        return None
+    frame = read_results(files)
+    frame["label"] = frame["method"]
+    frame["method"] = frame["method"].map(short_name)
+    return frame
+
+
+def scored(frame: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    """``frame`` with ``acc`` and ``nmi`` taken from the columns of ``scoring`` (:data:`SCORINGS`)."""
+    acc, nmi = SCORINGS[scoring]
+    out = frame.copy()
+    out["acc"], out["nmi"] = frame[acc], frame[nmi]
+    return out
+
+
+def scorings_of(frame: pd.DataFrame) -> list[str]:
+    """``["all"]``, and ``"unlabelled"`` when the rows score the unlabelled samples apart."""
+    return ["all", "unlabelled"] if "acc_unlabelled" in frame and frame["acc_unlabelled"].notna().all() else ["all"]
+
+
+def _p(value: float) -> str:
+    return f"{value:.2g}" if value >= 1e-3 else f"{value:.1e}"
+
+
+def _names(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | None:
+    """The ranking over the (data set, k) blocks of ``datasets`` (default: all), or, for one data set, over
+    its (k, trial) blocks; None when fewer than 2 methods or blocks are complete."""
+    rows = frame if datasets is None else frame[frame["dataset"].isin(datasets)]
+    if rows.empty:
+        return None
+    names = sorted(rows["dataset"].unique())
+    blocks = blocks_within(rows, names[0], metric) if len(names) == 1 else blocks_over_datasets(rows, metric)
+    return rank_methods(blocks) if blocks.shape[0] >= 2 and blocks.shape[1] >= 2 else None
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(text))
+
+
+def settings_table(frame: pd.DataFrame) -> list[str]:
+    """One line per method: its label, estimator and parameters."""
+    lines = ["| method | label | estimator | parameters |", "|---|---|---|---|"]
+    for (method, label, estimator), rows in frame.groupby(["method", "label", "estimator"]):
+        params = json.loads(rows["params"].iloc[0]) if "params" in rows else {}
+        text = ", ".join(f"{key}={value}" for key, value in sorted(params.items())) or "none"
+        lines.append(f"| {method} | {label} | {estimator} | {text} |")
+    return lines
+
+
+def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> list[str]:
+    """Mean ``metric`` (%) per data set and method over every k and trial, with each method's mean rank
+    over all (data set, k) blocks and its Wilcoxon-Holm groups (letters); best mean rank first."""
+    datasets = sorted(frame["dataset"].unique())
+    means = frame.groupby(["method", "dataset"])[metric].mean().unstack("dataset").reindex(columns=datasets) * 100
+    best = means.idxmax()
+    letters = {}
+    if ranking is not None:
+        for i, group in enumerate(ranking.groups_wilcoxon):
+            for method in group:
+                letters[method] = letters.get(method, "") + chr(ord("a") + i)
+        order = list(ranking.methods) + sorted(set(means.index) - set(ranking.methods))
+    else:
+        order = list(means.mean(axis=1).sort_values(ascending=False).index)
+    name = METRICS[metric]
+    lines = [f"| method | {' | '.join(datasets)} | mean rank | groups |", "|---" * (len(datasets) + 3) + "|"]
+    for method in order:
+        cells = []
+        for dataset in datasets:
+            value = means.loc[method, dataset]
+            text = "" if pd.isna(value) else f"{value:.1f}"
+            cells.append(f"**{text}**" if text and best[dataset] == method else text)
+        rank = f"{ranking.mean_ranks[method]:.2f}" if ranking is not None and method in ranking.mean_ranks else "-"
+        lines.append(f"| {method} | {' | '.join(cells)} | {rank} | {letters.get(method, '-')} |")
+    lines += ["", f"Mean {name} (%) over k = {frame['k'].min()}..{frame['k'].max()} and the trials; bold: the best "
+              "of a data set. Mean rank over every (data set, k) block (1 = best); methods that share a letter are "
+              "not separated by any Wilcoxon-Holm test; '-': not run on every data set, so not ranked over all."]
+    return lines
+
+
+def takeaway(frame: pd.DataFrame, ranking: Ranking | None, track: str, scoring: str) -> str:
+    """What a reader should take from one track and scoring, in sentences built from its numbers."""
+    if ranking is None:
+        return "Too few complete blocks to rank the methods."
+    first = ranking.groups_wilcoxon[0] if ranking.groups_wilcoxon else (ranking.methods[0],)
+    means = frame.groupby(["dataset", "method"])["acc"].mean().unstack("method") * 100
+    winners = means.idxmax(axis=1)
+    counts = winners.value_counts()
+    f = ranking.friedman
+    parts = [f"{ranking.methods[0]} has the best mean AC rank ({ranking.mean_ranks.iloc[0]:.2f} over "
+             f"{ranking.n_blocks} (data set, k) blocks)"
+             + (f"; no Wilcoxon-Holm test separates it from {_names([m for m in first if m != ranking.methods[0]])}"
+                if len(first) > 1 else ", and every Wilcoxon-Holm test separates it from the others")
+             + f" (Friedman p = {_p(f.p_f)})."]
+    parts.append("The best mean AC per data set: " + "; ".join(
+        f"{dataset} {winners[dataset]} ({means.loc[dataset, winners[dataset]]:.1f}%)" for dataset in means.index)
+        + (f", so {counts.index[0]} wins {counts.iloc[0]} of {len(means)} data sets." if counts.iloc[0] > 1 else "."))
+    parts.append(f"{ranking.methods[-1]} ranks last ({ranking.mean_ranks.iloc[-1]:.2f}).")
+    if track != "unsupervised":
+        labelled = set(frame.loc[frame["estimator"].map(takes_labels), "method"])
+        top_label = next((m for m in ranking.methods if m in labelled), None)
+        top_free = next((m for m in ranking.methods if m not in labelled), None)
+        if top_label and top_free:
+            verdict = ("significantly better than" if ranking.better(top_label, top_free) else
+                       "significantly worse than" if ranking.better(top_free, top_label) else
+                       "not separated by the Wilcoxon-Holm test from")
+            parts.append(f"Scored on {SCORING_NAMES[scoring]}, the best label method, {top_label}, is {verdict} the "
+                         f"best unsupervised reference, {top_free}.")
+    return " ".join(parts)
+
+
+def takes_labels(estimator: str) -> bool:
+    """Whether the registry's estimator ``estimator`` takes labels (a label track's own method, not a
+    reference)."""
+    return bool(getattr(methods.REGISTRY.get(estimator), "needs_labels", False))
+
+
+def scoring_shift(frame: pd.DataFrame) -> list[str]:
+    """How scoring the unlabelled samples alone moves a label track's ranking of AC."""
+    both = {s: ranking_over(scored(frame, s), "acc") for s in ("all", "unlabelled")}
+    if any(r is None for r in both.values()):
+        return []
+    common = [m for m in both["all"].methods if m in both["unlabelled"].mean_ranks]
+    tau = kendalltau([both["all"].mean_ranks[m] for m in common], [both["unlabelled"].mean_ranks[m] for m in common])
+    place = {s: {m: i + 1 for i, m in enumerate(r.methods)} for s, r in both.items()}
+    moved = [f"{m} {place['all'][m]} -> {place['unlabelled'][m]}" for m in common
+             if place["all"][m] != place["unlabelled"][m]]
+    drop = ((frame["acc"] - frame["acc_unlabelled"]) * 100).groupby(frame["method"]).mean().sort_values(ascending=False)
+    lines = ["#### How much scoring the unlabelled samples alone changes the ranking", "",
+             f"Kendall's tau between the mean AC ranks of the two scorings: {tau.statistic:.2f} "
+             f"({len(common)} methods). "
+             + (f"Places that change (every sample -> unlabelled only): {'; '.join(moved)}." if moved else
+                "No method changes place."), "",
+             "Mean AC on every sample minus AC on the unlabelled samples alone, in points (the labelled points' "
+             "flattery): " + ", ".join(f"{m} {value:+.1f}" for m, value in drop.items()) + ".", ""]
+    return lines
+
+
+def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
+    """The section of one track: settings, then per scoring the tables, rankings, figures and takeaway."""
+    datasets = sorted(frame["dataset"].unique())
+    lines = [f"## {TITLES.get(track, track)}", "",
+             f"{frame['method'].nunique()} methods on {len(datasets)} data sets ({', '.join(datasets)}), "
+             f"k = {frame['k'].min()}..{frame['k'].max()}, {frame['trial'].nunique()} trials per k, the same trials "
+             f"for every method; {len(frame):,} cells from `{track}/runs`.", "",
+             "<details><summary>Settings of each method</summary>", "", *settings_table(frame), "", "</details>", ""]
+    for dataset in datasets:
+        rows = frame[frame["dataset"] == dataset]
+        image = f"{track}_figure_{_slug(dataset)}.png"
+        plot_metrics_vs_k(rows, f"{TITLES.get(track, track)}: {dataset}", out / image,
+                          caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples")
+    lines += ["AC and NMI against k per data set (every sample scored): "
+              + ", ".join(f"[{d}]({track}_figure_{_slug(d)}.png)" for d in datasets) + ".", ""]
+    for scoring in scorings_of(frame):
+        rows = scored(frame, scoring)
+        lines += [f"### {TITLES.get(track, track)}, scored on {SCORING_NAMES[scoring]}", ""]
+        rankings = {metric: ranking_over(rows, metric) for metric in METRICS}
+        for metric, name in METRICS.items():
+            lines += [f"#### Mean {name}", "", *means_table(rows, metric, rankings[metric]), ""]
+        lines += ["#### What to take from it", "", takeaway(rows, rankings["acc"], track, scoring), ""]
+        for metric, name in METRICS.items():
+            ranking = rankings[metric]
+            if ranking is None:
+                continue
+            image = f"{track}_{scoring}_cd_all_{metric}.png"
+            cd_diagram(ranking, out / image, f"{TITLES.get(track, track)}: {name}, {SCORING_NAMES[scoring]}")
+            lines += [f"#### {name}, over all (data set, k) blocks", "",
+                      *ranking_lines(ranking, name, image, None, "all data sets")]
+        per_dataset = []
+        for dataset in datasets:
+            for metric, name in METRICS.items():
+                ranking = ranking_over(rows, metric, [dataset])
+                if ranking is None:
+                    continue
+                image = f"{track}_{scoring}_cd_{_slug(dataset)}_{metric}.png"
+                cd_diagram(ranking, out / image, f"{dataset}: {name}, {SCORING_NAMES[scoring]}")
+                per_dataset.append(f"| {dataset} | {name} | {' > '.join(ranking.methods[:3])} | "
+                                   f"{_names(ranking.groups_wilcoxon[0]) if ranking.groups_wilcoxon else '-'} | "
+                                   f"{_p(ranking.friedman.p_f)} | [diagram]({image}) |")
+        if per_dataset:
+            lines += ["#### Per data set, over its (k, trial) blocks", "",
+                      "| data set | metric | first three by mean rank | first group (no test separates them) | "
+                      "Friedman p | CD diagram |", "|---|---|---|---|---|---|", *per_dataset, ""]
+        if scoring == "unlabelled":
+            lines += scoring_shift(frame)
+    return lines
+
+
+def claims_section(frames: dict[str, pd.DataFrame], home: Path = papers.HOME) -> list[str]:
+    """Each paper's headline claim (its methods above every baseline it reports) against the whole family
+    of its track (:data:`CLAIMS`), on the paper's own data sets and on the others, for AC."""
+    lines = ["## The papers' claims against the whole family", "",
+             "Each paper finds its method best against the baselines it chose. Here the claim is tested against "
+             "every other method of the family in the track of the paper's protocol, on the data sets of the "
+             "paper that the benchmark has and on the others (AC, Wilcoxon-Holm over all pairs of the ranking; "
+             "over several data sets the blocks are (data set, k), on one data set (k, trial)). **Holds**: the "
+             "paper's method ranks first and is significantly better than every other method; **contradicted**: "
+             "some method is significantly better than it; **undecided** otherwise.", "",
+             "| paper | track, scored on | paper's methods | data sets | verdict | why |", "|---|---|---|---|---|---|"]
+    for paper, (track, scoring) in CLAIMS.items():
+        frame = frames.get(track)
+        published = yaml.safe_load((home / paper / "published.yaml").read_text())
+        directions = published.get("directions") or {}
+        claimed = [short_name(m) for m in directions.get("methods", [])]
+        if frame is None:
+            lines.append(f"| {paper} | {track} | {', '.join(claimed)} | - | not run | the track has no runs |")
+            continue
+        rows = scored(frame, scoring)
+        own = sorted(set(directions.get("datasets", [])) & set(rows["dataset"]))
+        others = sorted(set(rows["dataset"]) - set(own))
+        for label, datasets in (("the paper's: ", own), ("the others: ", others)):
+            if not datasets:
+                continue
+            ranking = ranking_over(rows, "acc", datasets)
+            if ranking is None:
+                continue
+            check = claim_verdict(ranking, claimed, [m for m in ranking.methods if m not in claimed])
+            why = check.sentence.split(": ", 1)[-1].replace("|", "/")
+            lines.append(f"| {paper} | {track}, {SCORING_NAMES[scoring]} | {', '.join(claimed)} | "
+                         f"{label}{', '.join(datasets)} | {check.verdict} | {why} |")
+    return lines + [""]
+
+
+def second_opinion_section(frame: pd.DataFrame | None, path: Path = SECOND_OPINION) -> list[str]:
+    """Another group's means (``second_opinion.yaml``) beside the 30% track's, scored as they scored."""
+    if not path.is_file():
+        return []
+    opinion = yaml.safe_load(path.read_text())
+    source = opinion["source"]
+    lines = ["## A second opinion: another group's runs with 30% labelled", "",
+             f"{source['citation']}; code and saved per-run results at {source['repository']} (commit "
+             f"{source['commit'][:12]}). Their mean over 10 runs per k, averaged over k = 2..10, beside ours from "
+             "the 30% track, each scored as they scored it (KMeans, NMF, GNMF on every sample, CNMF on the "
+             "unlabelled ones). Context, never a target: their protocol differs, as listed under the table.", "",
+             "| data set | method | their AC | our AC | their NMI | our NMI |", "|---|---|---|---|---|---|"]
+    names = {"mnist": "mnist1000"}
+    for entry in opinion["results"]:
+        dataset, method = names.get(entry["dataset"], entry["dataset"]), entry["method"]
+        ours_ac = ours_nmi = "-"
+        if frame is not None:
+            rows = frame[(frame["dataset"] == dataset) & (frame["method"] == method)]
+            if not rows.empty:
+                acc, nmi = SCORINGS["unlabelled" if method == "CNMF" else "all"]
+                ours_ac, ours_nmi = f"{100 * rows[acc].mean():.1f}", f"{100 * rows[nmi].mean():.1f}"
+        theirs_ac = sum(entry["ac"]) / len(entry["ac"])
+        theirs_nmi = sum(entry["nmi"]) / len(entry["nmi"])
+        lines.append(f"| {dataset} | {method} | {theirs_ac:.1f} | {ours_ac} | {theirs_nmi:.1f} | {ours_nmi} |")
+    lines += ["", "How their runs differ from ours:", "", *[f"- {item}" for item in opinion["differences"]], ""]
+    return lines
+
+
+def cost_section(out: Path) -> list[str]:
+    """What the benchmark took: cells computed, copied from the reproduction and reused, wall time, work."""
+    record = schedule.cell_table(out)
+    if record is None:
+        return []
+    table, summary = record
+    status = table["status"].value_counts()
+    copied = int(table["shared_with"].notna().sum() - status.get("shared", 0)) if "shared_with" in table else 0
+    work = table.loc[table["status"] == "computed", "seconds"].sum()
+    wall = out / "wall_seconds.txt"
+    lines = ["## Cost", "",
+             f"{len(table):,} cells: {status.get('computed', 0):,} computed, {status.get('shared', 0):,} shared "
+             f"between tracks (computed once), {copied:,} copied from the reproduction's runs "
+             f"(`make reproduce-all`: the same settings, trials and code) and "
+             f"{status.get('reused', 0) - copied:,} on disk from an earlier benchmark run. "
+             f"Work of the cells computed: {duration(work)} ({work:,.0f} s) on "
+             f"{summary.get('workers') or 'SLURM'} worker(s)"
+             + (f"; wall time of the last `make benchmark`: {duration(float(wall.read_text()))}" if wall.is_file()
+                else "") + ".", ""]
+    return lines
+
+
+def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
+    """Write ``report.md`` and its figures into ``out`` from the tracks' runs under it; returns its path."""
+    started = provenance.now()
+    out = Path(out)
+    tracks = papers.names(home)
+    frames = {track: load_track(out / track / "runs") for track in tracks}
+    ran = {track: frame for track, frame in frames.items() if frame is not None}
+    if not ran:
+        raise FileNotFoundError(f"no results under {out}/<track>/runs: run `make benchmark` first")
+    lines = ["# The family benchmark: which method wins?", "",
+             "Every method of the family on every data set it applies to, under one protocol: rank k, Euclidean "
+             "KMeans best of 20 on the representation, samples at unit L2 norm, k = 2..10 with 10 trials per k, "
+             "the same trials (classes, labelled samples, starts) for every method. Each method runs at the "
+             "setting its paper or Deng Cai's code states (`conf/method/`), fixed before any result was seen; "
+             "nothing is tuned on the labels. Methods are ranked as in the papers' reports (Demšar 2006; "
+             f"Wilcoxon-Holm, alpha = {ALPHA:g}, primary; Nemenyi beside it).", "",
+             "Tracks: " + "; ".join(f"{TITLES.get(t, t)} ({'run' if t in ran else 'not run'})" for t in tracks)
+             + ".", ""]
+    lines += cost_section(out)
+    for track, frame in ran.items():
+        lines += track_section(track, frame, out)
+    lines += claims_section(ran)
+    lines += second_opinion_section(ran.get("labels30"))
+    record = provenance.collect(started, provenance.now(), extra={"tracks": sorted(ran)})
+    provenance.write(out, record)
+    lines += ["", *provenance.markdown(record, [])]
+    path = out / "report.md"
+    write_atomic(path, "\n".join(lines) + "\n")
+    return path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(OUTPUTS), help="the benchmark's folder (default outputs/benchmark)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    try:
+        logger.info("wrote %s", build(Path(args.out)))
+    except (FileNotFoundError, MixedResultsError, ValueError) as exc:
+        logger.error("%s", exc)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Cells another command computed: copied into the jobs that ask for them when their settings, trials and
+code are equal, and computed again when the code differs."""
+
+import json
+
+import pandas as pd
+from helpers import in_process, toy_benchmark, toy_papers
+
+import src.pool as pool
+from src.pool import schedule
+
+SCORES = ["acc", "nmi", "n_iter", "objective", "acc_unlabelled", "nmi_unlabelled"]
+
+
+def rows(folder) -> pd.DataFrame:
+    found = [json.loads(path.read_text()) for path in sorted(folder.rglob("cells/*.json"))]
+    return pd.DataFrame(found).set_index(["method", "k", "trial"]).sort_index()
+
+
+def test_a_benchmark_copies_the_reproductions_cells_and_computes_only_the_rest(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "run_local", in_process())
+    reproduction, overrides = toy_papers(tmp_path, ("toy",))
+    pool.run_pool(reproduction, overrides, 1, tmp_path / "reproduce-record")
+    track = toy_benchmark(tmp_path)
+    assert track.experiment == "+benchmark/toylabels=experiment"
+    dry = pool.run_pool([track], overrides, 1, dry_run=True, sources=reproduction)
+    assert dry["copied"] == 12 and dry["to_compute"] == 16
+    summary = pool.run_pool([track], overrides, 1, tmp_path / "record", sources=reproduction)
+    assert summary["copied"] == 12 and summary["computed"] == 4  # KMeans, NMF, CNMF copied; CF computed
+    ours, theirs = rows(tmp_path / "outputs/benchmark"), rows(tmp_path / "outputs/reproduce")
+    pd.testing.assert_frame_equal(ours.loc[theirs.index, SCORES], theirs[SCORES])
+    job = tmp_path / "outputs/benchmark/toylabels/runs/yale_NMF"
+    assert json.loads((job / "provenance.json").read_text())["cells_reused"] == 4
+    assert len(pd.read_csv(job / "results.csv")) == 4  # read back like the job's own rows
+    table, _ = schedule.cell_table(tmp_path / "record")
+    copied = table[table["status"] == "reused"]
+    assert len(copied) == 12 and copied["shared_with"].str.contains("reproduce/toy/runs").all()
+    assert (table.loc[table["method"] == "CF", "status"] == "computed").all()
+
+
+def test_a_cell_computed_by_other_code_is_not_copied(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "run_local", in_process())
+    reproduction, overrides = toy_papers(tmp_path, ("toy",))
+    pool.run_pool(reproduction, overrides, 1)
+    for path in (tmp_path / "outputs/reproduce/toy/runs/yale_NMF/cells").glob("*.json"):
+        row = json.loads(path.read_text())
+        path.write_text(json.dumps({**row, "code_fingerprint": "other code"}))
+    summary = pool.run_pool([toy_benchmark(tmp_path, "kmeans,nmf")], overrides, 1, sources=reproduction)
+    assert summary["copied"] == 4 and summary["computed"] == 4  # KMeans copied, NMF computed again

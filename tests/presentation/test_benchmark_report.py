@@ -1,0 +1,61 @@
+"""The family benchmark's report, built from a toy track's runs: the tables are the rows' means, each
+scoring is ranked, the papers' claims are decided or marked not run, and the cost is counted."""
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+from helpers import in_process, toy_benchmark, toy_papers
+
+import src.pool as pool
+from src.presentation import benchmark_report
+from src.presentation.benchmark_report import short_name
+
+
+@pytest.fixture(scope="module")
+def toy_report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("benchmark")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pool, "run_local", in_process())
+        reproduction, overrides = toy_papers(root, ("toy",))
+        pool.run_pool(reproduction, overrides, 1)
+        out = root / "outputs/benchmark"
+        pool.run_pool([toy_benchmark(root)], overrides, 1, out, sources=reproduction)
+    shutil.move(out / "toylabels", out / "labels10")  # the report reads the project's track names
+    home = root / "homes"
+    for track in ("labels10", "unsupervised"):
+        (home / track).mkdir(parents=True)
+        (home / track / "reproduce.yaml").write_text("sweeps:\n  - []\n")
+    return out, benchmark_report.build(out, home).read_text()
+
+
+def test_a_method_is_named_without_its_parameters():
+    assert short_name("GNMF(alpha=100.0)") == "GNMF" and short_name("CNMF-KL") == "CNMF-KL"
+
+
+def test_the_tables_hold_the_rows_means_under_both_scorings(toy_report):
+    out, report = toy_report
+    frame = pd.concat(pd.read_csv(path) for path in sorted((out / "labels10/runs").glob("*/results.csv")))
+    assert "scored on every sample" in report and "scored on the unlabelled samples only" in report
+    for column in ("acc", "acc_unlabelled"):
+        for method, value in (frame.groupby("method")[column].mean() * 100).items():
+            assert re.search(rf"\| {method} \| \**{value:.1f}\**", report), (column, method)
+    assert "Kendall's tau between the mean AC ranks of the two scorings" in report
+    assert (out / "labels10_all_cd_yale_acc.png").stat().st_size > 1000
+    assert (out / "labels10_figure_yale.png").is_file()
+    assert "Unsupervised track (not run)" in report
+
+
+def test_each_papers_claim_is_decided_or_marked_not_run(toy_report):
+    _, report = toy_report
+    claims = report.split("## The papers' claims against the whole family", 1)[1].split("\n## ", 1)[0]
+    cnmf = [line for line in claims.splitlines() if line.startswith("| cnmf |")]
+    assert cnmf and re.search(r"\| (holds|contradicted|undecided) \|", cnmf[0])
+    assert "| lcf | unsupervised | LCF | - | not run |" in claims
+    assert "| pcgnmf |" in claims and "not run" in [line for line in claims.splitlines() if "| pcgnmf |" in line][0]
+
+
+def test_the_cost_counts_the_cells_copied_from_the_reproduction(toy_report):
+    _, report = toy_report
+    assert "16 cells: 4 computed, 0 shared between tracks (computed once), 12 copied" in report

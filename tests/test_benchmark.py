@@ -1,0 +1,29 @@
+"""The family benchmark's entry point: its tracks, what it may copy, and one line for what is missing."""
+
+from src import benchmark
+from src.presentation import benchmark_report, papers
+
+
+def test_the_tracks_are_the_homes_of_conf_benchmark():
+    assert papers.names(benchmark_report.HOME) == ["labels10", "labels30", "unsupervised"]
+    track = papers.load("labels30", benchmark_report.HOME, "benchmark")
+    assert track.experiment == "+benchmark/labels30=experiment"
+    assert set(benchmark_report.CLAIMS) == set(papers.names()) - {"cai"}  # every paper with a claim has a track
+    assert {track for track, _ in benchmark_report.CLAIMS.values()} <= set(papers.names(benchmark_report.HOME))
+
+
+def test_it_copies_from_the_reproduction_only_where_one_can_be(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no outputs/reproduce here
+    assert benchmark.sources([]) == []
+    assert [p.name for p in benchmark.sources(["paths.output_dir=/elsewhere"])] == \
+        [p.name for p in papers.in_order()]
+    (tmp_path / "outputs/reproduce").mkdir(parents=True)
+    assert len(benchmark.sources([])) == len(papers.names())
+
+
+def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    with caplog.at_level("ERROR"):
+        assert benchmark.main(["--report-only"]) == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "run `make benchmark` first" in errors[0]
