@@ -299,11 +299,13 @@ def test_the_bench_reports_the_reproduction_beside_item_1(tmp_path, monkeypatch)
     assert {r.name for r in bench.rows} >= {reproduction.WORK, reproduction.BOUND, reproduction.SCHEDULE}
     broken = Bench(QUICK, ["nmf"], {}, tmp_path, outputs=tmp_path,
                    reproduction_loader=lambda folder: 1 / 0)
-    broken.last_reproduction()  # a loader that fails: one row, the bench goes on
-    assert len(broken.rows) == 1 and "unreadable: ZeroDivisionError" in broken.rows[0].missing
+    broken.last_reproduction()  # a loader that fails: one row (and one for the benchmark), the bench goes on
+    assert len(broken.rows) == 2 and "unreadable: ZeroDivisionError" in broken.rows[0].missing
+    assert broken.rows[1].name == reproduction.BENCHMARK and broken.rows[1].missing
     empty = Bench(QUICK, ["nmf"], {}, tmp_path, outputs=tmp_path / "nope")
     empty.last_reproduction()
-    assert len(empty.rows) == 1 and "no reproduction" in empty.rows[0].missing
+    assert len(empty.rows) == 2 and "no reproduction" in empty.rows[0].missing
+    assert "no make benchmark record" in empty.rows[1].missing
 
 
 def test_the_command_takes_the_reproduction_folder():
@@ -311,3 +313,18 @@ def test_the_command_takes_the_reproduction_folder():
 
     assert parser().parse_args([]).reproduction == Path("outputs") / "reproduce"
     assert str(parser().parse_args(["--reproduction", "/x/y"]).reproduction) == "/x/y"
+
+
+def test_the_benchmark_counts_what_it_computed_and_what_it_copied(tmp_path):
+    table = cells([4.0, 3.0, 2.0, 9.0, 9.0], status=["computed", "computed", "computed", "reused", "reused"],
+                  shared_with=[None, None, None, "outputs/reproduce/cnmf/runs/yale_NMF", None])
+    rows = reproduction.benchmark_rows(tmp_path, loader_of(table, {"wall_seconds": 5.0, "workers": 2, "cores": 2}),
+                                       cores=(4,))
+    by = {(r.method, r.dataset): r for r in rows}
+    assert by["wall", "the benchmark"].measured == 5.0 and by["wall", "the benchmark"].extra["copied"] == 1
+    assert "3 computed, 1 copied from the reproduction, 1 on disk before" in by["wall", "the benchmark"].detail
+    assert by["work", "the benchmark"].measured == 9.0  # the computed cells only
+    assert by[reproduction.AFTER, "the benchmark, 2 cores"].measured == 5.0  # 4 | 3 + 2
+    assert by[reproduction.AFTER, "the benchmark, 4 cores"].measured == 4.0
+    missing = reproduction.benchmark_rows(tmp_path / "absent")
+    assert len(missing) == 1 and "no make benchmark record" in missing[0].missing

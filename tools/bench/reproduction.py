@@ -22,6 +22,8 @@ reproduction leaves, ``schedule.csv`` and ``schedule.json``), which a caller may
    one pool of cells, each shared cell once, longest expected first, greedy list scheduling) and the ideal,
    work / P. Every cell counts, reused ones too (with the seconds recorded when they were computed): the
    simulations are of a reproduction from scratch.
+4. The family benchmark after it (:func:`benchmark_rows`, ``outputs/benchmark``): wall time, the work of the
+   cells it computed, the cells it copied from the reproduction, and its pool simulated on the same cores.
 
 Cost model (:func:`cell_flops`). m features, n samples of the cell, r its rank, c its k (clusters); s starts;
 t_s = min(min_iter, max_iter) selection updates of every start when s > 1 (else 0); t = n_iter - t_s updates of
@@ -126,7 +128,8 @@ BOUND = "work above the arithmetic bound"
 SCHEDULE = "simulated wall time"
 BEFORE, AFTER, IDEAL = "before: sweeps", "after: cell pool", "ideal: work / P"
 NO_REPRODUCTION = "the last reproduction's cells"
-NAMES = (WALL, WORK, CPU, RATIO, RATE, BOUND, SCHEDULE, NO_REPRODUCTION)  # the rows of this section, by name
+BENCHMARK = "make benchmark after make reproduce-all"
+NAMES = (WALL, WORK, CPU, RATIO, RATE, BOUND, SCHEDULE, NO_REPRODUCTION, BENCHMARK)  # the rows of this section
 
 
 class NoReproduction(UserError):
@@ -485,6 +488,33 @@ def schedules(table: pd.DataFrame, cores: Iterable[int]) -> pd.DataFrame:
                      "before_ratio": before / ideal if ideal else math.nan,
                      "after_ratio": after / ideal if ideal else math.nan})
     return pd.DataFrame(rows)
+
+
+def benchmark_rows(benchmark_dir: Path, loader: Loader | None = None,
+                   cores: Sequence[int] = SIMULATED_CORES) -> list[Target]:
+    """The family benchmark's cost after a reproduction (``make benchmark``, ``outputs/benchmark``): its wall time,
+    the work of the cells it computed, how many it copied from the reproduction, and its pool simulated on
+    ``cores`` cores (the cells it computes; a copied cell costs nothing). One row saying why when there is none.
+    """
+    try:
+        run = load(benchmark_dir, loader)
+    except NoReproduction:
+        return [Target(ITEM, BENCHMARK, dataset="the benchmark", missing=f"no make benchmark record in {benchmark_dir}")]
+    cells = run.cells
+    copied = (cells.status == REUSED) & cells.shared_with.notna() if "shared_with" in cells else cells.status.isna()
+    computed = cells[cells.status == COMPUTED]
+    work = float(computed.seconds.sum())
+    detail = (f"{len(cells):,} cells: {len(computed):,} computed, {int(copied.sum()):,} copied from the "
+              f"reproduction, {int((cells.status == REUSED).sum() - copied.sum()):,} on disk before")
+    rows = [Target(ITEM, BENCHMARK, "wall", "the benchmark", measured=run.wall_seconds, unit="s", detail=detail,
+                   missing="" if run.wall_seconds is not None else "no wall time recorded",
+                   extra={"cells": len(cells), "computed": len(computed), "copied": int(copied.sum())}),
+            Target(ITEM, BENCHMARK, "work", "the benchmark", threads=1, measured=work, unit="s",
+                   detail="fit + KMeans seconds of the computed cells")]
+    for P in sorted(set([*cores, *([run.cores] if run.cores else [])])):
+        rows.append(Target(ITEM, BENCHMARK, AFTER, f"the benchmark, {P} cores", measured=simulate_pool(computed, P),
+                           unit="s", detail=f"ideal {work / P:,.0f} s", extra={"cores": P}))
+    return rows
 
 
 # -- the rows of the report ----------------------------------------------------------------------------------

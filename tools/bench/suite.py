@@ -221,6 +221,11 @@ class Bench:
             rows = [Target(reproduction.ITEM, reproduction.NO_REPRODUCTION, dataset="all papers",
                            missing=f"unreadable: {one_line(exc)}")]
         self.rows.extend(rows)
+        try:  # the family benchmark beside the reproduction whose cells it copies
+            self.rows.extend(reproduction.benchmark_rows(self.outputs.parent / "benchmark", self.reproduction_loader))
+        except Exception as exc:  # an unreadable record: said in its row
+            self.rows.append(Target(reproduction.ITEM, reproduction.BENCHMARK, dataset="the benchmark",
+                                    missing=f"unreadable: {one_line(exc)}"))
         named = {(row.name, row.method, row.dataset): row for row in rows}
         if len(rows) == 1:
             logger.info("1. last reproduction: %s", rows[0].missing)
