@@ -16,7 +16,8 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
 2. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: one row
    per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
    compared with the verdicts, a finding in one sentence and a link to its report, and a line stamping the
-   table with the commit, machine and date of the reproduction that produced it.
+   table with the commit, machine and date of the reproduction that produced it; and, when ``make benchmark``
+   has run (``outputs/benchmark/``), a row for the family benchmark: its cost and each track's leaders.
 
 No number of the table is typed by hand: each comes from those files, and the finding is composed from the
 scorecard's verdicts and causes (:func:`finding`). Running it twice on the same outputs writes the same text.
@@ -39,7 +40,7 @@ from ..errors import UserError
 from ..files import write_atomic
 from ..pool import schedule
 from ..pool.schedule import write_costs
-from . import papers
+from . import benchmark_report, papers
 
 logger = logging.getLogger(__name__)
 
@@ -195,9 +196,36 @@ def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
                  f"({summary.get('computed', 0):,} cells computed) | {len(compared)} | {tally} | "
                  f"[scorecard]({link.as_posix()}/README.md): every number with its interval and cause | "
                  f"[scorecard]({link.as_posix()}/README.md) |")
+    row = benchmark_row(outputs.parent / "benchmark", link)
+    if row:
+        lines.append(row)
     lines += ["", f"<sub>Written by `make results` from the last reproduction: {stamp(outputs)}. Cell work is the "
                   "fit and KMeans seconds of a paper's cells; shared cells count in each paper.</sub>"]
     return lines
+
+
+def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
+    """The table's row of the family benchmark in ``folder`` (``make benchmark``), or None when it has not run:
+    its wall time and cells, and per track the method with the best mean AC rank and those no test separates
+    from it (every sample scored)."""
+    recorded = schedule.cell_table(folder)
+    if recorded is None or not (folder / "report.md").is_file():
+        return None
+    cells, summary = recorded
+    wall = folder / "wall_seconds.txt"
+    total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
+    found = []
+    for track in papers.names(benchmark_report.HOME):
+        frame = benchmark_report.load_track(folder / track / "runs")
+        ranking = None if frame is None else benchmark_report.ranking_over(frame, "acc")
+        if ranking is not None:
+            group = [m for m in ranking.groups_wilcoxon[0] if m != ranking.methods[0]]
+            found.append(f"{benchmark_report.TITLES.get(track, track).lower()}: {ranking.methods[0]} first"
+                         + (f", not separated from {', '.join(group)}" if group else ", ahead of every other"))
+    return (f"| **the family** | `make benchmark` | **{minutes(total)} wall** on {summary.get('workers') or 'SLURM'} "
+            f"cores ({summary.get('computed', 0):,} cells computed, {summary.get('copied', 0):,} copied from the "
+            f"reproduction) | - | - | By mean AC rank, {'; '.join(found)}. | "
+            f"[report]({link.as_posix()}/benchmark/report.md) |")
 
 
 def replace_between(text: str, lines: list[str]) -> str:

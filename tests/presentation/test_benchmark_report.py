@@ -59,3 +59,14 @@ def test_each_papers_claim_is_decided_or_marked_not_run(toy_report):
 def test_the_cost_counts_the_cells_copied_from_the_reproduction(toy_report):
     _, report = toy_report
     assert "16 cells: 4 computed, 0 shared between tracks (computed once), 12 copied" in report
+
+
+def test_the_front_page_gets_a_row_for_the_benchmark(toy_report):
+    from src.presentation import front_page
+
+    out, report = toy_report
+    row = front_page.benchmark_row(out)
+    assert row.startswith("| **the family** | `make benchmark` |") and "4 cells computed, 12 copied" in row
+    leader = re.search(r"\| (\w+) \| [\d.]+ \| [\d.]+ \| a \|", report.split("#### AC, over all", 1)[1]).group(1)
+    assert f"semi-supervised track, 10% labelled: {leader} first" in row
+    assert front_page.benchmark_row(out / "absent") is None
