@@ -37,6 +37,9 @@ What "runs as typed" means, per kind of command (cheap, no computation):
     trial); the report must be written beside its results.
 ``python -m tools...``
     Run as typed from the checkout (tools/ is not installed).
+``python -m src.reproduce ...``, ``python -m src.explain ...``, ``python -m src.benchmark ...``
+    Run as typed with ``--dry-run`` added (unless it is there), from a temporary directory: every job is
+    composed and checked, nothing is computed; exit status 0.
 ``eval "$(repro-mf -sc install=bash)"``; ``repro-mf method=n<Tab>``
     The eval runs in bash; the Tab completion asks Hydra's completion (``repro-mf -sc query=bash`` with
     ``COMP_LINE``) and must offer what the comment beside it (in the document that shows it) promises
@@ -156,6 +159,9 @@ def kind(argv: list[str]) -> str:
         return "report"
     if argv[:2] == ["python", "-m"] and argv[2].startswith("tools."):
         return "tools"
+    if argv[:3] in (["python", "-m", "src.reproduce"], ["python", "-m", "src.explain"],
+                    ["python", "-m", "src.benchmark"]):
+        return "pool"
     return "unknown"
 
 
@@ -329,6 +335,11 @@ def test_readme_command_runs_as_typed(command, mirror, tmp_path, session_dir):
     elif what == "tools":
         result = run(executable(argv, mirror), REPO, mirror)
         assert result.returncode == 0, failure(result)
+    elif what == "pool":
+        dry = [*argv, *([] if "--dry-run" in argv else ["--dry-run"])]
+        result = run(executable(dry, mirror), tmp_path, mirror)
+        assert result.returncode == 0, failure(result)
+        assert not list(tmp_path.rglob("results.csv")), "a dry run computed cells"
     elif what == "eval":
         result = run(["bash", "-c", command], tmp_path, mirror)
         assert result.returncode == 0 and not result.stderr.strip(), failure(result)
