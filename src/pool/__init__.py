@@ -185,8 +185,8 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
                                              first.k + job.spec.protocol.rank_offset, job.spec.protocol.subruns))
         seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places])
         recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k))
-    for task, seconds in zip(tasks, schedule.expected_seconds(recorded, models)):
-        task.expected_seconds = seconds
+    for task, seconds, known in zip(tasks, schedule.expected_seconds(recorded, models), recorded):
+        task.expected_seconds, task.measured = seconds, known is not None
     tasks.sort(key=lambda task: -task.expected_seconds)
     n_cells, n_todo = sum(len(run.paths) for run in opened), sum(map(len, todo))
     slurm = slurm_launcher(jobs)
@@ -208,7 +208,8 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     finished_papers: set[str] = set()
     forecast = schedule.Forecast([task.expected_seconds for task in tasks],
                                  [(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name)
-                                  for t in tasks], None if slurm else workers)
+                                  for t in tasks], None if slurm else workers,
+                                 measured=[task.measured for task in tasks])
     progress = Progress(len(jobs), n_cells, forecast)
     progress.cells_done = n_cells - n_todo
 

@@ -125,6 +125,7 @@ class Task:
     key: str
     places: list[Place]
     expected_seconds: float = 0.0
+    measured: bool = False  # expected_seconds is a time measured for the cell, not the size model
 
 
 def tasks_of(jobs: list[Job], todo: list[list[tuple[int, int]]]) -> list[Task]:

@@ -126,17 +126,25 @@ def utilisation(wall: float, work: float, cores: int) -> float:
     return wall / (work / cores) if work > 0 and cores > 0 else math.nan
 
 
+#: The key of :class:`Forecast`'s ratio of the cells whose expectation was measured.
+MEASURED = ("measured",)
+
+
 class Forecast:
     """The time left of a pool, calibrated on the cells already measured.
 
-    Before a cell is done the expected seconds of :func:`expected_seconds` are all there is; a fresh clone has
-    no recorded row, so they are the size model in its own unit, which orders cells but misjudges methods by
-    several times (iterations, the KMeans step and Python's dispatch are not in it). Each finished cell tells
-    how far off its expectation was: the wall seconds its worker spent on it over its expected seconds. A
-    cell still to run is expected at its expectation times the ratio of its (method, data set) group, else of
-    its method on the other data sets, else of every cell done (sums of seconds over sums of expectations,
-    so that long cells weigh as they cost). The time left is the work left over the workers (or, on SLURM,
-    over the work done per second so far), and at least the longest cell left.
+    Before a cell is done the expected seconds of :func:`expected_seconds` are all there is: a time measured
+    for the cell (a row on disk, or the published cost of its job and k, :func:`prior_seconds`), or the size
+    model in seconds, which orders cells but misjudges methods by several times (iterations, the KMeans step
+    and Python's dispatch are not in it). Each finished cell tells how far off its expectation was: the wall
+    seconds its worker spent on it over its expected seconds. A modelled cell still to run is expected at its
+    expectation times the ratio of its (method, data set) group, else of its method on the other data sets,
+    else of every cell done (sums of seconds over sums of expectations, so that long cells weigh as they
+    cost). A measured cell already carries its method's and size's cost; only the machine's speed is unknown,
+    so it takes the one ratio of all measured cells done: a per-group ratio, learnt on a group's long cells
+    (the pool runs them first), misjudged its short ones when applied to measured costs. The time left is the
+    work left over the workers (or, on SLURM, over the work done per second so far), and at least the longest
+    cell left.
 
     Parameters
     ----------
@@ -146,11 +154,14 @@ class Forecast:
         Each task's ``(method, data set)``.
     workers : int or None
         Worker processes; None (SLURM) uses the rate measured so far.
+    measured : list of bool, optional
+        Whether each task's expectation is a measured time rather than the size model (default: none is).
     """
 
     def __init__(self, expected: list[float], groups: list[tuple[str, str]], workers: int | None,
-                 started: float | None = None):
+                 started: float | None = None, measured: list[bool] | None = None):
         self.expected, self.groups, self.workers = list(expected), list(groups), workers
+        self.measured = list(measured) if measured is not None else [False] * len(self.expected)
         self.started = time.time() if started is None else started
         self.left = set(range(len(self.expected)))
         self.sums: dict[object, list[float]] = {}  # key -> [seconds taken, seconds expected]
@@ -164,16 +175,22 @@ class Forecast:
         self.left.discard(task)
         seconds = max(0.0, float(seconds)) if math.isfinite(seconds) else self.expected[task]
         self.taken += seconds
-        method, dataset = self.groups[task]
-        for key in ((method, dataset), method, None):
+        for key in self.keys(task):
             pair = self.sums.setdefault(key, [0.0, 0.0])
             pair[0] += seconds
             pair[1] += self.expected[task]
 
+    def keys(self, task: int) -> tuple:
+        """The groups whose ratio a task takes, first found first: measured cells the measured ones', then
+        every cell's; modelled cells their (method, data set)'s, their method's, then every cell's."""
+        if self.measured[task]:
+            return (MEASURED, None)
+        method, dataset = self.groups[task]
+        return ((method, dataset), method, None)
+
     def ratio(self, task: int) -> float:
         """Seconds taken per second expected, for cells like ``task`` (1.0 before any is done)."""
-        method, dataset = self.groups[task]
-        for key in ((method, dataset), method, None):
+        for key in self.keys(task):
             taken, expected = self.sums.get(key, (0.0, 0.0))
             if expected > 0 and taken > 0:
                 return taken / expected

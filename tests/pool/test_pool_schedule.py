@@ -83,3 +83,23 @@ def test_forecast_errors_compare_the_forecast_with_the_time_that_remained():
     assert [e["cells"] for e in errors] == [0.1, 0.25, 0.5]
     assert errors[0]["actual"] == 80.0 and errors[0]["error"] == pytest.approx(100 / 80 - 1)
     assert errors[2]["elapsed"] == 60 and errors[2]["error"] == pytest.approx(0.0)
+
+
+def test_measured_cells_take_the_ratio_of_every_measured_cell_not_their_groups():
+    # a measured expectation already holds the cell's size: the big nmf cell ran at half its cost, the small
+    # one is expected at the measured cells' ratio (here 0.5 too: (5 + 10) / (10 + 20)); a modelled cell
+    # of the same group has no modelled cell of its group or method done, so it takes every cell's ratio
+    groups = [("nmf", "orl"), ("lcf", "orl"), ("nmf", "orl"), ("nmf", "orl")]
+    forecast = schedule.Forecast([10, 20, 1, 1], groups, workers=1, started=0.0,
+                                 measured=[True, True, True, False])
+    forecast.done(0, 5.0)
+    forecast.done(1, 10.0)
+    assert forecast.ratio(2) == pytest.approx(0.5) and forecast.ratio(3) == pytest.approx(0.5)
+    forecast = schedule.Forecast([10, 20, 1, 1], groups, workers=1, started=0.0,
+                                 measured=[True, True, True, False])
+    forecast.done(0, 5.0)
+    forecast.done(1, 40.0)  # lcf twice its measured cost: the machine is slower than when it was measured
+    assert forecast.ratio(2) == pytest.approx(45.0 / 30.0)  # every measured cell, not nmf's 0.5
+    assert forecast.ratio(3) == pytest.approx(45.0 / 30.0)  # modelled: no modelled cell done, every cell's
+    forecast.done(3, 3.0)
+    assert forecast.ratio(2) == pytest.approx(45.0 / 30.0)  # a modelled cell leaves the measured ratio alone
