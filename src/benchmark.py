@@ -29,6 +29,7 @@ import signal
 import sys
 from pathlib import Path
 
+from .command_line import add_pool_arguments
 from .errors import UserError
 from .pool import PoolFailed, run_pool
 from .presentation import benchmark_report, papers
@@ -50,12 +51,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0],
                                      epilog=f"tracks: {', '.join(tracks)} (homes in conf/benchmark/)")
     parser.add_argument("--tracks", nargs="+", choices=tracks, default=tracks, help="the tracks to run (default all)")
-    parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
-                        help="Hydra overrides added to every sweep (e.g. a launcher: hydra/launcher=submitit_slurm)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="worker processes computing cells (default: the cores this process may use)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="compose and check the jobs, count the cells to compute; compute and write nothing")
+    add_pool_arguments(parser)
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report from the runs on disk")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")

@@ -3,7 +3,8 @@
 Hydra reports a bad group choice, an override it cannot parse or an output directory it cannot make over
 several lines, with a traceback; these checks say it in one line (:class:`~src.errors.ConfigError`, exit
 status 2 from :func:`src.run.cli`). :func:`with_label_protocol` gives a label-constrained method the
-labelling of its paper when the command line picks none.
+labelling of its paper when the command line picks none. :func:`add_pool_arguments` gives the commands that
+compute their cells in the pool their shared options.
 """
 
 import os
@@ -101,3 +102,14 @@ def check_output_dir(overrides: list[str]) -> None:
             raise ConfigError(f"{key}={value!r} cannot be created: {exc.strerror or exc}") from None
         if not os.access(path, os.W_OK | os.X_OK):
             raise ConfigError(f"{key}={value!r} is not writable")
+
+
+def add_pool_arguments(parser) -> None:
+    """The options of a command that computes its cells in the pool (``src.reproduce``, ``src.benchmark``):
+    ``--overrides`` (Hydra overrides added to every sweep), ``--workers`` and ``--dry-run``."""
+    parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
+                        help="Hydra overrides added to every sweep (e.g. a launcher: hydra/launcher=submitit_slurm)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="worker processes computing cells (default: the cores this process may use)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="compose and check the jobs, count the cells to compute; compute and write nothing")

@@ -44,6 +44,7 @@ import sys
 import time
 from pathlib import Path
 
+from .command_line import add_pool_arguments
 from .errors import UserError
 from .files import write_atomic
 from .pool import PoolFailed, run_pool
@@ -149,12 +150,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0],
                                      epilog=f"papers: {', '.join(papers.names())} (homes in conf/paper/)")
     parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
-    parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
-                        help="Hydra overrides added to every sweep (e.g. a launcher: hydra/launcher=submitit_slurm)")
-    parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="worker processes computing cells (default: the cores this process may use)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="compose and check the jobs, count the cells to compute; compute and write nothing")
+    add_pool_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     everything = args.papers == ["all"]

@@ -123,61 +123,55 @@ def report_intro(sentence: str) -> str:
 
 def paper_page(paper: str, home: Path, outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     """The Markdown of a paper's page and the files it needs under ``generated``."""
-    title = TITLES.get(paper, paper.upper())
-    lines = [f"# {title}", ""]
     report = outputs / paper / "report.md"
-    if not report.is_file():
-        reference = citation(home, paper)
-        if reference:
-            lines += [f"Paper: {reference}", ""]
-        lines += [f"No reproduction found in `outputs/reproduce/{paper}/`: run `make reproduce-{paper}`, then "
-                  "`make docs` again, and this page shows its report (tables, figures, the comparison with the "
-                  "published numbers).", ""]
-        return "\n".join(lines), set()
-    target = generated / "reports" / paper
+    reference = citation(home, paper)
+    when = f"`{shown(report)}` (written {written_at(report)})" if report.is_file() else ""
+    return report_page(TITLES.get(paper, paper.upper()), report,
+                       (f"Paper: {reference}\n\n" if reference else "")
+                       + f"No reproduction found in `outputs/reproduce/{paper}/`: run `make reproduce-{paper}`, then "
+                       "`make docs` again, and this page shows its report (tables, figures, the comparison with the "
+                       "published numbers).",
+                       f"The report of the reproduction these pages were built from, {when}; `make reproduce-{paper}` "
+                       "runs it again. Every number comes from that run's results; the paper's own numbers stand "
+                       "beside ours where its text gives them.", paper, generated)
+
+
+def report_page(title: str, report: Path | None, missing: str, intro: str, name: str,
+                generated: Path) -> tuple[str, set[Path]]:
+    """The Markdown of a page that shows ``report`` (copied under ``generated/reports/<name>``) after the
+    sentence ``intro``, or says ``missing`` when there is no report; and the files it needs."""
+    lines = [f"# {title}", ""]
+    if report is None or not report.is_file():
+        return "\n".join(lines + [missing, ""]), set()
+    target = generated / "reports" / name
     copied = copy_report(report, target)
-    lines += [report_intro(f"The report of the reproduction these pages were built from, "
-                           f"`{shown(report)}` (written {written_at(report)}); "
-                           f"`make reproduce-{paper}` runs it again. Every number comes from that run's results; "
-                           "the paper's own numbers stand beside ours where its text gives them."), "",
-              include(f"../reports/{paper}/report.md", report.read_text())]
-    return "\n".join(lines), {target / name for name in copied}
+    lines += [report_intro(intro), "", include(f"../reports/{name}/{report.name}", report.read_text())]
+    return "\n".join(lines), {target / file for file in copied}
 
 
 def scorecard_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     """The Markdown of the scorecard's page and the files it needs under ``generated``."""
-    lines = ["# Scorecard", ""]
     scorecard = outputs / "README.md"
-    if not scorecard.is_file():
-        lines += ["No scorecard found in `outputs/reproduce/README.md`: run `make reproduce-all` (every paper, "
-                  "then the scorecard), then `make docs` again.", ""]
-        return "\n".join(lines), set()
-    target = generated / "reports" / "scorecard"
-    copied = copy_report(scorecard, target)
-    lines += [report_intro("Every published number we have data for, beside ours, with a verdict that accounts "
-                           "for the noise of the trials; from the `make reproduce-all` these pages were built "
-                           f"from, `{shown(scorecard)}` (written {written_at(scorecard)})."), "",
-              include("../reports/scorecard/README.md", scorecard.read_text())]
-    return "\n".join(lines), {target / name for name in copied}
+    when = f"`{shown(scorecard)}` (written {written_at(scorecard)})" if scorecard.is_file() else ""
+    return report_page("Scorecard", scorecard,
+                       "No scorecard found in `outputs/reproduce/README.md`: run `make reproduce-all` (every paper, "
+                       "then the scorecard), then `make docs` again.",
+                       "Every published number we have data for, beside ours, with a verdict that accounts for the "
+                       f"noise of the trials; from the `make reproduce-all` these pages were built from, {when}.",
+                       "scorecard", generated)
 
 
 def benchmark_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     """The Markdown of the family benchmark's page: ``benchmark/report.md`` of ``outputs`` (the published
     snapshot) or, beside a local reproduction, ``outputs/benchmark/report.md``; and the files it needs."""
-    lines = ["# The family benchmark", ""]
     report = next((path for path in (outputs / "benchmark" / "report.md", outputs.parent / "benchmark" / "report.md")
                    if path.is_file()), None)
-    if report is None:
-        lines += ["No benchmark found in `outputs/benchmark/`: run `make benchmark` (after `make reproduce-all`, "
-                  "whose cells it copies), then `make docs` again, and this page shows its report.", ""]
-        return "\n".join(lines), set()
-    target = generated / "reports" / "benchmark"
-    copied = copy_report(report, target)
-    lines += [report_intro("Every method of the family under one protocol, ranked: the report of the "
-                           f"`make benchmark` these pages were built from, `{shown(report)}` (written "
-                           f"{written_at(report)})."), "",
-              include("../reports/benchmark/report.md", report.read_text())]
-    return "\n".join(lines), {target / name for name in copied}
+    when = f"`{shown(report)}` (written {written_at(report)})" if report is not None else ""
+    return report_page("The family benchmark", report,
+                       "No benchmark found in `outputs/benchmark/`: run `make benchmark` (after `make reproduce-all`, "
+                       "whose cells it copies), then `make docs` again, and this page shows its report.",
+                       "Every method of the family under one protocol, ranked: the report of the `make benchmark` "
+                       f"these pages were built from, {when}.", "benchmark", generated)
 
 
 def papers_index(names: list[str]) -> str:

@@ -59,14 +59,21 @@ PUBLISHED_COSTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "ce
 
 
 def job_key(job_dir) -> str:
-    """A job's run directory below the reproduction's folder (``lcf/runs/yale_LCF``): the same in every
-    checkout, whatever the path to its ``outputs/reproduce``."""
-    return Path(job_dir).as_posix().split("/reproduce/", 1)[-1]
+    """A job's run directory from its command's folder on (``reproduce/lcf/runs/yale_LCF``,
+    ``benchmark/labels10/runs/orl_CNMF``): the same in every checkout, whatever the path to its outputs."""
+    parts = Path(job_dir).parts
+    start = max((i for i, part in enumerate(parts) if part in COMMAND_FOLDERS), default=0)
+    return "/".join(parts[start:])
+
+
+#: The folders under ``outputs/`` whose jobs the pool runs: ``make reproduce-*`` and ``make benchmark``.
+COMMAND_FOLDERS = ("reproduce", "benchmark")
 
 
 def write_costs(schedule: pd.DataFrame, path: Path) -> None:
-    """The mean fit and KMeans seconds of each (job, k) of a reproduction's ``schedule.csv`` rows, written to
-    ``path`` (``job`` relative to the reproduction's folder): about a thousand rows for every cell's cost."""
+    """The mean fit and KMeans seconds of each (job, k) of the ``schedule.csv`` rows of a reproduction (and of
+    a benchmark, concatenated), written to ``path`` (``job`` as :func:`job_key` gives it): about a thousand
+    rows a command, for every cell's cost."""
     done = schedule[schedule["status"].isin(["computed", "shared", "reused"]) & schedule["seconds"].notna()].copy()
     done["job"] = done["job"].map(job_key)
     costs = done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
@@ -74,7 +81,7 @@ def write_costs(schedule: pd.DataFrame, path: Path) -> None:
 
 
 def published_costs(path: Path = PUBLISHED_COSTS) -> dict[tuple[str, int], float]:
-    """The costs :func:`write_costs` wrote, by ``(job relative to the reproduction's folder, k)``; empty when
+    """The costs :func:`write_costs` wrote, by ``(job as :func:`job_key` gives it, k)``; empty when
     there are none."""
     try:
         table = pd.read_csv(path)
@@ -85,7 +92,7 @@ def published_costs(path: Path = PUBLISHED_COSTS) -> dict[tuple[str, int], float
 
 
 def prior_seconds(costs: dict[tuple[str, int], float], job_dir: Path, k: int) -> float | None:
-    """The published cost of cell k of the job in ``job_dir`` (matched on its path below ``reproduce/``)."""
+    """The published cost of cell k of the job in ``job_dir`` (matched on :func:`job_key`)."""
     return costs.get((job_key(job_dir), int(k)))
 
 

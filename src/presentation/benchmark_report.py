@@ -161,7 +161,7 @@ def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> li
         rank = f"{ranking.mean_ranks[method]:.2f}" if ranking is not None and method in ranking.mean_ranks else "-"
         lines.append(f"| {method} | {' | '.join(cells)} | {rank} | {letters.get(method, '-')} |")
     lines += ["", f"Mean {name} (%) over k = {frame['k'].min()}..{frame['k'].max()} and the trials; bold: the best "
-              "of a data set. Mean rank over every (data set, k) block (1 = best); methods that share a letter are "
+              "of a data set. Mean rank over the blocks of the ranking below (1 = best); methods that share a letter are "
               "not separated by any Wilcoxon-Holm test; '-': not run on every data set, so not ranked over all."]
     return lines
 
@@ -237,8 +237,8 @@ def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
         image = f"{track}_figure_{_slug(dataset)}.png"
         plot_metrics_vs_k(rows, f"{TITLES.get(track, track)}: {dataset}", out / image,
                           caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples")
-    lines += ["AC and NMI against k per data set (every sample scored): "
-              + ", ".join(f"[{d}]({track}_figure_{_slug(d)}.png)" for d in datasets) + ".", ""]
+    lines += ["AC and NMI against k per data set (every sample scored):", ""]
+    lines += [f"![AC and NMI against k, {d}]({track}_figure_{_slug(d)}.png)" for d in datasets] + [""]
     for scoring in scorings_of(frame):
         rows = scored(frame, scoring)
         lines += [f"### {TITLES.get(track, track)}, scored on {SCORING_NAMES[scoring]}", ""]
@@ -254,7 +254,7 @@ def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
             cd_diagram(ranking, out / image, f"{TITLES.get(track, track)}: {name}, {SCORING_NAMES[scoring]}")
             lines += [f"#### {name}, over all (data set, k) blocks", "",
                       *ranking_lines(ranking, name, image, None, "all data sets")]
-        per_dataset = []
+        per_dataset, images = [], []
         for dataset in datasets:
             for metric, name in METRICS.items():
                 ranking = ranking_over(rows, metric, [dataset])
@@ -264,11 +264,12 @@ def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
                 cd_diagram(ranking, out / image, f"{dataset}: {name}, {SCORING_NAMES[scoring]}")
                 per_dataset.append(f"| {dataset} | {name} | {' > '.join(ranking.methods[:3])} | "
                                    f"{_names(ranking.groups_wilcoxon[0]) if ranking.groups_wilcoxon else '-'} | "
-                                   f"{_p(ranking.friedman.p_f)} | [diagram]({image}) |")
+                                   f"{_p(ranking.friedman.p_f)} |")
+                images.append(f"![Critical-difference diagram: {dataset}, {name}]({image})")
         if per_dataset:
             lines += ["#### Per data set, over its (k, trial) blocks", "",
                       "| data set | metric | first three by mean rank | first group (no test separates them) | "
-                      "Friedman p | CD diagram |", "|---|---|---|---|---|---|", *per_dataset, ""]
+                      "Friedman p |", "|---|---|---|---|---|", *per_dataset, "", *images, ""]
         if scoring == "unlabelled":
             lines += scoring_shift(frame)
     return lines

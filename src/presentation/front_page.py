@@ -251,7 +251,9 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     if target.exists():
         shutil.rmtree(target)
     if (outputs / schedule.SCHEDULE).is_file():  # what each cell took: a fresh clone's expected times
-        write_costs(pd.read_csv(outputs / schedule.SCHEDULE), target / COSTS)
+        benchmark_schedule = outputs.parent / "benchmark" / schedule.SCHEDULE  # and the benchmark's
+        tables = [pd.read_csv(path) for path in (outputs / schedule.SCHEDULE, benchmark_schedule) if path.is_file()]
+        write_costs(pd.concat(tables, ignore_index=True), target / COSTS)
         copied.append(target / COSTS)
     for path in wanted + readings + ranked:
         if path.is_file():

@@ -103,3 +103,8 @@ def test_measured_cells_take_the_ratio_of_every_measured_cell_not_their_groups()
     assert forecast.ratio(3) == pytest.approx(45.0 / 30.0)  # modelled: no modelled cell done, every cell's
     forecast.done(3, 3.0)
     assert forecast.ratio(2) == pytest.approx(45.0 / 30.0)  # a modelled cell leaves the measured ratio alone
+
+
+def test_a_job_is_keyed_from_its_commands_folder_on_whatever_the_path_before():
+    assert schedule.job_key("/home/me/outputs/reproduce/lcf/runs/yale_LCF") == "reproduce/lcf/runs/yale_LCF"
+    assert schedule.job_key("outputs/benchmark/labels10/runs/orl_CNMF") == "benchmark/labels10/runs/orl_CNMF"

@@ -82,7 +82,7 @@ def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied
     assert names == ["README.md", "cell_costs.csv", "explain/lcf/report.md", "lcf/figure.png", "lcf/report.md",
                      "pcgnmf/figure.png", "pcgnmf/report.md"]
     costs = schedule.published_costs(tmp_path / "docs" / "results" / "cell_costs.csv")
-    assert costs == {("lcf/runs/yale_LCF", 2): 330.0, ("lcf/runs/yale_LCF", 3): 120.0}  # a failed cell has no cost
+    assert costs == {("reproduce/lcf/runs/yale_LCF", 2): 330.0, ("reproduce/lcf/runs/yale_LCF", 3): 120.0}
     assert schedule.prior_seconds(costs, tmp_path / "elsewhere" / "reproduce" / "lcf" / "runs" / "yale_LCF", 3) == 120
     with pytest.raises(UserError, match="no .*markers"):
         front_page.replace_between("# no markers\n", [])
