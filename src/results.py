@@ -97,16 +97,15 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
                    nmi_by_objective=cell.by_objective.nmi, acc_by_accuracy=cell.by_accuracy.acc,
                    nmi_by_accuracy=cell.by_accuracy.nmi)
     if run is not None:
-        row.update(setting_columns(run.settings))
-        row["params"] = json.dumps(run.settings["method"]["params"], sort_keys=True)
-        row["config_hash"] = run.config_hash
-        row["code_fingerprint"] = run.code_fingerprint
-        row["peak_rss_mb"] = peak_rss_mb
+        row.update(run_columns(run, peak_rss_mb))
     return row
 
 
-#: The columns a row takes from its run rather than from its cell (besides the settings' own columns).
-RUN_COLUMNS = ("params", "config_hash", "code_fingerprint", "peak_rss_mb")
+def run_columns(run: RunIdentity, peak_rss_mb: float | None) -> dict:
+    """The columns a row takes from its run, in order: the settings' columns (:func:`setting_columns`), the
+    method's parameters as JSON (``params``), ``config_hash``, ``code_fingerprint`` and ``peak_rss_mb``."""
+    return {**setting_columns(run.settings), "params": json.dumps(run.settings["method"]["params"], sort_keys=True),
+            "config_hash": run.config_hash, "code_fingerprint": run.code_fingerprint, "peak_rss_mb": peak_rss_mb}
 
 
 def rebase_row(row: Mapping, source: RunIdentity, dataset: str, method, target: RunIdentity) -> dict:
@@ -117,14 +116,10 @@ def rebase_row(row: Mapping, source: RunIdentity, dataset: str, method, target: 
     columns, ``params``, ``config_hash`` and ``code_fingerprint``. Only meaningful when both runs compute
     the cell alike (:func:`src.pool.jobs.sharing_key`).
     """
-    own = set(setting_columns(source.settings)) | set(RUN_COLUMNS)
+    own = set(run_columns(source, None))
     out = {key: value for key, value in row.items() if key not in own}
     out.update(dataset=dataset, method=method.label)
-    out.update(setting_columns(target.settings))
-    out["params"] = json.dumps(target.settings["method"]["params"], sort_keys=True)
-    out["config_hash"] = target.config_hash
-    out["code_fingerprint"] = target.code_fingerprint
-    out["peak_rss_mb"] = row.get("peak_rss_mb")
+    out.update(run_columns(target, row.get("peak_rss_mb")))
     return out
 
 

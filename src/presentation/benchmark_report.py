@@ -51,7 +51,7 @@ from ..results import MixedResultsError, find_results, read_results
 from . import papers
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
-                      rank_methods, ranking_lines)
+                      format_p, group_letters, join_names, rank_methods, ranking_lines, slug)
 
 logger = logging.getLogger(__name__)
 
@@ -102,15 +102,6 @@ def scorings_of(frame: pd.DataFrame) -> list[str]:
     return ["all", "unlabelled"] if "acc_unlabelled" in frame and frame["acc_unlabelled"].notna().all() else ["all"]
 
 
-def _p(value: float) -> str:
-    return f"{value:.2g}" if value >= 1e-3 else f"{value:.1e}"
-
-
-def _names(items) -> str:
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | None:
     """The ranking over the (data set, k) blocks of ``datasets`` (default: all), or, for one data set, over
     its (k, trial) blocks; None when fewer than 2 methods or blocks are complete."""
@@ -120,10 +111,6 @@ def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | N
     names = sorted(rows["dataset"].unique())
     blocks = blocks_within(rows, names[0], metric) if len(names) == 1 else blocks_over_datasets(rows, metric)
     return rank_methods(blocks) if blocks.shape[0] >= 2 and blocks.shape[1] >= 2 else None
-
-
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(text))
 
 
 def settings_table(frame: pd.DataFrame) -> list[str]:
@@ -142,11 +129,8 @@ def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> li
     datasets = sorted(frame["dataset"].unique())
     means = frame.groupby(["method", "dataset"])[metric].mean().unstack("dataset").reindex(columns=datasets) * 100
     best = means.idxmax()
-    letters = {}
+    letters = group_letters(ranking) if ranking is not None else {}
     if ranking is not None:
-        for i, group in enumerate(ranking.groups_wilcoxon):
-            for method in group:
-                letters[method] = letters.get(method, "") + chr(ord("a") + i)
         order = list(ranking.methods) + sorted(set(means.index) - set(ranking.methods))
     else:
         order = list(means.mean(axis=1).sort_values(ascending=False).index)
@@ -159,7 +143,7 @@ def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> li
             text = "" if pd.isna(value) else f"{value:.1f}"
             cells.append(f"**{text}**" if text and best[dataset] == method else text)
         rank = f"{ranking.mean_ranks[method]:.2f}" if ranking is not None and method in ranking.mean_ranks else "-"
-        lines.append(f"| {method} | {' | '.join(cells)} | {rank} | {letters.get(method, '-')} |")
+        lines.append(f"| {method} | {' | '.join(cells)} | {rank} | {letters.get(method) or '-'} |")
     lines += ["", f"Mean {name} (%) over k = {frame['k'].min()}..{frame['k'].max()} and the trials; bold: the best "
               "of a data set. Mean rank over the blocks of the ranking below (1 = best); methods that share a letter are "
               "not separated by any Wilcoxon-Holm test; '-': not run on every data set, so not ranked over all."]
@@ -177,9 +161,9 @@ def takeaway(frame: pd.DataFrame, ranking: Ranking | None, track: str, scoring: 
     f = ranking.friedman
     parts = [f"{ranking.methods[0]} has the best mean AC rank ({ranking.mean_ranks.iloc[0]:.2f} over "
              f"{ranking.n_blocks} (data set, k) blocks)"
-             + (f"; no Wilcoxon-Holm test separates it from {_names([m for m in first if m != ranking.methods[0]])}"
+             + (f"; no Wilcoxon-Holm test separates it from {join_names([m for m in first if m != ranking.methods[0]])}"
                 if len(first) > 1 else ", and every Wilcoxon-Holm test separates it from the others")
-             + f" (Friedman p = {_p(f.p_f)})."]
+             + f" (Friedman p = {format_p(f.p_f)})."]
     parts.append("The best mean AC per data set: " + "; ".join(
         f"{dataset} {winners[dataset]} ({means.loc[dataset, winners[dataset]]:.1f}%)" for dataset in means.index)
         + (f", so {counts.index[0]} wins {counts.iloc[0]} of {len(means)} data sets." if counts.iloc[0] > 1 else "."))
@@ -234,11 +218,11 @@ def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
              "<details><summary>Settings of each method</summary>", "", *settings_table(frame), "", "</details>", ""]
     for dataset in datasets:
         rows = frame[frame["dataset"] == dataset]
-        image = f"{track}_figure_{_slug(dataset)}.png"
+        image = f"{track}_figure_{slug(dataset)}.png"
         plot_metrics_vs_k(rows, f"{TITLES.get(track, track)}: {dataset}", out / image,
                           caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples")
     lines += ["AC and NMI against k per data set (every sample scored):", ""]
-    lines += [f"![AC and NMI against k, {d}]({track}_figure_{_slug(d)}.png)" for d in datasets] + [""]
+    lines += [f"![AC and NMI against k, {d}]({track}_figure_{slug(d)}.png)" for d in datasets] + [""]
     for scoring in scorings_of(frame):
         rows = scored(frame, scoring)
         lines += [f"### {TITLES.get(track, track)}, scored on {SCORING_NAMES[scoring]}", ""]
@@ -260,11 +244,11 @@ def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
                 ranking = ranking_over(rows, metric, [dataset])
                 if ranking is None:
                     continue
-                image = f"{track}_{scoring}_cd_{_slug(dataset)}_{metric}.png"
+                image = f"{track}_{scoring}_cd_{slug(dataset)}_{metric}.png"
                 cd_diagram(ranking, out / image, f"{dataset}: {name}, {SCORING_NAMES[scoring]}")
                 per_dataset.append(f"| {dataset} | {name} | {' > '.join(ranking.methods[:3])} | "
-                                   f"{_names(ranking.groups_wilcoxon[0]) if ranking.groups_wilcoxon else '-'} | "
-                                   f"{_p(ranking.friedman.p_f)} |")
+                                   f"{join_names(ranking.groups_wilcoxon[0]) if ranking.groups_wilcoxon else '-'} | "
+                                   f"{format_p(ranking.friedman.p_f)} |")
                 images.append(f"![Critical-difference diagram: {dataset}, {name}]({image})")
         if per_dataset:
             lines += ["#### Per data set, over its (k, trial) blocks", "",

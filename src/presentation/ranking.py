@@ -533,12 +533,14 @@ class ClaimCheck:
     per_method: dict
 
 
-def _names(items) -> str:
+def join_names(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _p(value: float) -> str:
+def format_p(value: float) -> str:
+    """A p-value with two significant digits, in scientific notation below 0.001."""
     return f"{value:.2g}" if value >= 1e-3 else f"{value:.1e}"
 
 
@@ -573,7 +575,7 @@ def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
     methods = [m for m in methods if m in ran]
     baselines = [b for b in baselines if b in ran]
     if not methods or not baselines:
-        return ClaimCheck(NOT_RUN, f"Not run: {_names(missing)} not in this ranking.", {})
+        return ClaimCheck(NOT_RUN, f"Not run: {join_names(missing)} not in this ranking.", {})
     rank = ranking.mean_ranks
     per_method, reasons = {}, []
     for m in methods:
@@ -582,34 +584,34 @@ def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
         below = [b for b in baselines if rank[b] <= rank[m]]
         if stronger:
             per_method[m] = CONTRADICTED
-            reasons.append(f"{_names(stronger)} {'is' if len(stronger) == 1 else 'are'} significantly better than "
-                           f"{m} (p = {', '.join(_p(ranking.wilcoxon_holm.loc[b, m]) for b in stronger)})")
+            reasons.append(f"{join_names(stronger)} {'is' if len(stronger) == 1 else 'are'} significantly better than "
+                           f"{m} (p = {', '.join(format_p(ranking.wilcoxon_holm.loc[b, m]) for b in stronger)})")
         elif not below and len(beaten) == len(baselines):
             per_method[m] = HOLDS
             worst = max(ranking.wilcoxon_holm.loc[m, b] for b in baselines)
-            reasons.append(f"{m} ranks above {_names(baselines)} and is significantly better than "
-                           + (f"each (p <= {_p(worst)})" if len(baselines) > 1 else f"it (p = {_p(worst)})"))
+            reasons.append(f"{m} ranks above {join_names(baselines)} and is significantly better than "
+                           + (f"each (p <= {format_p(worst)})" if len(baselines) > 1 else f"it (p = {format_p(worst)})"))
         else:
             per_method[m] = UNDECIDED
             parts = []
             if below:
-                parts.append(f"{m} does not rank above {_names(below)}")
+                parts.append(f"{m} does not rank above {join_names(below)}")
             open_ = [b for b in baselines if b not in beaten]
             if open_:
-                parts.append(f"no test separates {m} from {_names(open_)} "
-                             f"(p = {', '.join(_p(ranking.wilcoxon_holm.loc[m, b]) for b in open_)})")
+                parts.append(f"no test separates {m} from {join_names(open_)} "
+                             f"(p = {', '.join(format_p(ranking.wilcoxon_holm.loc[m, b]) for b in open_)})")
             reasons.append("; ".join(parts))
     verdicts = set(per_method.values())
     verdict = CONTRADICTED if CONTRADICTED in verdicts else HOLDS if verdicts == {HOLDS} else UNDECIDED
     sentence = f"**{verdict[0].upper() + verdict[1:]}**: " + "; ".join(reasons) + "."
     if missing:
-        sentence += f" Not run, left out of the claim: {_names(missing)}."
+        sentence += f" Not run, left out of the claim: {join_names(missing)}."
     return ClaimCheck(verdict, sentence, per_method)
 
 
 # --- the report section ----------------------------------------------------------------------------------------
 
-def _group_letters(ranking: Ranking) -> dict[str, str]:
+def group_letters(ranking: Ranking) -> dict[str, str]:
     """Each method's Wilcoxon-Holm groups as letters (a = the group with the best member)."""
     letters = {m: "" for m in ranking.methods}
     for i, group in enumerate(ranking.groups_wilcoxon):
@@ -618,7 +620,8 @@ def _group_letters(ranking: Ranking) -> dict[str, str]:
     return letters
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """``text`` as a file name: letters, digits, ``-`` and ``_`` kept, anything else ``_``."""
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in str(text))
 
 
@@ -626,14 +629,14 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
                   scope: str) -> list[str]:
     """The Markdown of one ranking: mean ranks, Friedman, the p-values that matter, CD, diagram and claim."""
     f = ranking.friedman
-    letters = _group_letters(ranking)
+    letters = group_letters(ranking)
     claimed = list(claim[0]) if claim else []
     pairs_all = list(combinations(ranking.methods, 2))
     lines = ["| rank | method | mean rank | mean " + metric_name + " (%) | groups |", "|---|---|---|---|---|"]
     for i, m in enumerate(ranking.methods, 1):
         lines.append(f"| {i} | {m} | {ranking.mean_ranks[m]:.3f} | {100 * ranking.means[m]:.2f} | {letters[m]} |")
-    lines += ["", f"Friedman: chi2_F = {f.chi2:.2f} ({f.df_chi2} df), p = {_p(f.p_chi2)}; Iman-Davenport "
-              f"F_F = {f.f:.2f} ({f.df_f[0]}, {f.df_f[1]} df), p = {_p(f.p_f)}"
+    lines += ["", f"Friedman: chi2_F = {f.chi2:.2f} ({f.df_chi2} df), p = {format_p(f.p_chi2)}; Iman-Davenport "
+              f"F_F = {f.f:.2f} ({f.df_f[0]}, {f.df_f[1]} df), p = {format_p(f.p_f)}"
               + (" (the methods differ)." if f.p_f < ranking.alpha else
                  " (no difference shown; the pairwise tests below are reported all the same)."),
               f"Nemenyi: CD = {ranking.cd:.3f} (q = {ranking.q_alpha:.3f}, k = {f.n_methods}, N = {f.n_blocks}, "
@@ -648,10 +651,10 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
               "| pair | better (R+ > R-) | p | p (Holm) | significant | Nemenyi p |", "|---|---|---|---|---|---|"]
     for a, b in pairs:
         better = a if ranking.balance.loc[a, b] > 0 else b if ranking.balance.loc[a, b] < 0 else "tie"
-        lines.append(f"| {a} / {b} | {better} | {_p(ranking.wilcoxon_p.loc[a, b])} | "
-                     f"{_p(ranking.wilcoxon_holm.loc[a, b])} | "
+        lines.append(f"| {a} / {b} | {better} | {format_p(ranking.wilcoxon_p.loc[a, b])} | "
+                     f"{format_p(ranking.wilcoxon_holm.loc[a, b])} | "
                      f"{'yes' if ranking.wilcoxon_holm.loc[a, b] < ranking.alpha else 'no'} | "
-                     f"{_p(ranking.nemenyi_p.loc[a, b])} |")
+                     f"{format_p(ranking.nemenyi_p.loc[a, b])} |")
     lines += ["", f"![Critical-difference diagram: {metric_name}, {scope}]({image})", ""]
     if claim:
         methods, baselines = claim
@@ -753,8 +756,8 @@ def ranking_section(frame: pd.DataFrame, published: dict, out_dir, alpha: float 
             total = len(rows.groupby(["dataset", "k"] if key == "all" else ["k", "trial"]))
             if left_out or total > len(blocks):
                 lines += ["Left out: " + "; ".join(
-                    ([f"{_names(left_out)} (not run on every data set)" if key == "all" else
-                      f"{_names(left_out)} (no complete block)"] if left_out else [])
+                    ([f"{join_names(left_out)} (not run on every data set)" if key == "all" else
+                      f"{join_names(left_out)} (no complete block)"] if left_out else [])
                     + ([f"{total - len(blocks)} of {total} blocks missing a method"] if total > len(blocks) else []))
                     + ".", ""]
             if blocks.shape[0] < 2 or blocks.shape[1] < 2:
@@ -762,7 +765,7 @@ def ranking_section(frame: pd.DataFrame, published: dict, out_dir, alpha: float 
                           f"{blocks.shape[1]} methods).", ""]
                 continue
             ranking = rank_methods(blocks, alpha)
-            image = f"ranking_{_slug(key)}_{metric}.png"
+            image = f"ranking_{slug(key)}_{metric}.png"
             cd_diagram(ranking, out_dir / image, f"{name}, {scope}")
             lines += ranking_lines(ranking, name, image, claim if with_claim else None, scope)
     return lines
