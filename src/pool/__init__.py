@@ -209,7 +209,8 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     forecast = schedule.Forecast([task.expected_seconds for task in tasks],
                                  [(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name)
                                   for t in tasks], None if slurm else workers,
-                                 measured=[task.measured for task in tasks])
+                                 measured=[task.measured for task in tasks],
+                                 reports=len(chosen) if paper_done is not None else 0)
     progress = Progress(len(jobs), n_cells, forecast)
     progress.cells_done = n_cells - n_todo
 
@@ -224,7 +225,9 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
                 continue
             finished_papers.add(paper.name)
             if paper_done is not None:
+                began = time.time()
                 paper_done(paper)
+                forecast.report_done(time.time() - began)
 
     def finish_job(index: int) -> None:
         job, run = jobs[index], opened[index]

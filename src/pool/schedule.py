@@ -71,11 +71,19 @@ COMMAND_FOLDERS = ("reproduce", "benchmark")
 
 
 def write_costs(schedule: pd.DataFrame, path: Path) -> None:
-    """The mean fit and KMeans seconds of each (job, k) of the ``schedule.csv`` rows of a reproduction (and of
-    a benchmark, concatenated), written to ``path`` (``job`` as :func:`job_key` gives it): about a thousand
-    rows a command, for every cell's cost."""
+    """The mean cost of each (job, k) of the ``schedule.csv`` rows of a reproduction (and of a benchmark,
+    concatenated), written to ``path`` (``job`` as :func:`job_key` gives it): about a thousand rows a command,
+    for every cell's cost.
+
+    A cell's cost is the wall seconds its worker spent on it (``end - start``), which is what
+    :class:`Forecast` measures and forecasts: on top of the fit and KMeans seconds of the row it holds the
+    cell's set-up and the writing of its row, a tenth of a short cell. A cell with no worker time (on disk
+    before the run) counts its row's fit and KMeans seconds."""
     done = schedule[schedule["status"].isin(["computed", "shared", "reused"]) & schedule["seconds"].notna()].copy()
     done["job"] = done["job"].map(job_key)
+    worker = done["end"] - done["start"] if {"start", "end"} <= set(done.columns) else pd.Series(float("nan"),
+                                                                                                  index=done.index)
+    done["seconds"] = worker.where(worker.notna() & (worker > 0), done["seconds"])
     costs = done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
     write_atomic(Path(path), costs.to_csv(index=False))
 
@@ -151,7 +159,9 @@ class Forecast:
     so it takes the one ratio of all measured cells done: a per-group ratio, learnt on a group's long cells
     (the pool runs them first), misjudged its short ones when applied to measured costs. The time left is the
     work left over the workers (or, on SLURM, over the work done per second so far), and at least the longest
-    cell left.
+    cell left, plus the reports still to write: a paper's report (tables, figures) is written once its last
+    cell is in, and the pool's longest-first order leaves most of them to the end, after the workers stop.
+    Each report left is expected to take the mean of those written so far (nothing before the first).
 
     Parameters
     ----------
@@ -163,10 +173,12 @@ class Forecast:
         Worker processes; None (SLURM) uses the rate measured so far.
     measured : list of bool, optional
         Whether each task's expectation is a measured time rather than the size model (default: none is).
+    reports : int, optional
+        The reports the pool writes as its papers finish (:meth:`report_done` counts them down).
     """
 
     def __init__(self, expected: list[float], groups: list[tuple[str, str]], workers: int | None,
-                 started: float | None = None, measured: list[bool] | None = None):
+                 started: float | None = None, measured: list[bool] | None = None, reports: int = 0):
         self.expected, self.groups, self.workers = list(expected), list(groups), workers
         self.measured = list(measured) if measured is not None else [False] * len(self.expected)
         self.started = time.time() if started is None else started
@@ -174,6 +186,18 @@ class Forecast:
         self.sums: dict[object, list[float]] = {}  # key -> [seconds taken, seconds expected]
         self.taken = 0.0
         self.samples: list[list[float]] = []
+        self.reports_left, self.report_seconds = int(reports), []
+
+    def report_done(self, seconds: float) -> None:
+        """A paper's report took ``seconds`` (wall, in the pool's own process)."""
+        self.reports_left = max(0, self.reports_left - 1)
+        self.report_seconds.append(max(0.0, float(seconds)))
+
+    def reports_seconds(self) -> float:
+        """The wall seconds the reports left are expected to take (0 before one is written)."""
+        if not self.report_seconds:
+            return 0.0
+        return self.reports_left * sum(self.report_seconds) / len(self.report_seconds)
 
     def done(self, task: int, seconds: float) -> None:
         """Task ``task`` took ``seconds`` (wall, in its worker)."""
@@ -215,7 +239,7 @@ class Forecast:
     def seconds_left(self, now: float | None = None) -> float | None:
         """The wall seconds left, or None before any cell is done (no calibration yet)."""
         if not self.left:
-            return 0.0
+            return self.reports_seconds()
         if not self.sums:
             return None
         now = time.time() if now is None else now
@@ -225,7 +249,7 @@ class Forecast:
         else:
             rate = self.taken / max(now - self.started, 1e-9)
         longest = max(self.expected[task] * self.ratio(task) for task in self.left)
-        return max(work / max(rate, 1e-9), longest)
+        return max(work / max(rate, 1e-9), longest) + self.reports_seconds()
 
     def record(self, cells_fraction: float, now: float | None = None) -> None:
         """Keep ``(seconds since the start, share of cells done, share of work done, seconds left)``

@@ -108,3 +108,30 @@ def test_measured_cells_take_the_ratio_of_every_measured_cell_not_their_groups()
 def test_a_job_is_keyed_from_its_commands_folder_on_whatever_the_path_before():
     assert schedule.job_key("/home/me/outputs/reproduce/lcf/runs/yale_LCF") == "reproduce/lcf/runs/yale_LCF"
     assert schedule.job_key("outputs/benchmark/labels10/runs/orl_CNMF") == "benchmark/labels10/runs/orl_CNMF"
+
+
+def test_reports_left_add_the_mean_time_of_the_reports_written_so_far():
+    forecast = schedule.Forecast([10, 10], [("nmf", "orl"), ("nmf", "orl")], workers=1, started=0.0, reports=3)
+    forecast.done(0, 10.0)
+    assert forecast.seconds_left(now=10.0) == pytest.approx(10.0)  # no report written yet: nothing to add
+    forecast.report_done(4.0)
+    assert forecast.seconds_left(now=14.0) == pytest.approx(10.0 + 2 * 4.0)  # two reports left at 4 s each
+    forecast.report_done(2.0)
+    forecast.done(1, 10.0)
+    assert forecast.seconds_left() == pytest.approx(3.0)  # every cell in, one report left at the mean 3 s
+
+
+def test_published_costs_are_the_workers_wall_seconds_else_the_rows(tmp_path):
+    rows = pd.DataFrame([
+        {"job": "/x/outputs/reproduce/lcf/runs/yale_LCF", "k": 2, "seconds": 1.0, "status": "computed",
+         "start": 10.0, "end": 11.5},
+        {"job": "/x/outputs/reproduce/lcf/runs/yale_LCF", "k": 2, "seconds": 2.0, "status": "computed",
+         "start": 20.0, "end": 22.5},
+        {"job": "/x/outputs/reproduce/lcf/runs/yale_LCF", "k": 3, "seconds": 4.0, "status": "reused",
+         "start": float("nan"), "end": float("nan")},
+        {"job": "/x/outputs/reproduce/lcf/runs/yale_LCF", "k": 4, "seconds": 9.0, "status": "failed",
+         "start": 0.0, "end": 9.0}])
+    schedule.write_costs(rows, tmp_path / "costs.csv")
+    costs = schedule.published_costs(tmp_path / "costs.csv")
+    assert costs == {("reproduce/lcf/runs/yale_LCF", 2): pytest.approx(2.0),  # (1.5 + 2.5) / 2, the workers'
+                     ("reproduce/lcf/runs/yale_LCF", 3): pytest.approx(4.0)}  # no worker time: the row's
