@@ -208,7 +208,26 @@ def scoring_shift(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
+def references_check(frame: pd.DataFrame, unsupervised: pd.DataFrame | None) -> list[str]:
+    """Whether a label track's references clustered as in the unsupervised track: a reference takes no
+    labels, so on the same trials its every-sample AC and NMI must equal that track's, cell for cell; only
+    its unlabelled-only scores are the label track's own."""
+    references = frame[~frame["estimator"].map(takes_labels)]
+    if unsupervised is None or references.empty:
+        return []
+    keys = ["dataset", "label", "k", "trial"]
+    joined = references.merge(unsupervised[keys + ["acc", "nmi"]], on=keys, suffixes=("", "_alone"))
+    if joined.empty:
+        return []
+    equal = ((joined["acc"] - joined["acc_alone"]).abs() <= 1e-9) & ((joined["nmi"] - joined["nmi_alone"]).abs() <= 1e-9)
+    return [f"The {references['method'].nunique()} unsupervised references run on this track's trials: "
+            f"{int(equal.sum()):,} of their {len(joined):,} cells found in the unsupervised track have the same "
+            "AC and NMI on every sample there (a reference takes no labels; only its unlabelled-only score is "
+            "this track's own).", ""]
+
+
+def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.DataFrame | None = None) \
+        -> list[str]:
     """The section of one track: settings, then per scoring the tables, rankings, figures and takeaway."""
     datasets = sorted(frame["dataset"].unique())
     lines = [f"## {TITLES.get(track, track)}", "",
@@ -216,6 +235,8 @@ def track_section(track: str, frame: pd.DataFrame, out: Path) -> list[str]:
              f"k = {frame['k'].min()}..{frame['k'].max()}, {frame['trial'].nunique()} trials per k, the same trials "
              f"for every method; {len(frame):,} cells from `{track}/runs`.", "",
              "<details><summary>Settings of each method</summary>", "", *settings_table(frame), "", "</details>", ""]
+    if track != "unsupervised":
+        lines += references_check(frame, unsupervised)
     for dataset in datasets:
         rows = frame[frame["dataset"] == dataset]
         image = f"{track}_figure_{slug(dataset)}.png"
@@ -331,6 +352,7 @@ def cost_section(out: Path) -> list[str]:
     status = table["status"].value_counts()
     copied = int(table["shared_with"].notna().sum() - status.get("shared", 0)) if "shared_with" in table else 0
     work = table.loc[table["status"] == "computed", "seconds"].sum()
+    every = table.loc[table["status"].isin(["computed", "reused"]), "seconds"].sum()
     wall = out / "wall_seconds.txt"
     lines = ["## Cost", "",
              f"{len(table):,} cells: {status.get('computed', 0):,} computed, {status.get('shared', 0):,} shared "
@@ -340,7 +362,9 @@ def cost_section(out: Path) -> list[str]:
              f"Work of the cells computed: {duration(work)} ({work:,.0f} s) on "
              f"{summary.get('workers') or 'SLURM'} worker(s)"
              + (f"; wall time of the last `make benchmark`: {duration(float(wall.read_text()))}" if wall.is_file()
-                else "") + ".", ""]
+                else "") + ". "
+             f"Work of every cell, whichever run computed it (its row's fit and KMeans seconds): {duration(every)} "
+             f"({every:,.0f} s).", ""]
     return lines
 
 
@@ -364,7 +388,7 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
              + ".", ""]
     lines += cost_section(out)
     for track, frame in ran.items():
-        lines += track_section(track, frame, out)
+        lines += track_section(track, frame, out, ran.get("unsupervised"))
     lines += claims_section(ran)
     lines += second_opinion_section(ran.get("labels30"))
     record = provenance.collect(started, provenance.now(), extra={"tracks": sorted(ran)})
