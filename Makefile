@@ -75,9 +75,11 @@ $(PAPERS:%=reproduce-%) reproduce-all: reproduce-%: $(STAMP)
 	$(PY) -m src.reproduce $* $(REPRODUCE_ARGS)
 
 # python -m src.explain (src/explain.py): each reading of a paper (conf/paper/<paper>/readings.yaml) on the
-# primary run's trials -> outputs/explain/<paper>/report.md; explain-all then rebuilds the scorecard with the
-# readings' effects in its cause column. Needs the primary runs (make reproduce-<paper> / reproduce-all).
-# EXPLAIN_ARGS is passed on, e.g. EXPLAIN_ARGS="--readings argmax eq41" or EXPLAIN_ARGS=--report-only.
+# primary run's trials, every sweep in one pool of cells like a reproduction's (cells equal to primary ones
+# copied) -> outputs/explain/<paper>/report.md; explain-all then rebuilds the scorecard with the readings'
+# effects in its cause column. Needs the primary runs (make reproduce-<paper> / reproduce-all).
+# EXPLAIN_ARGS is passed on, e.g. EXPLAIN_ARGS="--readings argmax eq41", EXPLAIN_ARGS=--report-only,
+# EXPLAIN_ARGS=--dry-run or EXPLAIN_ARGS="--workers 16".
 EXPLAIN_ARGS ?=
 EXPLAINED := $(patsubst conf/paper/%/readings.yaml,%,$(wildcard conf/paper/*/readings.yaml))
 .PHONY: explain-all $(EXPLAINED:%=explain-%)

@@ -18,6 +18,15 @@ class DataError(UserError):
     """A data file is missing, unreachable or fails its hash check; the message says what to do."""
 
 
+class StepFailed(Exception):
+    """A step of a command (a pool's cells, a paper's figures or report) failed; the message is one line,
+    ``status`` the exit status to return."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.status = status
+
+
 def one_line(exc: BaseException, limit: int = 300) -> str:
     """An exception's message on one short line: a user error's own text, any other prefixed with its type."""
     text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"

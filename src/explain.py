@@ -4,7 +4,8 @@ Usage::
 
     python -m src.explain PAPER [PAPER ...]      # what `make explain-<paper>` runs (after make reproduce-<paper>)
     python -m src.explain all                    # every paper with readings, then the scorecard again
-    python -m src.explain lcf --dry-run          # print the sweeps only
+    python -m src.explain lcf --dry-run          # the readings' sweeps, jobs and cells to compute
+    python -m src.explain cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
 A paper's *readings* (``conf/paper/<paper>/readings.yaml``) are the defensible choices where its text is
 silent or ambiguous, each with its source and a label: ``text`` (the paper says so), ``reference-code``
@@ -21,8 +22,15 @@ classes, labels and initial factors: every comparison is paired):
 * ``family_value``: a tuned family stood in by another value of the grid that already ran;
 * ``oracle_per_k``: per data set and k, the grid value of a family with the best mean accuracy;
 * ``sweeps``: new fits, each sweep a list of Hydra overrides added to the paper's experiment, written to
-  ``outputs/explain/<paper>/<reading>/runs`` (resumable like every sweep); their rows replace the primary
-  rows of the same data set, method, k and trial, or add new ones (other k).
+  ``outputs/explain/<paper>/<reading>/runs/<i>``; their rows replace the primary rows of the same data set,
+  method, k and trial, or add new ones (other k).
+
+The sweeps of every selected paper's readings run as one pool (:func:`src.pool.run_pool`, as a
+reproduction's: longest first, one progress line, resumable cell by cell, SLURM through ``--overrides``). A
+reading's cell that equals a cell of the paper's primary run (same data, trial, settings and code:
+:func:`src.pool.jobs.sharing_key`) is copied from ``outputs/reproduce/``, and a cell that two readings
+share is computed once. When a paper's sweeps are all in, its readings are marked done and its report is
+written; papers whose readings fit nothing new are reported after the pool.
 
 For each reading the paper's numbers are compared with the published ones as the scorecard does
 (:mod:`src.presentation.published`); Holm's adjustment runs over the paper's numbers under that reading, and the primary
@@ -34,9 +42,11 @@ scorecard's cause column reads, and ``wall_seconds.txt``. ``all`` rebuilds the s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import shlex
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -46,15 +56,15 @@ import pandas as pd
 import yaml
 
 from . import provenance
+from .command_line import add_pool_arguments
 from .presentation import papers, published as numbers_of, scorecard
-from .errors import ConfigError, UserError
+from .errors import ConfigError, StepFailed, UserError
 from .files import write_atomic
+from .pool import PoolFailed, run_pool
 from .presentation.paper_report import choose_tuned, family_spec
 from .presentation.papers import Paper
 from .protocol.cell import READOUTS
-from .reproduce import WALL
-from .steps import ONE_WORKER, StepFailed, python_module, run_steps
-from .sweep import usable_cores
+from .reproduce import WALL, terminate
 from .results import MixedResultsError, find_results, read_results
 from .presentation.scorecard import fmt
 from .presentation.verdicts import MARGIN
@@ -146,10 +156,9 @@ def runs_dir(out: Path, reading: Reading) -> Path:
     return Path(out) / reading.name / "runs"
 
 
-def mark_done(out: Path, reading: Reading, seconds: float) -> None:
-    """Record that every sweep of ``reading`` finished: the sweeps themselves (a changed list is not done) and
-    the wall seconds of this run of them (cells reused from an earlier run cost nothing)."""
-    record = {"sweeps": [list(sweep) for sweep in reading.sweeps], "seconds": round(seconds, 1)}
+def mark_done(out: Path, reading: Reading) -> None:
+    """Record that every sweep of ``reading`` finished: the sweeps themselves (a changed list is not done)."""
+    record = {"sweeps": [list(sweep) for sweep in reading.sweeps]}
     write_atomic(Path(out) / reading.name / DONE, json.dumps(record) + "\n")
 
 
@@ -162,12 +171,30 @@ def done_record(out: Path, reading: Reading) -> dict | None:
     return record if record.get("sweeps") == [list(sweep) for sweep in reading.sweeps] else None
 
 
-def sweep_commands(paper: Paper, reading: Reading, out: Path) -> list[list[str]]:
-    """The processes that fit a reading's sweeps: the paper's experiment, the sweep's overrides and a directory
-    of its own (``runs/<i>``: two sweeps of one reading may run at the same time, each counting its own jobs)."""
+def sweep_overrides(reading: Reading, out: Path) -> list[list[str]]:
+    """A reading's sweeps as the pool runs them, after the paper's experiment: the sweep's overrides and a
+    directory of its own (``runs/<i>``)."""
     directory = runs_dir(out, reading)
-    return [python_module("run", "-m", paper.experiment, *sweep, f"hydra.sweep.dir={directory / str(i)}")
-            for i, sweep in enumerate(reading.sweeps, 1)]
+    return [[*sweep, f"hydra.sweep.dir={directory / str(i)}"] for i, sweep in enumerate(reading.sweeps, 1)]
+
+
+def readings_home(paper: Paper, readings: list[Reading], out: Path) -> Paper | None:
+    """The sweeps of ``paper``'s ``readings`` as one home for the pool (the paper's experiment, each sweep in
+    its reading's directory under ``out``), or None when none of them fits anything new."""
+    sweeps = tuple(tuple(sweep) for reading in readings for sweep in sweep_overrides(reading, out))
+    return dataclasses.replace(paper, sweeps=sweeps, depends_on=()) if sweeps else None
+
+
+def reading_work(out: Path, reading: Reading) -> float | None:
+    """The seconds of fit and KMeans of a finished reading's cells, as their rows recorded them (whichever run
+    computed them), or None when its sweeps have not finished."""
+    if done_record(out, reading) is None:
+        return None
+    files = find_results([runs_dir(out, reading)])
+    if not files:
+        return None
+    frame = read_results(files)
+    return float(frame["fit_seconds"].sum() + frame.get("kmeans_seconds", pd.Series(0.0)).sum())
 
 
 def primary_frame(paper: Paper, outputs: Path) -> pd.DataFrame:
@@ -263,9 +290,9 @@ def tally(verdicts) -> dict[str, int]:
 
 def report_lines(paper: Paper, published: dict, primary_text: str, readings: list[Reading],
                  primary: dict[str, dict], effects: pd.DataFrame, seconds: dict[str, float | None]) -> list[str]:
-    """The Markdown of ``report.md`` (see the module docstring)."""
+    """The Markdown of ``report.md`` (see the module docstring): its header and summary table, which numbers
+    come back, the closest reading of each that does not, every number under every reading, the readings."""
     base = tally(row["verdict"] for row in primary.values())
-    cant = "can't tell"
     lines = [f"# What comes back of the {paper.name.upper()} paper's numbers, and why the others don't", "",
              f"Paper: {published['paper']}", "",
              f"Built by `{provenance.command_line()}`. Every number below comes from our runs: the primary run of "
@@ -283,10 +310,21 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
              "from the scorecard's, which adjusts over every paper.", "",
              "## Summary", "",
              f"Primary: {len(primary)} numbers: " + ", ".join(f"{v} {n}" for v, n in sorted(base.items())) + ". "
-             "A reading's sweeps report the wall time of their last run (cells reused from an earlier run cost "
-             "nothing).", "",
+             "A reading that fits anything new reports the work of its cells (their fit and KMeans seconds, "
+             "whichever run computed them).", "",
              "| reading | question | label | computed from | agrees | differs | can't tell | brought to agrees | "
-             "moved off agrees | mean effect (points) | wall s of its sweeps (last run) |", "|---" * 11 + "|"]
+             "moved off agrees | mean effect (points) | work of its cells (s) |", "|---" * 11 + "|"]
+    lines += summary_rows(readings, effects, seconds)
+    lines += come_back_lines(primary, effects)
+    lines += closest_lines(primary, effects)
+    lines += every_number_lines(primary, readings, effects)
+    lines += readings_lines(readings)
+    return lines
+
+
+def summary_rows(readings: list[Reading], effects: pd.DataFrame, seconds: dict[str, float | None]) -> list[str]:
+    """One row of the summary table per reading: its verdicts, the numbers it moves, its effect and cost."""
+    cant, lines = "can't tell", []
     for reading in readings:
         rows = effects[effects["reading"] == reading.name]
         counts = tally(rows["verdict"])
@@ -302,7 +340,12 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
         lines.append(f"| {reading.name} | {reading.question} | {reading.label} | {reading.how()} | "
                      f"{counts.get('agrees', 0)} | {counts.get('differs', 0)} | {counts.get(cant, 0)} | "
                      f"{up} | {down} | {fmt(effect.mean(), signed=True)} | {wall} |")
-    lines += ["", "## Which numbers come back, which don't, and what we know about why", ""]
+    return lines
+
+
+def come_back_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str]:
+    """Per kind of number: how many agree, how many could, and which readings bring the others back."""
+    lines = ["", "## Which numbers come back, which don't, and what we know about why", ""]
     for kind in numbers_of.KINDS:
         keys = [key for key, row in primary.items() if row["kind"] == kind]
         if not keys:
@@ -334,6 +377,12 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
                          + (": " + "; ".join(unmoved[:20]) + (" ..." if len(unmoved) > 20 else "") if unmoved else "")
                          + ".")
         lines.append("")
+    return lines
+
+
+def closest_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str]:
+    """For each number that does not agree: the closest label-free reading and the closest oracle."""
+    lines = []
     rest = [key for key, row in primary.items() if row["verdict"] not in ("agrees", "not run")]
     if rest:
         lines += ["## The closest reading for each number that does not agree", "",
@@ -355,7 +404,12 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
             lines.append(f"| {key} | {fmt(row['paper value'])} | {fmt(row['ours'])} "
                          f"({fmt(row['difference'], signed=True)}) {row['verdict']} | {cells[0]} | {cells[1]} |")
         lines.append("")
-    lines += ["## Every number under every reading", "",
+    return lines
+
+
+def every_number_lines(primary: dict[str, dict], readings: list[Reading], effects: pd.DataFrame) -> list[str]:
+    """The table of every number under every reading."""
+    lines = ["## Every number under every reading", "",
               "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run.", "",
               "| number | paper | primary | " + " | ".join(r.name for r in readings) + " |",
               "|---" * (3 + len(readings)) + "|"]
@@ -367,7 +421,12 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
             cells.append("n/a" if r is None or pd.isna(r["ours"]) else
                          f"{fmt(r['ours'])} ({fmt(r['difference'], signed=True)}) {SHORT.get(r['verdict'], '-')}")
         lines.append(f"| {key} | {fmt(row['paper value'])} | " + " | ".join(cells) + " |")
-    lines += ["", "## The readings", ""]
+    return lines
+
+
+def readings_lines(readings: list[Reading]) -> list[str]:
+    """Each reading's question, source, quote, note and what it is computed from."""
+    lines = ["", "## The readings", ""]
     for reading in readings:
         lines += [f"### {reading.name} ({reading.label}): {reading.question}", "", f"- Source: {reading.source}"]
         if reading.quote:
@@ -376,6 +435,8 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
             lines.append(f"- Note: {reading.note}")
         lines += [f"- Computed from: {reading.how()}", ""]
     return lines
+
+
 
 
 def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
@@ -404,7 +465,7 @@ def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
         rows += effect_rows(paper.name, reading, primary, under)
     effects = pd.DataFrame(rows)
     write_atomic(out / scorecard.READINGS, effects.to_csv(index=False))
-    seconds = {r.name: (done_record(out, r) or {}).get("seconds") for r in readings if r.sweeps}
+    seconds = {r.name: reading_work(out, r) for r in readings if r.sweeps}
     started = provenance.now()
     lines = report_lines(paper, published, primary_text, readings, primary, effects, seconds)
     record = provenance.collect(started, provenance.now(), extra={"readings": [r.name for r in readings]})
@@ -421,10 +482,8 @@ def main(argv=None) -> int:
     parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduce outputs (primary runs)")
     parser.add_argument("--out", default=str(OUTPUTS), help="where the readings' runs and reports go")
     parser.add_argument("--readings", nargs="+", metavar="NAME", help="only these readings' sweeps (all reported)")
-    parser.add_argument("--sweeps-at-once", type=int, default=None, metavar="N",
-                        help="sweeps running at the same time, one worker each (default: the cores)")
     parser.add_argument("--report-only", action="store_true", help="run no sweep; report from what exists")
-    parser.add_argument("--dry-run", action="store_true", help="print the sweeps, run nothing")
+    add_pool_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     everything = args.papers == ["all"]
@@ -432,24 +491,18 @@ def main(argv=None) -> int:
     try:
         if "all" in args.papers and not everything:
             raise UserError("'all' cannot be combined with paper names")
+        if args.workers is not None and args.workers < 1:
+            raise UserError(f"--workers={args.workers} must be at least 1")
         chosen = [papers.load(name, papers.HOME) for name in (papers.names(papers.HOME) if everything else args.papers)]
-        plans = {paper.name: load_readings(paper)[1] for paper in chosen}
-        at_once = args.sweeps_at_once or usable_cores()
-        if at_once < 1:
-            raise UserError(f"--sweeps-at-once={at_once} must be at least 1")
-        steps, owners = [], []
-        for paper in chosen:
-            for reading in plans[paper.name]:
-                if args.readings and reading.name not in args.readings:
-                    continue
-                for i, command in enumerate(sweep_commands(paper, reading, out_root / paper.name)):
-                    steps.append((f"{paper.name}/{reading.name}: sweep {i + 1} of {len(reading.sweeps)}", command))
-                    owners.append((paper.name, reading.name))
+        plans = {paper.name: [r for r in load_readings(paper)[1] if not args.readings or r.name in args.readings]
+                 for paper in chosen}
+        homes = [home for home in (readings_home(paper, plans[paper.name], out_root / paper.name) for paper in chosen)
+                 if home is not None]
         if args.dry_run:
-            for what, command in steps:
-                print(f"# {what}\n{shlex.join(['python', *command[1:]])}")
-            return 0
-        if not args.report_only:
+            for home in homes:
+                for sweep in home.sweep_overrides():
+                    print(f"# {home.name}\n{shlex.join(['python', '-m', 'src.run', '-m', *sweep, *args.overrides])}")
+        elif not args.report_only:
             for paper in chosen:
                 if plans[paper.name]:
                     primary_frame(paper, outputs)  # the primary run must exist before any reading is fitted
@@ -457,18 +510,12 @@ def main(argv=None) -> int:
         logger.error("%s", exc)
         return 2
     started = time.time()
-    seconds: dict[str, dict[str, float]] = {}  # wall seconds of each reading's sweeps in this run
+    signal.signal(signal.SIGTERM, terminate)  # a killed run stops its workers too
     try:
-        if not args.report_only and steps:
-            one_worker = [ONE_WORKER] if at_once > 1 else []
-            spent_each = run_steps([(what, [*command, *one_worker], None) for what, command in steps], at_once)
-            for (paper_name, reading_name), spent in zip(owners, spent_each):
-                per_paper = seconds.setdefault(paper_name, {})
-                per_paper[reading_name] = per_paper.get(reading_name, 0.0) + spent
-            for paper in chosen:
-                for reading in plans[paper.name]:
-                    if reading.sweeps and (paper.name, reading.name) in owners:
-                        mark_done(out_root / paper.name, reading, seconds[paper.name][reading.name])
+        if homes and (args.dry_run or not args.report_only):
+            fit_readings(homes, plans, out_root, args, chosen)
+        if args.dry_run:
+            return 0
         for paper in chosen:
             report = explain_paper(paper, outputs, out_root)
             if report is not None:
@@ -478,11 +525,34 @@ def main(argv=None) -> int:
     except (StepFailed, UserError) as exc:
         logger.error("%s", exc)
         return getattr(exc, "status", 2)
+    except KeyboardInterrupt:
+        logger.error("interrupted: the cells in progress are lost, the others are on disk; run the same command "
+                     "again to resume")
+        return 130
     if everything:
         if not args.report_only:
             write_atomic(out_root / "all" / WALL, f"{int(round(time.time() - started))}\n")
         logger.info("wrote %s", scorecard.build(outputs, explain=out_root))
     return 0
+
+
+def fit_readings(homes: list[Paper], plans: dict[str, list[Reading]], out_root: Path, args, chosen: list[Paper]) -> None:
+    """Every sweep of the readings in ``homes`` in one pool, the primary runs of ``chosen`` as the source of
+    equal cells; a paper's readings are marked done when its sweeps are all in. A failed cell is a one-line
+    :class:`~src.errors.StepFailed` after the other jobs finished."""
+    def sweeps_done(home: Paper) -> None:
+        for reading in plans[home.name]:
+            if reading.sweeps:
+                mark_done(out_root / home.name, reading)
+
+    try:
+        run_pool(homes, list(args.overrides), args.workers, out_root, None if args.dry_run else sweeps_done,
+                 args.dry_run, sources=chosen)
+    except PoolFailed as exc:
+        for line in exc.lines:
+            logger.error("  %s", line)
+        raise StepFailed(f"{len(exc.lines)} job(s) failed (listed above; the other jobs finished): run the same "
+                         "command again to compute the missing cells") from None
 
 
 if __name__ == "__main__":

@@ -45,13 +45,12 @@ import time
 from pathlib import Path
 
 from .command_line import add_pool_arguments
-from .errors import UserError
+from .errors import StepFailed, UserError
 from .files import write_atomic
 from .pool import PoolFailed, run_pool
 from .progress import duration
 from .presentation import paper_report, papers, scorecard
 from .presentation.papers import Paper
-from .steps import StepFailed
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +76,7 @@ def stop_clock(out: Path, started: float) -> int:
 
 def finish_paper(paper: Paper, outputs: Path, started: float) -> Path:
     """A paper whose cells are all in: its figures, its wall time, its report; returns the report's path.
-    A failure is a one-line :class:`~src.steps.StepFailed`."""
+    A failure is a one-line :class:`~src.errors.StepFailed`."""
     out = paper.out(outputs)
     module = paper.module()
     if module is not None and hasattr(module, "figures"):
@@ -100,7 +99,7 @@ def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | Non
     """Every cell of the ``chosen`` papers in one pool (:func:`src.pool.run_pool`), each paper's figures and
     report as soon as its cells are in; returns the reports' paths.
 
-    Raises :class:`~src.steps.StepFailed` (one line; the failed jobs logged one per line before) when a
+    Raises :class:`~src.errors.StepFailed` (one line; the failed jobs logged one per line before) when a
     cell, a figure or a report failed; the papers that could be finished are.
     """
     started = {} if dry_run else {paper.name: start_clock(paper.out(outputs)) for paper in chosen}

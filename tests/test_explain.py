@@ -1,5 +1,8 @@
 """src.explain: readings declared per paper, each computed on the primary trials, effects on every number."""
 
+import argparse
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -40,7 +43,7 @@ def toy(tmp_path, monkeypatch):
     refit.mkdir(parents=True)
     fake_rows("yale", "NMF", "nmf", 0.40, seed=7).to_csv(refit / "results.csv", index=False)
     paper = papers.load("toy", home)
-    explain.mark_done(out / "toy", explain.load_readings(paper)[1][-1], 3.0)
+    explain.mark_done(out / "toy", explain.load_readings(paper)[1][-1])
     return paper, outputs, out
 
 
@@ -51,9 +54,11 @@ def test_readings_are_declared_with_label_source_and_how(toy):
     assert [r.name for r in readings] == ["argmax", "alpha_1", "alpha_oracle", "refit"]
     refit = readings[-1]
     assert refit.quote == "within 20 iterations"
-    command = explain.sweep_commands(paper, refit, out / "toy")[0]
-    assert command[-4:] == ["+paper/toy=experiment", "method=nmf", "method.params.max_iter=20",
-                            f"hydra.sweep.dir={out / 'toy' / 'refit' / 'runs' / '1'}"]
+    home = explain.readings_home(paper, readings, out / "toy")  # the pool's home: every reading's sweeps
+    assert home.name == "toy" and home.sweep_overrides() == [
+        ["+paper/toy=experiment", "method=nmf", "method.params.max_iter=20",
+         f"hydra.sweep.dir={out / 'toy' / 'refit' / 'runs' / '1'}"]]
+    assert explain.readings_home(paper, readings[:-1], out / "toy") is None  # nothing new to fit
 
 
 @pytest.mark.parametrize("entry, match", [
@@ -88,7 +93,7 @@ def test_each_reading_changes_what_it_should_and_nothing_else(toy):
     assert effects.loc[("refit", gain), "effect"] == pytest.approx(12.0, abs=1.0)  # the gain moves with NMF
     text = report.read_text()
     assert "alpha_1 (alternative)** brings 1 of the" in text and "| refit | stopping | text |" in text
-    assert "| 3 |" in text and "none (no new fit)" in text
+    assert "| 2 |" in text and "none (no new fit)" in text  # the refit's 12 rows of 0.1 + 0.1 s
     assert "The text: \"within 20 iterations\"" in text
 
 
@@ -149,3 +154,31 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
                     model = methods.make(cfg["method"]["name"],
                                          **method_params(cfg["method"]["name"], cfg["method"]["params"], 2, 0))
                     model.check_params()
+
+
+def test_the_readings_sweeps_run_in_one_pool_and_copy_the_primary_cells_they_equal(tmp_path, monkeypatch):
+    """A reading's sweep that asks for the primary run's own settings computes nothing (its cells are copied
+    from outputs/reproduce/), one that changes a setting computes its cells; both are marked done."""
+    import src.pool as pool
+    from helpers import in_process, toy_papers
+
+    monkeypatch.setattr(pool, "run_local", in_process())
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    pool.run_pool(chosen, overrides, 1)  # the primary run: 3 methods x 2 k x 2 trials
+    paper = chosen[0]
+    out = tmp_path / "outputs" / "explain"
+    same = explain.Reading("same", "q", "alternative", "s", sweeps=(("method=nmf", "solver.max_iter=20"),))
+    other = explain.Reading("other", "q", "alternative", "s", sweeps=(("method=nmf", "protocol.kmeans_restarts=2"),))
+    plans = {"toy": [same, other]}
+    home = explain.readings_home(paper, plans["toy"], out / "toy")
+    args = argparse.Namespace(overrides=overrides, workers=1, dry_run=False)
+    explain.fit_readings([home], plans, out, args, chosen)
+    summary = json.loads((out / "schedule.json").read_text())
+    assert summary["copied"] == 4 and summary["computed"] == 4  # NMF's 4 cells copied, 4 fitted anew
+    for reading in (same, other):
+        assert explain.done_record(out / "toy", reading) is not None
+        rows = pd.read_csv(next(explain.runs_dir(out / "toy", reading).rglob("results.csv")))
+        assert len(rows) == 4 and set(rows["estimator"]) == {"nmf"}
+    primary = pd.read_csv(next((tmp_path / "outputs/reproduce/toy/runs").glob("*NMF*/results.csv")))
+    copied = pd.read_csv(next(explain.runs_dir(out / "toy", same).rglob("results.csv")))
+    assert np.allclose(copied.sort_values(["k", "trial"])["acc"], primary.sort_values(["k", "trial"])["acc"])

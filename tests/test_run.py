@@ -258,15 +258,15 @@ def test_run_directory_is_readable_and_records_its_provenance(tmp_path):
 
 def test_the_local_launcher_runs_one_job_per_usable_core_unless_told_otherwise(monkeypatch):
     """The default number of parallel jobs is the cores this process may use (its CPU affinity, else every core),
-    read when the launcher starts; the one-worker override of src.steps (the readings' sweeps side by side) gives 1."""
+    read when the launcher starts; ``hydra.launcher.n_jobs=1`` gives 1."""
     from hydra import compose as hydra_compose, initialize_config_dir
     from hydra.utils import instantiate
 
-    from src import steps, sweep
+    from src import sweep
 
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
         launcher = hydra_compose("config", return_hydra_config=True).hydra.launcher
-        one_worker = hydra_compose("config", overrides=[steps.ONE_WORKER], return_hydra_config=True).hydra.launcher
+        one_worker = hydra_compose("config", overrides=["hydra.launcher.n_jobs=1"], return_hydra_config=True).hydra.launcher
     assert launcher.n_jobs == sweep.usable_cores() >= 1
     assert instantiate(launcher).joblib["n_jobs"] == sweep.usable_cores()  # what joblib.Parallel is given
     assert one_worker.n_jobs == 1

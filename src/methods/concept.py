@@ -108,6 +108,15 @@ NORM_FLOOR = 1e-15
 """Floor of the column norms in Deng Cai's NormalizeUV (``max(1e-15, ...)``)."""
 
 
+def explicit_kernel(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """K = X^T X and its positive and negative parts K+ = max(K, 0), K- = max(-K, 0), each (n x n): what the
+    general mixed-sign rules of CF, CCF and LCF need (Theorem 2 of each paper)."""
+    n = X.shape[1]
+    logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
+    K = X.T @ X
+    return K, np.maximum(K, 0), np.maximum(-K, 0)
+
+
 def data_products(handoff: Handoff, X, W: np.ndarray, C: np.ndarray, expand=None):
     """(X W, X V) for the factors W and C (V = ``expand(C)``, or C itself), handed on to the next taker.
 
@@ -205,6 +214,7 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
     coefficient = "V" if A is None else "Z"
     if A is None:
         expand = contract = lambda B: B  # noqa: E731  (A = I)
+        At = None
     else:
         A = sp.csr_matrix(A)
         if not (np.array_equal(A.indptr, np.arange(A.shape[0] + 1)) and np.all(A.data == 1)):
@@ -229,58 +239,64 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         return trace_K - 2.0 * inner(XV, XW) + inner(gram(expand(Z)), gram(XW))
 
     if kernel == "implicit":
-        blocks = SampleBlocks(X)
-        # each sample sits in one column of A (its class, or its own): samples alone in their column have
-        # independent rows of Z, updated within the pass over X; the classes' rows pool their samples
-        column_of = np.arange(X.shape[1]) if A is None else A.indices
-        sizes = np.bincount(column_of, minlength=column_of.size if A is None else A.shape[1])
-        single = sizes[column_of] == 1  # (n,)
-        pooled = np.flatnonzero(sizes > 1)  # columns of A with more than one sample
-        pooled_sizes = sizes[pooled].astype(X.dtype)[:, None]
+        return _implicit_concept_update(X, A, At, coefficient, handoff), objective
+    return _explicit_concept_update(X, coefficient, expand, contract, handoff), objective
+
+
+def _implicit_concept_update(X: np.ndarray, A: sp.csr_matrix | None, At: sp.csr_matrix | None,
+                             coefficient: str, handoff: Handoff):
+    """The update of :func:`concept_rules` for nonnegative X: eqs. 10-11 (CF's eq. 2) with K B = X^T (X B)."""
+    blocks = SampleBlocks(X)
+    # each sample sits in one column of A (its class, or its own): samples alone in their column have
+    # independent rows of Z, updated within the pass over X; the classes' rows pool their samples
+    column_of = np.arange(X.shape[1]) if A is None else A.indices
+    sizes = np.bincount(column_of, minlength=column_of.size if A is None else A.shape[1])
+    single = sizes[column_of] == 1  # (n,)
+    pooled = np.flatnonzero(sizes > 1)  # columns of A with more than one sample
+    pooled_sizes = sizes[pooled].astype(X.dtype)[:, None]
+    if pooled.size:
+        A_pooled_T = At[pooled]  # (p x n)
+        XA_pooled = np.asarray(A_pooled_T @ X.T).T  # X A restricted to the pooled columns, (m x p)
+
+    def update(factors):
+        W, Z = factors["W"], factors[coefficient]
+        kept = handoff.take(W, Z)
+        XW = x_dot(X, W) if kept is None else kept[0]
+        WKW = gram(XW)  # W^T K W, (k x k) per start
+        KW = np.empty_like(W)  # K W, (n x k) per start, filled block by block, kept for the W update
+        V = Z if A is None else Z[..., column_of, :]  # A Z: each sample's row of Z (a copy for CCF)
         if pooled.size:
-            A_pooled_T = At[pooled]  # (p x n)
-            XA_pooled = np.asarray(A_pooled_T @ X.T).T  # X A restricted to the pooled columns, (m x p)
+            V[..., ~single, :] = 0.0  # pooled rows are updated after the pass; meanwhile they add nothing
 
-        def update(factors):
-            W, Z = factors["W"], factors[coefficient]
-            kept = handoff.take(W, Z)
-            XW = x_dot(X, W) if kept is None else kept[0]
-            WKW = gram(XW)  # W^T K W, (k x k) per start
-            KW = np.empty_like(W)  # K W, (n x k) per start, filled block by block, kept for the W update
-            V = Z if A is None else Z[..., column_of, :]  # A Z: each sample's row of Z (a copy for CCF)
-            if pooled.size:
-                V[..., ~single, :] = 0.0  # pooled rows are updated after the pass; meanwhile they add nothing
+        def z_rule(block, KW_block):  # eq. 11 for the rows of samples alone in their column of A
+            KW[..., block, :] = KW_block  # A^T K W for such a row; A^T A Z W^T K W with (A^T A)_jj = 1
+            V_b = V[..., block, :]
+            multiply(V_b, KW_block, V_b @ WKW)  # a pooled row is 0 and stays 0
 
-            def z_rule(block, KW_block):  # eq. 11 for the rows of samples alone in their column of A
-                KW[..., block, :] = KW_block  # A^T K W for such a row; A^T A Z W^T K W with (A^T A)_jj = 1
-                V_b = V[..., block, :]
-                multiply(V_b, KW_block, V_b @ WKW)  # a pooled row is 0 and stays 0
+        XV = blocks.fused(XW, z_rule, V)  # the independent rows and their share of X V, one pass over X
+        if A is not None:
+            Z[..., column_of[single], :] = V[..., single, :]
+        if pooled.size:  # eq. 11 for the classes' rows: A^T K W sums K W over the class
+            Z_pooled = Z[..., pooled, :]  # a copy, written back
+            multiply(Z_pooled, dot(A_pooled_T, KW), pooled_sizes * (Z_pooled @ WKW))  # / A^T A Z W^T K W
+            Z[..., pooled, :] = Z_pooled
+            XV += dot(XA_pooled, Z_pooled)  # their share of X V = X A Z
+            V[..., ~single, :] = Z[..., column_of[~single], :]
 
-            XV = blocks.fused(XW, z_rule, V)  # the independent rows and their share of X V, one pass over X
-            if A is not None:
-                Z[..., column_of[single], :] = V[..., single, :]
-            if pooled.size:  # eq. 11 for the classes' rows: A^T K W sums K W over the class
-                Z_pooled = Z[..., pooled, :]  # a copy, written back
-                multiply(Z_pooled, dot(A_pooled_T, KW), pooled_sizes * (Z_pooled @ WKW))  # / A^T A Z W^T K W
-                Z[..., pooled, :] = Z_pooled
-                XV += dot(XA_pooled, Z_pooled)  # their share of X V = X A Z
-                V[..., ~single, :] = Z[..., column_of[~single], :]
+        VtV = gram(V)  # Z^T A^T A Z
 
-            VtV = gram(V)  # Z^T A^T A Z
+        def w_rule(block, KV_block):  # eq. 10, rows ``block``: W * K A Z / (K W Z^T A^T A Z)
+            multiply(W[..., block, :], KV_block, KW[..., block, :] @ VtV)
 
-            def w_rule(block, KV_block):  # eq. 10, rows ``block``: W * K A Z / (K W Z^T A^T A Z)
-                multiply(W[..., block, :], KV_block, KW[..., block, :] @ VtV)
+        XW = blocks.fused(XV, w_rule, W)  # X W for the objective and the next update
+        handoff.keep((XW, XV), W, Z)
 
-            XW = blocks.fused(XV, w_rule, W)  # X W for the objective and the next update
-            handoff.keep((XW, XV), W, Z)
+    return update
 
-        return update, objective
 
-    n = X.shape[1]
-    logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
-    K = X.T @ X
-    K_plus = np.maximum(K, 0)
-    K_minus = np.maximum(-K, 0)
+def _explicit_concept_update(X: np.ndarray, coefficient: str, expand, contract, handoff: Handoff):
+    """The update of :func:`concept_rules` for mixed-sign X: eqs. 23 and 27 with K, K+, K- built."""
+    K, K_plus, K_minus = explicit_kernel(X)
 
     def update_general(factors):
         handoff.clear()
@@ -298,7 +314,7 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
         P_plus, P_minus = KpW @ S, KmW @ S  # K+- W Z^T A^T A Z
         multiply(W, KV + np.sqrt(KV * KV + 4.0 * P_plus * P_minus), 2.0 * P_plus)  # eq. 23 (Theorem 2's)
 
-    return update_general, objective
+    return update_general
 
 
 def concept_factors_from_nmf(X: np.ndarray, U: np.ndarray, V: np.ndarray, A: sp.spmatrix):

@@ -99,7 +99,7 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from .concept import KERNELS, _ConceptFactorization, data_products
+from .concept import KERNELS, _ConceptFactorization, data_products, explicit_kernel
 from .core.estimator import Factorization
 from .core.loop import Handoff
 from .core.multiplicative import multiply
@@ -179,51 +179,58 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit", v_rule: str =
         return fit + lam * locality
 
     if kernel == "implicit":
-        blocks = SampleBlocks(X)
-        locality_a = lam * a[:, None]  # lambda a 1^T, (n x 1)
+        return _implicit_lcf_update(X, lam, v_rule, a, handoff), objective
+    return _explicit_lcf_update(X, lam, a, handoff), objective
 
-        def update(factors):
-            W, V = factors["W"], factors["V"]
-            kept = handoff.take(W, V)
-            XW = x_dot(X, W) if kept is None else kept[0]
-            WKW = gram(XW)  # W^T K W, (k x k) per start
-            locality_b = lam * _diagonal(WKW)[..., None, :]  # lambda 1 b^T, (1 x k) per start
-            KW = np.empty_like(W)
 
-            def eq12(block, KW_block):  # eq. 12, rows ``block`` (they are independent)
-                KW[..., block, :] = KW_block  # K W, (n x k) per start, kept for the W update
-                V_b = V[..., block, :]
-                denominator = 2.0 * (V_b @ WKW)
-                denominator += locality_a[block]
-                denominator += locality_b
-                multiply(V_b, 2.0 * (1.0 + lam) * KW_block, denominator)
+def _implicit_lcf_update(X: np.ndarray, lam: float, v_rule: str, a: np.ndarray, handoff: Handoff):
+    """The update of :func:`lcf_rules` for nonnegative X: eq. 11 and the V rule ``v_rule`` (eq. 12 or 41) with
+    K B = X^T (X B); ``a`` is diag(K), (n,)."""
+    blocks = SampleBlocks(X)
+    locality_a = lam * a[:, None]  # lambda a 1^T, (n x 1)
 
-            def eq41(block, KW_block):  # eq. 41, rows ``block``
-                KW[..., block, :] = KW_block
-                V_b = V[..., block, :]
-                c = 2.0 * (1.0 + lam) * KW_block  # 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T), then max(0, .)
-                c -= locality_a[block]
-                c -= locality_b
-                np.maximum(c, 0.0, out=c)
-                multiply(V_b, c, 2.0 * (V_b @ WKW))
+    def update(factors):
+        W, V = factors["W"], factors["V"]
+        kept = handoff.take(W, V)
+        XW = x_dot(X, W) if kept is None else kept[0]
+        WKW = gram(XW)  # W^T K W, (k x k) per start
+        locality_b = lam * _diagonal(WKW)[..., None, :]  # lambda 1 b^T, (1 x k) per start
+        KW = np.empty_like(W)
 
-            XV = blocks.fused(XW, eq41 if v_rule == "eq41" else eq12, V)  # the V update and X V, one pass
-            M = _locality_gram(V, lam)
+        def eq12(block, KW_block):  # eq. 12, rows ``block`` (they are independent)
+            KW[..., block, :] = KW_block  # K W, (n x k) per start, kept for the W update
+            V_b = V[..., block, :]
+            denominator = 2.0 * (V_b @ WKW)
+            denominator += locality_a[block]
+            denominator += locality_b
+            multiply(V_b, 2.0 * (1.0 + lam) * KW_block, denominator)
 
-            def w_rule(block, KV_block):  # eq. 11, rows ``block``
-                # K V + lambda sum_i X^T x_i 1^T D_i over K W V^T V + lambda sum_i K W D_i
-                multiply(W[..., block, :], (1.0 + lam) * KV_block, KW[..., block, :] @ M)
+        def eq41(block, KW_block):  # eq. 41, rows ``block``
+            KW[..., block, :] = KW_block
+            V_b = V[..., block, :]
+            c = 2.0 * (1.0 + lam) * KW_block  # 2 (1 + lambda) K W - lambda (a 1^T + 1 b^T), then max(0, .)
+            c -= locality_a[block]
+            c -= locality_b
+            np.maximum(c, 0.0, out=c)
+            multiply(V_b, c, 2.0 * (V_b @ WKW))
 
-            XW = blocks.fused(XV, w_rule, W)  # X W for the objective and the next update
-            handoff.keep((XW, XV), W, V)
+        XV = blocks.fused(XW, eq41 if v_rule == "eq41" else eq12, V)  # the V update and X V, one pass
+        M = _locality_gram(V, lam)
 
-        return update, objective
+        def w_rule(block, KV_block):  # eq. 11, rows ``block``
+            # K V + lambda sum_i X^T x_i 1^T D_i over K W V^T V + lambda sum_i K W D_i
+            multiply(W[..., block, :], (1.0 + lam) * KV_block, KW[..., block, :] @ M)
 
-    n = X.shape[1]
-    logger.info("mixed-sign data: building the %d x %d kernel and its positive and negative parts", n, n)
-    K = X.T @ X
-    K_plus = np.maximum(K, 0)
-    K_minus = np.maximum(-K, 0)
+        XW = blocks.fused(XV, w_rule, W)  # X W for the objective and the next update
+        handoff.keep((XW, XV), W, V)
+
+    return update
+
+
+def _explicit_lcf_update(X: np.ndarray, lam: float, a: np.ndarray, handoff: Handoff):
+    """The update of :func:`lcf_rules` for mixed-sign X: eqs. 36 and 40 with K, K+, K- built; ``a`` is
+    diag(K), (n,)."""
+    K, K_plus, K_minus = explicit_kernel(X)
 
     def update_general(factors):
         handoff.clear()
@@ -240,7 +247,7 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit", v_rule: str =
         P_plus, P_minus = KpW @ M, KmW @ M
         multiply(W, c + np.sqrt(c * c + 4.0 * P_plus * P_minus), 2.0 * P_plus)  # eq. 36 (Theorem 2's 4 P+ P-)
 
-    return update_general, objective
+    return update_general
 
 
 class LCF(_ConceptFactorization):

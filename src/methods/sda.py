@@ -70,6 +70,20 @@ RELATIVE_EIGENVALUE_FLOOR = 1e-10
 """Directions whose eigenvalue is at most this times the largest one carry no discriminant information."""
 
 
+def _between_class(X_rows: np.ndarray, Xc: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> tuple[np.ndarray, int]:
+    """H_b (c x m), whose row c is sqrt(n_c) mu_c (the centred mean of labelled class c), so that
+    S_b = H_b^T H_b, and the numerical rank of S_b."""
+    n, m = X_rows.shape
+    classes, codes = np.unique(y[labelled], return_inverse=True)
+    sizes = np.bincount(codes, minlength=classes.size).astype(np.float64)
+    means = np.zeros((classes.size, m))
+    np.add.at(means, codes, Xc[labelled])
+    Hb = means / np.sqrt(sizes)[:, None]
+    # numerical rank of S_b = H_b^T H_b: the centring leaves rounding noise of about eps * max|x| per entry
+    noise = np.sqrt(float(Hb.size) * n) * np.finfo(float).eps * max(float(np.abs(X_rows).max()), 1e-300)
+    return Hb, int(np.sum(np.linalg.svd(Hb, compute_uv=False) > 10.0 * noise))
+
+
 def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float, n_neighbors: int,
                    n_directions: int, solve_in_sample_space: bool | None = None, knn_algorithm: str = "auto",
                    random_state=None):
@@ -103,15 +117,7 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     n, m = X_rows.shape
     Xc = X_rows - X_rows.mean(axis=0)  # centred by the mean of all samples (Cai's SDA.m)
     labelled = np.flatnonzero(y != UNLABELLED)
-    classes, codes = np.unique(y[labelled], return_inverse=True)
-    # H_b (c x m): row c is sqrt(n_c) mu_c, so S_b = H_b^T H_b
-    sizes = np.bincount(codes, minlength=classes.size).astype(np.float64)
-    means = np.zeros((classes.size, m))
-    np.add.at(means, codes, Xc[labelled])
-    Hb = means / np.sqrt(sizes)[:, None]
-    # numerical rank of S_b = H_b^T H_b: the centring leaves rounding noise of about eps * max|x| per entry
-    noise = np.sqrt(float(Hb.size) * n) * np.finfo(float).eps * max(float(np.abs(X_rows).max()), 1e-300)
-    rank_b = int(np.sum(np.linalg.svd(Hb, compute_uv=False) > 10.0 * noise))
+    Hb, rank_b = _between_class(X_rows, Xc, y, labelled)
 
     if solve_in_sample_space is None:
         solve_in_sample_space = m > n

@@ -25,7 +25,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from hydra.errors import HydraException
@@ -165,7 +165,8 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     source_jobs = plan_jobs(list(sources), overrides) if sources else []
     if dry_run:
         return dry_run_summary(chosen, jobs, source_jobs)
-    missing = missing_commands() if slurm_launcher(jobs) else []
+    slurm = slurm_launcher(jobs)
+    missing = missing_commands() if slurm else []
     if missing:
         raise UserError(f"the SLURM launcher needs {', '.join(NEEDED_COMMANDS)} on this machine's PATH, and "
                         f"{', '.join(missing)} is missing: run on a machine that submits to the cluster; "
@@ -175,8 +176,34 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     if copied:
         logger.info("%s cells copied from %s's runs (computed alike by the same code)", f"{len(copied):,}",
                     ", ".join(p.name for p in sources))
-    todo = [run.todo for run in opened]
-    tasks = tasks_of(jobs, todo)
+    tasks = tasks_of(jobs, [run.todo for run in opened])
+    expect(tasks, jobs, opened)
+    workers = workers or usable_cores()
+    books = Books(chosen, jobs, opened, data_files, tasks, None if slurm else workers, paper_done)
+    summary = books.announce(len(copied), "SLURM array tasks" if slurm else f"{workers} worker process(es)")
+    summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
+    books.start()
+    try:
+        if slurm:
+            folder = Path(record_dir or ".") / SLURM_FOLDER / time.strftime("%Y-%m-%d_%H-%M-%S")
+            answers = run_slurm(books.items(), slurm, folder, lambda item: tasks[item.task].expected_seconds)
+        else:
+            answers = run_local(books.items(), workers)
+        for answer in answers:
+            books.take(answer)
+    finally:
+        summary.update(books.closing())
+        if record_dir is not None:
+            schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, books.done, books.started,
+                                                                copied), summary)
+    if books.failed:
+        raise PoolFailed([books.failed[i] for i in sorted(books.failed)])
+    return summary
+
+
+def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun]) -> None:
+    """Give each task its expected seconds and whether they were measured (a row on disk, else the published
+    cost of its job and k, else the size model: :mod:`.schedule`), and sort the tasks longest first."""
     models, recorded, prior = [], [], schedule.published_costs()
     for task in tasks:
         job, run, first = jobs[task.places[0].job], opened[task.places[0].job], task.places[0]
@@ -188,106 +215,114 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     for task, seconds, known in zip(tasks, schedule.expected_seconds(recorded, models), recorded):
         task.expected_seconds, task.measured = seconds, known is not None
     tasks.sort(key=lambda task: -task.expected_seconds)
-    n_cells, n_todo = sum(len(run.paths) for run in opened), sum(map(len, todo))
-    slurm = slurm_launcher(jobs)
-    workers = workers or usable_cores()
-    logger.info("%d papers, %d jobs, %s cells: %s already done, %s to compute as %s distinct cells (%s shared "
-                "with another job, computed once) on %s", len(chosen), len(jobs), f"{n_cells:,}",
-                f"{n_cells - n_todo:,}", f"{n_todo:,}", f"{len(tasks):,}", f"{n_todo - len(tasks):,}",
-                "SLURM array tasks" if slurm else f"{workers} worker process(es)")
-    summary = {"papers": [p.name for p in chosen], "jobs": len(jobs), "cells": n_cells, "computed": len(tasks),
-               "shared": n_todo - len(tasks), "reused": n_cells - n_todo, "copied": len(copied),
-               "workers": None if slurm else workers,
-               "cores": usable_cores(), "slurm": slurm is not None}
 
-    records = [begin_run(run, job.config, job.overrides, extra={"data_files": files})
-               for job, run, files in zip(jobs, opened, data_files)]
-    left = [len(cells) for cells in todo]
-    failed: dict[int, str] = {}
-    by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
-    finished_papers: set[str] = set()
-    forecast = schedule.Forecast([task.expected_seconds for task in tasks],
-                                 [(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name)
-                                  for t in tasks], None if slurm else workers,
-                                 measured=[task.measured for task in tasks],
-                                 reports=len(chosen) if paper_done is not None else 0)
-    progress = Progress(len(jobs), n_cells, forecast)
-    progress.cells_done = n_cells - n_todo
 
-    def finish_papers() -> None:
-        names = {p.name for p in chosen}
-        for paper in chosen:
-            if paper.name in finished_papers or any(left[i] or i in failed for i in by_paper[paper.name]):
-                continue
-            if any(dep in names and dep not in finished_papers for dep in paper.depends_on):
-                continue
-            if any(i in failed for dep in paper.depends_on for i in by_paper.get(dep, [])):
-                continue
-            finished_papers.add(paper.name)
-            if paper_done is not None:
-                began = time.time()
-                paper_done(paper)
-                forecast.report_done(time.time() - began)
+class Books:
+    """What the pool keeps while its cells come in: the cells each job still waits for, the failed jobs, the
+    papers finished, the progress and its forecast. A job's results are written when its last cell is in
+    (:func:`src.run.end_run`), a paper's report when its last job is (``paper_done``)."""
 
-    def finish_job(index: int) -> None:
-        job, run = jobs[index], opened[index]
+    def __init__(self, chosen: list[Paper], jobs: list[Job], opened: list[OpenRun], data_files: list,
+                 tasks: list[Task], workers: int | None, paper_done: Callable[[Paper], None] | None):
+        self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
+        self.records = [begin_run(run, job.config, job.overrides, extra={"data_files": files})
+                        for job, run, files in zip(jobs, opened, data_files)]
+        self.left = [len(run.todo) for run in opened]
+        self.n_cells, self.n_todo = sum(len(run.paths) for run in opened), sum(self.left)
+        self.failed: dict[int, str] = {}
+        self.finished: set[str] = set()
+        self.by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
+        self.forecast = schedule.Forecast(
+            [task.expected_seconds for task in tasks],
+            [(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name) for t in tasks],
+            workers, measured=[task.measured for task in tasks], reports=len(chosen) if paper_done else 0)
+        self.progress = Progress(len(jobs), self.n_cells, self.forecast)
+        self.progress.cells_done = self.n_cells - self.n_todo
+        self.done: dict[int, Done] = {}
+        self.started = self.last_line = time.time()
+
+    def announce(self, n_copied: int, where: str) -> dict:
+        """Log what the pool will compute; the counts ``schedule.json`` records."""
+        logger.info("%d papers, %d jobs, %s cells: %s already done, %s to compute as %s distinct cells (%s shared "
+                    "with another job, computed once) on %s", len(self.chosen), len(self.jobs), f"{self.n_cells:,}",
+                    f"{self.n_cells - self.n_todo:,}", f"{self.n_todo:,}", f"{len(self.tasks):,}",
+                    f"{self.n_todo - len(self.tasks):,}", where)
+        return {"papers": [p.name for p in self.chosen], "jobs": len(self.jobs), "cells": self.n_cells,
+                "computed": len(self.tasks), "shared": self.n_todo - len(self.tasks),
+                "reused": self.n_cells - self.n_todo, "copied": n_copied}
+
+    def start(self) -> None:
+        """Finish the jobs (and papers) whose cells are all on disk, then start the clock."""
+        for index in range(len(self.jobs)):
+            if not self.left[index]:
+                self.finish_job(index)
+        self.finish_papers()
+        self.started = self.last_line = self.forecast.started = time.time()
+
+    def items(self) -> list[Work]:
+        """The workers' items, one per task, longest first: the cell to compute and the rows to write."""
+        jobs, opened = self.jobs, self.opened
+        return [Work(number, jobs[task.places[0].job].spec, task.places[0].k, task.places[0].trial,
+                     tuple(Row(opened[p.job].paths[p.k, p.trial], opened[p.job].prepared.dataset.name,
+                               jobs[p.job].spec.method, jobs[p.job].spec.seed, opened[p.job].identity)
+                           for p in task.places))
+                for number, task in enumerate(self.tasks)]
+
+    def take(self, answer: Done) -> None:
+        """A worker's answer: count its cells in, finish what they complete, log and record the progress."""
+        self.done[answer.task] = answer
+        self.forecast.done(answer.task, answer.end - answer.start, now=answer.end)
+        for place in self.tasks[answer.task].places:
+            error = answer.error
+            if error is not None and valid_row(self.opened[place.job], place):
+                error = None  # its row was written before the worker died
+            if error is not None and place.job not in self.failed:
+                self.failed[place.job] = f"{self.jobs[place.job].name}: cell k={place.k} trial={place.trial}: {error}"
+                logger.error("%s", self.failed[place.job])
+            self.progress.cells_done += 1
+            self.left[place.job] -= 1
+            if self.left[place.job] == 0 and place.job not in self.failed:
+                self.finish_job(place.job)
+        if time.time() - self.last_line > 60:
+            logger.info("%s", self.progress.line("running"))
+            self.last_line = time.time()
+        samples = self.forecast.samples
+        if not samples or time.time() - self.forecast.started - samples[-1][0] >= 5:
+            self.forecast.record((self.progress.cells_done - self.n_cells + self.n_todo) / max(1, self.n_todo))
+        self.finish_papers()
+
+    def finish_job(self, index: int) -> None:
+        job, run = self.jobs[index], self.opened[index]
         rows = [load_cell(path) for path in run.paths.values()]
-        end_run(run, rows, records[index])
-        progress.jobs_done += 1
-        computed = len(todo[index])
-        logger.info("%s", progress.line(f"{job.name} done ({mean_scores(rows)}, "
-                                        f"{'all reused' if not computed else f'{computed} computed'})"))
+        end_run(run, rows, self.records[index])
+        self.progress.jobs_done += 1
+        computed = len(run.todo)
+        logger.info("%s", self.progress.line(f"{job.name} done ({mean_scores(rows)}, "
+                                             f"{'all reused' if not computed else f'{computed} computed'})"))
 
-    for index in range(len(jobs)):  # a job with every cell on disk: its results at once
-        if not left[index]:
-            finish_job(index)
-    finish_papers()
+    def finish_papers(self) -> None:
+        """Call ``paper_done`` for each paper whose jobs, and whose papers it reads, are all in."""
+        names = {p.name for p in self.chosen}
+        for paper in self.chosen:
+            if paper.name in self.finished or any(self.left[i] or i in self.failed for i in self.by_paper[paper.name]):
+                continue
+            if any(dep in names and dep not in self.finished for dep in paper.depends_on):
+                continue
+            if any(i in self.failed for dep in paper.depends_on for i in self.by_paper.get(dep, [])):
+                continue
+            self.finished.add(paper.name)
+            if self.paper_done is not None:
+                began = time.time()
+                self.paper_done(paper)
+                self.forecast.report_done(time.time() - began)
 
-    items = [Work(number, jobs[task.places[0].job].spec, task.places[0].k, task.places[0].trial,
-                  tuple(Row(opened[p.job].paths[p.k, p.trial], opened[p.job].prepared.dataset.name,
-                            jobs[p.job].spec.method, jobs[p.job].spec.seed, opened[p.job].identity)
-                        for p in task.places))
-             for number, task in enumerate(tasks)]
-    done: dict[int, Done] = {}
-    started = forecast.started = time.time()
-    try:
-        if slurm:
-            folder = Path(record_dir or ".") / SLURM_FOLDER / time.strftime("%Y-%m-%d_%H-%M-%S")
-            answers = run_slurm(items, slurm, folder, lambda item: tasks[item.task].expected_seconds)
-        else:
-            answers = run_local(items, workers)
-        last_line = time.time()
-        for answer in answers:
-            task = tasks[answer.task]
-            done[answer.task] = answer
-            forecast.done(answer.task, answer.end - answer.start)
-            for place in task.places:
-                error = answer.error
-                if error is not None and valid_row(opened[place.job], place):
-                    error = None  # its row was written before the worker died
-                if error is not None and place.job not in failed:
-                    failed[place.job] = f"{jobs[place.job].name}: cell k={place.k} trial={place.trial}: {error}"
-                    logger.error("%s", failed[place.job])
-                progress.cells_done += 1
-                left[place.job] -= 1
-                if left[place.job] == 0 and place.job not in failed:
-                    finish_job(place.job)
-            if time.time() - last_line > 60:
-                logger.info("%s", progress.line("running"))
-                last_line = time.time()
-            if not forecast.samples or time.time() - forecast.started - forecast.samples[-1][0] >= 5:
-                forecast.record((progress.cells_done - n_cells + n_todo) / max(1, n_todo))
-            finish_papers()
-    finally:
-        summary["wall_seconds"] = time.time() - started
-        summary["cpu_seconds"] = sum(d.cpu_seconds for d in done.values() if not math.isnan(d.cpu_seconds))
-        summary["forecast"] = forecast.samples
-        summary["forecast_errors"] = schedule.forecast_errors(forecast.samples, time.time() - forecast.started)
-        if record_dir is not None:
-            schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, done, started, copied), summary)
-    if failed:
-        raise PoolFailed([failed[i] for i in sorted(failed)])
-    return summary
+    def closing(self) -> dict:
+        """The times ``schedule.json`` records once the pool stops (also early)."""
+        wall = time.time() - self.started
+        return {"wall_seconds": wall,
+                "cpu_seconds": sum(d.cpu_seconds for d in self.done.values() if not math.isnan(d.cpu_seconds)),
+                "forecast": self.forecast.samples,
+                "forecast_errors": schedule.forecast_errors(self.forecast.samples, wall)}
 
 
 def slurm_launcher(jobs: list[Job]) -> dict | None:

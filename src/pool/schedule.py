@@ -60,14 +60,16 @@ PUBLISHED_COSTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "ce
 
 def job_key(job_dir) -> str:
     """A job's run directory from its command's folder on (``reproduce/lcf/runs/yale_LCF``,
-    ``benchmark/labels10/runs/orl_CNMF``): the same in every checkout, whatever the path to its outputs."""
+    ``explain/lcf/eq41/runs/1/yale_LCF``, ``benchmark/labels10/runs/orl_CNMF``): the same in every checkout,
+    whatever the path to its outputs."""
     parts = Path(job_dir).parts
     start = max((i for i, part in enumerate(parts) if part in COMMAND_FOLDERS), default=0)
     return "/".join(parts[start:])
 
 
-#: The folders under ``outputs/`` whose jobs the pool runs: ``make reproduce-*`` and ``make benchmark``.
-COMMAND_FOLDERS = ("reproduce", "benchmark")
+#: The folders under ``outputs/`` whose jobs the pool runs: ``make reproduce-*``, ``make explain-*`` and
+#: ``make benchmark``.
+COMMAND_FOLDERS = ("reproduce", "explain", "benchmark")
 
 
 def write_costs(schedule: pd.DataFrame, path: Path) -> None:
@@ -143,6 +145,9 @@ def utilisation(wall: float, work: float, cores: int) -> float:
 
 #: The key of :class:`Forecast`'s ratio of the cells whose expectation was measured.
 MEASURED = ("measured",)
+#: The wall seconds over which :class:`Forecast` measures the machine's speed on measured cells: the cells
+#: that ended in the last five minutes.
+RECENT_SECONDS = 300.0
 
 
 class Forecast:
@@ -156,8 +161,11 @@ class Forecast:
     expectation times the ratio of its (method, data set) group, else of its method on the other data sets,
     else of every cell done (sums of seconds over sums of expectations, so that long cells weigh as they
     cost). A measured cell already carries its method's and size's cost; only the machine's speed is unknown,
-    so it takes the one ratio of all measured cells done: a per-group ratio, learnt on a group's long cells
-    (the pool runs them first), misjudged its short ones when applied to measured costs. The time left is the
+    so it takes one ratio over the measured cells that ended in the last :data:`RECENT_SECONDS` (all measured
+    cells done when none did): a per-group ratio, learnt on a group's long cells (the pool runs them first),
+    misjudged its short ones; a ratio over the whole run carried the speed of its first minutes to the end,
+    when another load on the machine came or went (the speed of a shared machine drifts by a third within a
+    run), and a measured cost's own run may have been slowed that way. The time left is the
     work left over the workers (or, on SLURM, over the work done per second so far), and at least the longest
     cell left, plus the reports still to write: a paper's report (tables, figures) is written once its last
     cell is in, and the pool's longest-first order leaves most of them to the end, after the workers stop.
@@ -187,6 +195,9 @@ class Forecast:
         self.taken = 0.0
         self.samples: list[list[float]] = []
         self.reports_left, self.report_seconds = int(reports), []
+        self.recent: list[tuple[float, float, float]] = []  # measured cells done: (when, taken, expected)
+        self.now: float | None = None  # the time the ratios are read at (seconds_left's)
+        self._recent, self._recent_at = None, None
 
     def report_done(self, seconds: float) -> None:
         """A paper's report took ``seconds`` (wall, in the pool's own process)."""
@@ -199,13 +210,17 @@ class Forecast:
             return 0.0
         return self.reports_left * sum(self.report_seconds) / len(self.report_seconds)
 
-    def done(self, task: int, seconds: float) -> None:
-        """Task ``task`` took ``seconds`` (wall, in its worker)."""
+    def done(self, task: int, seconds: float, now: float | None = None) -> None:
+        """Task ``task`` took ``seconds`` (wall, in its worker), ending at ``now`` (default: the time)."""
         if task not in self.left:
             return
         self.left.discard(task)
         seconds = max(0.0, float(seconds)) if math.isfinite(seconds) else self.expected[task]
         self.taken += seconds
+        if self.measured[task]:
+            self.recent.append((time.time() if now is None else now, seconds, self.expected[task]))
+            while self.recent and self.recent[0][0] < self.recent[-1][0] - RECENT_SECONDS:
+                self.recent.pop(0)
         for key in self.keys(task):
             pair = self.sums.setdefault(key, [0.0, 0.0])
             pair[0] += seconds
@@ -221,11 +236,27 @@ class Forecast:
 
     def ratio(self, task: int) -> float:
         """Seconds taken per second expected, for cells like ``task`` (1.0 before any is done)."""
+        if self.measured[task]:
+            recent = self.recent_ratio()
+            if recent is not None:
+                return recent
         for key in self.keys(task):
             taken, expected = self.sums.get(key, (0.0, 0.0))
             if expected > 0 and taken > 0:
                 return taken / expected
         return 1.0
+
+    def recent_ratio(self) -> float | None:
+        """Seconds taken per second expected over the measured cells that ended in the :data:`RECENT_SECONDS`
+        before ``self.now`` (the last one done when it is not set), or None when none did; computed once per
+        time it is read at."""
+        now = self.now if self.now is not None else (self.recent[-1][0] if self.recent else 0.0)
+        if self._recent_at != (now, len(self.recent), self.taken):
+            window = [(taken, expected) for when, taken, expected in self.recent if when >= now - RECENT_SECONDS]
+            taken, expected = sum(pair[0] for pair in window), sum(pair[1] for pair in window)
+            self._recent = taken / expected if expected > 0 and taken > 0 else None
+            self._recent_at = (now, len(self.recent), self.taken)
+        return self._recent
 
     def work_left(self) -> float:
         """The seconds of work the cells left are expected to take."""
@@ -243,6 +274,7 @@ class Forecast:
         if not self.sums:
             return None
         now = time.time() if now is None else now
+        self.now = now
         work = self.work_left()
         if self.workers:
             rate = min(self.workers, len(self.left))

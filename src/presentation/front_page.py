@@ -251,8 +251,8 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     if target.exists():
         shutil.rmtree(target)
     if (outputs / schedule.SCHEDULE).is_file():  # what each cell took: a fresh clone's expected times
-        benchmark_schedule = outputs.parent / "benchmark" / schedule.SCHEDULE  # and the benchmark's
-        tables = [pd.read_csv(path) for path in (outputs / schedule.SCHEDULE, benchmark_schedule) if path.is_file()]
+        others = [outputs.parent / folder / schedule.SCHEDULE for folder in ("explain", "benchmark")]  # theirs too
+        tables = [pd.read_csv(path) for path in (outputs / schedule.SCHEDULE, *others) if path.is_file()]
         write_costs(pd.concat(tables, ignore_index=True), target / COSTS)
         copied.append(target / COSTS)
     for path in wanted + readings + ranked:

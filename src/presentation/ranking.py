@@ -724,21 +724,7 @@ def ranking_section(frame: pd.DataFrame, published: dict, out_dir, alpha: float 
     claimed_datasets = set(directions.get("datasets", []))
     has_claim = bool(claim[0] and claim[1])
     datasets = sorted(frame["dataset"].unique())
-    lines = ["## Ranking of the methods", "",
-             "Methods ranked within each block (1 = best, ties share the average rank) and the ranks averaged "
-             "(Demšar 2006). Over all data sets a block is a (data set, k) and its value the mean over its "
-             "trials; within a data set a block is a (k, trial), which every method saw alike. Friedman's test "
-             "asks whether the methods differ at all. The pairwise tests are two-sided Wilcoxon signed-rank "
-             f"tests on the paired blocks with Holm's correction over all pairs of a ranking (alpha = {alpha:g}), "
-             "which decide the groups and the claim (Benavoli, Corani and Mangili 2016: unlike the Nemenyi "
-             "test, their answer for two methods does not depend on which others are compared); the Nemenyi "
-             "test and its critical difference stand beside them.", ""]
-    if has_claim:
-        lines += [f"The paper's claim (`directions` in its published.yaml): {', '.join(claim[0])} above "
-                  f"{', '.join(claim[1])} on {', '.join(sorted(claimed_datasets)) or 'its data sets'}. It **holds** "
-                  "where the claimed method ranks first among the claim's methods and is significantly better "
-                  "than each claimed baseline, is **contradicted** where a baseline is significantly better, "
-                  "and is **undecided** otherwise.", ""]
+    lines = ranking_intro(alpha, claim if has_claim else None, claimed_datasets)
     for metric in metrics:
         name = METRICS[metric]
         lines += [f"### {name}", ""]
@@ -749,23 +735,50 @@ def ranking_section(frame: pd.DataFrame, published: dict, out_dir, alpha: float 
         for key, scope, blocks, with_claim in scopes:
             if key == "all" and len(datasets) < 2:
                 continue
-            what = ("(data set, k) blocks, each the mean over its trials" if key == "all" else "(k, trial) blocks")
-            lines += [f"#### {name}, {scope}: {len(blocks)} {what}", ""]
-            rows = frame if key == "all" else frame[frame["dataset"] == key]
-            left_out = sorted(set(rows["method"]) - set(blocks.columns))
-            total = len(rows.groupby(["dataset", "k"] if key == "all" else ["k", "trial"]))
-            if left_out or total > len(blocks):
-                lines += ["Left out: " + "; ".join(
-                    ([f"{join_names(left_out)} (not run on every data set)" if key == "all" else
-                      f"{join_names(left_out)} (no complete block)"] if left_out else [])
-                    + ([f"{total - len(blocks)} of {total} blocks missing a method"] if total > len(blocks) else []))
-                    + ".", ""]
-            if blocks.shape[0] < 2 or blocks.shape[1] < 2:
-                lines += [f"Too few complete blocks or methods to rank ({blocks.shape[0]} blocks, "
-                          f"{blocks.shape[1]} methods).", ""]
-                continue
-            ranking = rank_methods(blocks, alpha)
-            image = f"ranking_{slug(key)}_{metric}.png"
-            cd_diagram(ranking, out_dir / image, f"{name}, {scope}")
-            lines += ranking_lines(ranking, name, image, claim if with_claim else None, scope)
+            lines += scope_lines(frame, key, scope, blocks, name, metric, claim if with_claim else None,
+                                 out_dir, alpha)
     return lines
+
+
+def ranking_intro(alpha: float, claim: tuple[list[str], list[str]] | None, claimed_datasets: set[str]) -> list[str]:
+    """The opening of :func:`ranking_section`: how blocks are ranked and tested, and the paper's claim."""
+    lines = ["## Ranking of the methods", "",
+             "Methods ranked within each block (1 = best, ties share the average rank) and the ranks averaged "
+             "(Demšar 2006). Over all data sets a block is a (data set, k) and its value the mean over its "
+             "trials; within a data set a block is a (k, trial), which every method saw alike. Friedman's test "
+             "asks whether the methods differ at all. The pairwise tests are two-sided Wilcoxon signed-rank "
+             f"tests on the paired blocks with Holm's correction over all pairs of a ranking (alpha = {alpha:g}), "
+             "which decide the groups and the claim (Benavoli, Corani and Mangili 2016: unlike the Nemenyi "
+             "test, their answer for two methods does not depend on which others are compared); the Nemenyi "
+             "test and its critical difference stand beside them.", ""]
+    if claim:
+        lines += [f"The paper's claim (`directions` in its published.yaml): {', '.join(claim[0])} above "
+                  f"{', '.join(claim[1])} on {', '.join(sorted(claimed_datasets)) or 'its data sets'}. It **holds** "
+                  "where the claimed method ranks first among the claim's methods and is significantly better "
+                  "than each claimed baseline, is **contradicted** where a baseline is significantly better, "
+                  "and is **undecided** otherwise.", ""]
+    return lines
+
+
+def scope_lines(frame: pd.DataFrame, key: str, scope: str, blocks: pd.DataFrame, name: str, metric: str,
+                claim, out_dir: Path, alpha: float) -> list[str]:
+    """One scope of :func:`ranking_section` (``key`` "all", or a data set): what was left out, the ranking, its
+    diagram and the claim's verdict."""
+    what = ("(data set, k) blocks, each the mean over its trials" if key == "all" else "(k, trial) blocks")
+    lines = [f"#### {name}, {scope}: {len(blocks)} {what}", ""]
+    rows = frame if key == "all" else frame[frame["dataset"] == key]
+    left_out = sorted(set(rows["method"]) - set(blocks.columns))
+    total = len(rows.groupby(["dataset", "k"] if key == "all" else ["k", "trial"]))
+    if left_out or total > len(blocks):
+        lines += ["Left out: " + "; ".join(
+            ([f"{join_names(left_out)} (not run on every data set)" if key == "all" else
+              f"{join_names(left_out)} (no complete block)"] if left_out else [])
+            + ([f"{total - len(blocks)} of {total} blocks missing a method"] if total > len(blocks) else []))
+            + ".", ""]
+    if blocks.shape[0] < 2 or blocks.shape[1] < 2:
+        return lines + [f"Too few complete blocks or methods to rank ({blocks.shape[0]} blocks, "
+                        f"{blocks.shape[1]} methods).", ""]
+    ranking = rank_methods(blocks, alpha)
+    image = f"ranking_{slug(key)}_{metric}.png"
+    cd_diagram(ranking, out_dir / image, f"{name}, {scope}")
+    return lines + ranking_lines(ranking, name, image, claim, scope)

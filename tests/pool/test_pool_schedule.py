@@ -135,3 +135,18 @@ def test_published_costs_are_the_workers_wall_seconds_else_the_rows(tmp_path):
     costs = schedule.published_costs(tmp_path / "costs.csv")
     assert costs == {("reproduce/lcf/runs/yale_LCF", 2): pytest.approx(2.0),  # (1.5 + 2.5) / 2, the workers'
                      ("reproduce/lcf/runs/yale_LCF", 3): pytest.approx(4.0)}  # no worker time: the row's
+
+
+def test_measured_cells_take_the_speed_of_the_last_minutes_not_of_the_whole_run():
+    # the first measured cell ran at twice its cost (another load on the machine), the next ones at their
+    # cost: five minutes on, only the recent cells set the ratio; without a recent cell, every measured one
+    groups = [("nmf", "orl")] * 4
+    forecast = schedule.Forecast([100, 10, 10, 10], groups, workers=1, started=0.0, measured=[True] * 4)
+    forecast.done(0, 200.0, now=200.0)
+    assert forecast.seconds_left(now=200.0) == pytest.approx(3 * 10 * 2.0)  # only the slow cell so far
+    forecast.done(1, 10.0, now=200.0 + schedule.RECENT_SECONDS + 10)
+    now = 200.0 + schedule.RECENT_SECONDS + 10
+    assert forecast.ratio(2) == pytest.approx(1.0)  # the slow cell ended more than RECENT_SECONDS ago
+    assert forecast.seconds_left(now=now) == pytest.approx(2 * 10.0)
+    later = now + 2 * schedule.RECENT_SECONDS  # nothing ended recently: every measured cell's ratio
+    assert forecast.seconds_left(now=later) == pytest.approx(2 * 10 * 210.0 / 110.0)
