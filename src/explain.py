@@ -6,7 +6,7 @@ Usage::
     python -m src.explain all                    # every paper with readings, then the scorecard again
     python -m src.explain lcf --dry-run          # print the sweeps only
 
-A paper's *readings* (``conf/paper/<paper>/readings.yaml``) are the defensible choices where its text is
+A paper's *readings* (``papers/<paper>/readings.yaml``) are the defensible choices where its text is
 silent or ambiguous, each with its source and a label: ``text`` (the paper says so), ``reference-code``
 (Deng Cai's code does so), ``alternative`` (an equally defensible reading of a silent text) or ``oracle``
 (uses the test labels; a diagnostic, never a result). The primary reading, the one in the paper's tables

@@ -4,10 +4,12 @@ from src import benchmark
 from src.presentation import benchmark_report, papers
 
 
-def test_the_tracks_are_the_homes_of_conf_benchmark():
+def test_the_tracks_are_the_homes_of_papers_benchmark():
     assert papers.names(benchmark_report.HOME) == ["labels10", "labels30", "unsupervised"]
     track = papers.load("labels30", benchmark_report.HOME, "benchmark")
-    assert track.experiment == "+benchmark/labels30=experiment"
+    assert track.experiment == "experiment=benchmark/labels30"
+    assert track.experiment_file().is_file() and track.home == benchmark_report.HOME / "labels30"
+    assert benchmark_report.SECOND_OPINION.is_file()
     assert set(benchmark_report.CLAIMS) == set(papers.names()) - {"cai"}  # every paper with a claim has a track
     assert {track for track, _ in benchmark_report.CLAIMS.values()} <= set(papers.names(benchmark_report.HOME))
 

@@ -52,7 +52,7 @@ def test_readings_are_declared_with_label_source_and_how(toy):
     refit = readings[-1]
     assert refit.quote == "within 20 iterations"
     command = explain.sweep_commands(paper, refit, out / "toy")[0]
-    assert command[-4:] == ["+paper/toy=experiment", "method=nmf", "method.params.max_iter=20",
+    assert command[-4:] == ["experiment=toy", "method=nmf", "method.params.max_iter=20",
                             f"hydra.sweep.dir={out / 'toy' / 'refit' / 'runs' / '1'}"]
 
 

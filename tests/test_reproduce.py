@@ -28,8 +28,8 @@ def test_a_sixth_paper_is_discovered_from_its_home(tmp_path):
     assert order.index("lcf") < order.index("sixth")
     sixth = papers.load("sixth", tmp_path)
     assert sixth.module() is None and sixth.report_datasets is None
-    assert sixth.sweep_overrides() == [["+paper/sixth=experiment"],
-                                       ["+paper/sixth=experiment", "method=nmf,cf", "protocol.ks=[2,3]"]]
+    assert sixth.sweep_overrides() == [["experiment=sixth"],
+                                       ["experiment=sixth", "method=nmf,cf", "protocol.ks=[2,3]"]]
 
 
 def test_unknown_paper_exits_2_with_one_line(caplog):
