@@ -57,6 +57,17 @@ def test_bad_workers_exit_2_with_one_line(caplog):
     assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == ["--workers=0 must be at least 1"]
 
 
+def test_the_old_selection_of_settings_in_overrides_is_read_as_the_new_with_one_warning(monkeypatch, caplog):
+    given = []
+    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, overrides, *rest, **options: given.append(overrides))
+    monkeypatch.setattr(reproduce.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+    with caplog.at_level("WARNING"):
+        assert reproduce.main(["cai", "--dry-run", "--overrides", "+paper/lcf=experiment", "solver=fixed"]) == 0
+    assert given == [["experiment=lcf", "solver=fixed"]]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == \
+        ["+paper/lcf=experiment is deprecated and will be removed in the next release: write experiment=lcf"]
+
+
 @pytest.fixture
 def toys(tmp_path, monkeypatch):
     """The pool's toy papers, computed in this process, with their reports stood in for."""
