@@ -165,6 +165,7 @@ def test_a_planted_bad_reference_is_reported(tmp_path):
     (tmp_path / "tests" / "methods" / "test_real.py").write_text(
         "def test_ok():\n    pass\n\n\nclass TestGroup:\n    def test_member(self):\n        pass\n")
     (tmp_path / "papers" / "x").mkdir(parents=True)
+    (tmp_path / "conf").mkdir()
     good = ["tests/methods/test_real.py::test_ok", "tests/methods/test_real.py::test_ok[a-1]",
             "tests/methods/test_real.py::TestGroup::test_member", "test_real.py::test_ok", "test_real.py",
             "papers/x/"]
