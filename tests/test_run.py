@@ -342,8 +342,8 @@ def test_the_old_selection_of_a_papers_settings_composes_the_same_config_with_on
 
 @pytest.mark.integration  # python -m src.run in a subprocess, Hydra's --cfg: ~3 s
 def test_the_command_line_reads_the_old_form_as_the_new_with_one_warning():
-    old = run("+paper/ccf=experiment", "dataset=yale", "method=ccf", "--cfg", "job")
-    new = run("experiment=ccf", "dataset=yale", "method=ccf", "--cfg", "job")
+    old = run("+paper/ccf=experiment", "dataset=yale", "method=ccf", "--cfg=job")
+    new = run("experiment=ccf", "dataset=yale", "method=ccf", "--cfg=job")
     assert old.returncode == new.returncode == 0, old.stderr + new.stderr
     assert old.stdout == new.stdout and "fraction: 0.3" in new.stdout  # the CCF protocol: 30% labelled
     warnings = [line for line in old.stderr.splitlines() if "WARNING" in line]
