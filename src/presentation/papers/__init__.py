@@ -32,7 +32,7 @@ import yaml
 from ...config_dir import CONF_DIR, PAPERS_DIR
 from ...errors import ConfigError
 
-#: The root of the paper homes (the checkout's ``papers/``, or the installed copy: :mod:`src.config_dir`).
+#: The root of the paper homes: the checkout's ``papers/``, or the installed copy (``src/config_dir.py``).
 HOME = PAPERS_DIR
 #: Where ``make reproduce-<paper>`` writes (relative to the working directory, as ``paths.output_dir``).
 OUTPUTS = Path("outputs") / "reproduce"
