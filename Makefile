@@ -54,15 +54,16 @@ test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integ
 test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
 	$(PY) -m pytest -q -m slow
 
-# One command per paper: src.reproduce reads the paper's home conf/paper/<paper>/ (sweeps, published numbers,
-# report options, papers it depends on; its own figures in src/presentation/papers/<paper>.py), computes the
-# cells of every selected paper in one pool of worker processes (src/pool/) into outputs/reproduce/<paper>/,
-# records wall_seconds.txt and writes report.md as soon as a paper's cells are in. A paper added there is a
-# target at once; a `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is passed on,
+# One command per paper: src.reproduce reads the paper's home papers/<paper>/ (sweeps, published numbers,
+# report options, papers it depends on) with its settings conf/experiment/<paper>.yaml (experiment=<paper>;
+# its own figures in src/presentation/papers/<paper>.py), computes the cells of every selected paper in one
+# pool of worker processes (src/pool/) into outputs/reproduce/<paper>/, records wall_seconds.txt and writes
+# report.md as soon as a paper's cells are in. A paper added there is a target at once; a
+# `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is passed on,
 # e.g. REPRODUCE_ARGS="--workers 16", or on SLURM
 # REPRODUCE_ARGS="--overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu".
 REPRODUCE_ARGS ?=
-PAPERS := $(patsubst conf/paper/%/reproduce.yaml,%,$(wildcard conf/paper/*/reproduce.yaml))
+PAPERS := $(patsubst papers/%/reproduce.yaml,%,$(wildcard papers/*/reproduce.yaml))
 .PHONY: $(PAPERS:%=reproduce-%)
 reproduce-cnmf: ## CNMF paper: ORL, Yale, Caltech-101 -> outputs/reproduce/cnmf/report.md
 reproduce-ccf: ## CCF paper: Yale, COIL20, MNIST-1000 -> outputs/reproduce/ccf/report.md
@@ -74,14 +75,14 @@ reproduce-all: ## All papers in one pool of cells (wall time in outputs/reproduc
 $(PAPERS:%=reproduce-%) reproduce-all: reproduce-%: $(STAMP)
 	$(PY) -m src.reproduce $* $(REPRODUCE_ARGS)
 
-# python -m src.explain (src/explain.py): each reading of a paper (conf/paper/<paper>/readings.yaml) on the
+# python -m src.explain (src/explain.py): each reading of a paper (papers/<paper>/readings.yaml) on the
 # primary run's trials, every sweep in one pool of cells like a reproduction's (cells equal to primary ones
 # copied) -> outputs/explain/<paper>/report.md; explain-all then rebuilds the scorecard with the readings'
 # effects in its cause column. Needs the primary runs (make reproduce-<paper> / reproduce-all).
 # EXPLAIN_ARGS is passed on, e.g. EXPLAIN_ARGS="--readings argmax eq41", EXPLAIN_ARGS=--report-only,
 # EXPLAIN_ARGS=--dry-run or EXPLAIN_ARGS="--workers 16".
 EXPLAIN_ARGS ?=
-EXPLAINED := $(patsubst conf/paper/%/readings.yaml,%,$(wildcard conf/paper/*/readings.yaml))
+EXPLAINED := $(patsubst papers/%/readings.yaml,%,$(wildcard papers/*/readings.yaml))
 .PHONY: explain-all $(EXPLAINED:%=explain-%)
 explain-cai: ## Cai's demo's readings (KMeans step, cluster labels) -> outputs/explain/cai/report.md
 explain-ccf: ## CCF paper's readings (SemiGNMF's strength and graph, labels, pixels) -> outputs/explain/ccf/report.md
@@ -93,8 +94,9 @@ $(EXPLAINED:%=explain-%) explain-all: explain-%: $(STAMP)
 	$(PY) -m src.explain $* $(EXPLAIN_ARGS)
 
 # python -m src.benchmark (src/benchmark.py): the family benchmark, every method on every data set under one
-# protocol in three tracks (conf/benchmark/<track>/: unsupervised, 10% and 30% labelled), in one pool of cells
-# like a reproduction, copying the cells make reproduce-all computed alike -> outputs/benchmark/report.md.
+# protocol in three tracks (unsupervised, 10% and 30% labelled: homes papers/benchmark/<track>/, settings
+# experiment=benchmark/<track>), in one pool of cells like a reproduction, copying the cells make
+# reproduce-all computed alike -> outputs/benchmark/report.md.
 # BENCHMARK_ARGS is passed on, e.g. BENCHMARK_ARGS="--tracks unsupervised", --dry-run or --report-only.
 BENCHMARK_ARGS ?=
 benchmark: $(STAMP) ## Every method under one protocol, ranked (after reproduce-all, whose cells it copies) -> outputs/benchmark/report.md

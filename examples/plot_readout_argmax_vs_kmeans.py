@@ -13,7 +13,7 @@ trial (``make explain-lcf`` does the same on every trial of the paper's runs).
 # %%
 # The paper's settings, composed as a run composes them
 # -----------------------------------------------------
-# ``+paper/lcf=experiment`` is the LCF paper's protocol (no labels, rank k, unit-norm faces, Cai's
+# ``experiment=lcf`` is the LCF paper's protocol (no labels, rank k, unit-norm faces, Cai's
 # solver); ``protocol.ks`` and ``protocol.n_trials`` shrink it to k = 3 and 6, 4 trials each. A trial's
 # classes and seeds depend only on (seed, data set, k, trial), so these are the first trials of the
 # paper's own runs.
@@ -28,7 +28,7 @@ from src.settings import prepare, run_spec
 
 rows = []
 for method in ["nmf", "cf"]:
-    overrides = ["+paper/lcf=experiment", "dataset=orl", f"method={method}",
+    overrides = ["experiment=lcf", "dataset=orl", f"method={method}",
                  "protocol.ks=[3,6]", "protocol.n_trials=4"]
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         config = compose(config_name="config", overrides=overrides)

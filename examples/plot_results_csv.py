@@ -13,11 +13,11 @@ into a temporary folder, then reads its files as you would read those of a repro
 # %%
 # A tiny sweep of the CNMF paper's experiment
 # -------------------------------------------
-# The paper's settings (``+paper/cnmf=experiment``: 10% labelled faces, rank k, KMeans best of 20) on Yale
+# The paper's settings (``experiment=cnmf``: 10% labelled faces, rank k, KMeans best of 20) on Yale
 # only, NMF and CNMF, k = 2, 3, 4 and 3 trials each (the paper: k = 2..10, 10 trials), one job at a time.
 # The same command in a shell, from the checkout::
 #
-#     python -m src.run -m +paper/cnmf=experiment dataset=yale method=nmf,cnmf \
+#     python -m src.run -m experiment=cnmf dataset=yale method=nmf,cnmf \
 #         'protocol.ks=[2,3,4]' protocol.n_trials=3 hydra.sweep.dir=/tmp/runs hydra.launcher.n_jobs=1
 import subprocess
 import sys
@@ -30,7 +30,7 @@ import pandas as pd
 from src.config_dir import CHECKOUT
 
 runs = Path(tempfile.mkdtemp()) / "runs"
-command = [sys.executable, "-m", "src.run", "-m", "+paper/cnmf=experiment",
+command = [sys.executable, "-m", "src.run", "-m", "experiment=cnmf",
            "dataset=yale", "method=nmf,cnmf", "protocol.ks=[2,3,4]",
            "protocol.n_trials=3", f"hydra.sweep.dir={runs}", "hydra.launcher.n_jobs=1"]
 finished = subprocess.run(command, cwd=CHECKOUT, capture_output=True, text=True)

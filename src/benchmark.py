@@ -8,7 +8,8 @@ Usage::
     python -m src.benchmark --report-only            # rebuild outputs/benchmark/report.md from the runs
     python -m src.benchmark --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
-The tracks are the homes of ``conf/benchmark/`` (``experiment.yaml`` and ``reproduce.yaml``, as a paper's):
+The tracks are the homes of ``papers/benchmark/`` (``reproduce.yaml``, as a paper's), with their settings in
+``conf/experiment/benchmark/`` (``experiment=benchmark/<track>``):
 the unsupervised track (every method that takes no labels) and two semi-supervised tracks (every label
 method with 10% and with 30% of each class labelled, the unsupervised methods they extend beside them as
 references). Recipe:
@@ -29,7 +30,7 @@ import signal
 import sys
 from pathlib import Path
 
-from .command_line import add_pool_arguments
+from .command_line import add_pool_arguments, with_experiment_group
 from .errors import UserError
 from .pool import PoolFailed, run_pool
 from .presentation import benchmark_report, papers
@@ -49,12 +50,13 @@ def sources(overrides: list[str]) -> list[papers.Paper]:
 def main(argv=None) -> int:
     tracks = papers.names(benchmark_report.HOME)
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0],
-                                     epilog=f"tracks: {', '.join(tracks)} (homes in conf/benchmark/)")
+                                     epilog=f"tracks: {', '.join(tracks)} (homes in papers/benchmark/)")
     parser.add_argument("--tracks", nargs="+", choices=tracks, default=tracks, help="the tracks to run (default all)")
     add_pool_arguments(parser)
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report from the runs on disk")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    args.overrides = with_experiment_group(args.overrides)  # +benchmark/<track>=experiment, deprecated
     out = benchmark_report.OUTPUTS
     signal.signal(signal.SIGTERM, terminate)  # a killed benchmark stops its workers too
     try:

@@ -2,12 +2,16 @@
 
 Hydra reports a bad group choice, an override it cannot parse or an output directory it cannot make over
 several lines, with a traceback; these checks say it in one line (:class:`~src.errors.ConfigError`, exit
-status 2 from :func:`src.run.cli`). :func:`with_label_protocol` gives a label-constrained method the
-labelling of its paper when the command line picks none. :func:`add_pool_arguments` gives the commands that
-compute their cells in the pool their shared options.
+status 2 from :func:`src.run.cli`). :func:`with_experiment_group` rewrites the old selection of a paper's
+settings (``+paper/<name>=experiment``) to the config group ``experiment=<name>``, with a deprecation
+warning. :func:`with_label_protocol` gives a label-constrained method the labelling of its paper when the
+command line picks none. :func:`add_pool_arguments` gives the commands that compute their cells in the pool
+their shared options.
 """
 
+import logging
 import os
+import re
 from pathlib import Path
 
 import yaml
@@ -17,23 +21,71 @@ from hydra.errors import OverrideParseException
 from .config_dir import CONF_DIR
 from .errors import ConfigError
 
-#: The config groups a command line chooses from (plus paper/<name>, a paper's home conf/paper/<name>/).
-GROUPS = ("dataset", "method", "protocol", "solver")
+logger = logging.getLogger(__name__)
+
+#: The config groups a command line chooses from; ``experiment`` holds a paper's settings
+#: (``experiment=cnmf``) and, in its folder ``benchmark/``, the family benchmark's tracks
+#: (``experiment=benchmark/labels10``).
+GROUPS = ("dataset", "method", "protocol", "solver", "experiment")
+#: The selection of a paper's settings before they were the group ``experiment``: ``+paper/<name>=experiment``,
+#: ``+benchmark/<track>=experiment`` (group ``paper/<name>`` or ``benchmark/<track>``, option ``experiment``).
+#: Still read, rewritten by :func:`with_experiment_group`, for one release.
+DEPRECATED = re.compile(r"\+(paper|benchmark)/([^/=]+)=experiment")
+
+
+def with_experiment_group(overrides: list[str]) -> list[str]:
+    """``overrides`` with the deprecated ``+paper/<name>=experiment`` written as ``experiment=<name>``.
+
+    Before a paper's settings were the config group ``experiment`` (``conf/experiment/<name>.yaml``, selected
+    with ``experiment=<name>`` as Hydra users expect), each was the option ``experiment`` of a group of its
+    own, ``+paper/<name>=experiment``, and a track of the family benchmark ``+benchmark/<track>=experiment``.
+    Those overrides, from a command line or a script, still work for one release: each is replaced, in place,
+    by the override that composes the same config (``experiment=<name>``, ``experiment=benchmark/<track>``),
+    and one warning says what to write instead. Any other override is kept as it is.
+
+    Parameters
+    ----------
+    overrides : list of str
+        Hydra overrides, as typed (flags such as ``-m`` pass through).
+
+    Returns
+    -------
+    list of str
+        The overrides, the deprecated ones rewritten.
+    """
+    kept, rewritten = [], []
+    for override in overrides:
+        match = DEPRECATED.fullmatch(override)
+        if match is None:
+            kept.append(override)
+            continue
+        group, name = match.groups()
+        kept.append(f"experiment={name}" if group == "paper" else f"experiment=benchmark/{name}")
+        rewritten.append((override, kept[-1]))
+    if rewritten:
+        logger.warning("%s %s deprecated and will be removed in the next release: write %s",
+                       " ".join(old for old, _ in rewritten), "is" if len(rewritten) == 1 else "are",
+                       " ".join(new for _, new in rewritten))
+    return kept
+
+
+def options(group: str, conf_dir: Path = CONF_DIR) -> list[str]:
+    """The options of the config group ``group`` in ``conf_dir``, sorted: its files' names without ``.yaml``;
+    for ``experiment`` also those of its folders, as ``benchmark/labels10``."""
+    folder = Path(conf_dir) / group
+    found = folder.rglob("*.yaml") if group == "experiment" else folder.glob("*.yaml")
+    return sorted(path.relative_to(folder).with_suffix("").as_posix() for path in found)
 
 
 def check_group_choices(overrides: list[str], conf_dir: Path = CONF_DIR) -> None:
-    """Reject an unknown config group choice (``method=foo``) with one line listing the choices."""
-    papers = sorted(path.name for path in (conf_dir / "paper").iterdir() if path.is_dir())
+    """Reject an unknown config group choice (``method=foo``, ``experiment=foo``) with one line listing the
+    choices."""
     for override in overrides:
         key, sep, value = override.partition("=")
         key = key.lstrip("+~")
-        if not sep:
+        if not sep or key not in GROUPS:
             continue
-        if key.startswith("paper/") and key.removeprefix("paper/") not in papers:
-            raise ConfigError(f"{key}: no paper {key.removeprefix('paper/')!r}; the papers are {', '.join(papers)}")
-        if key not in GROUPS and not key.startswith("paper/"):
-            continue
-        available = sorted(path.stem for path in (conf_dir / key).glob("*.yaml"))
+        available = options(key, conf_dir)
         for choice in value.split(","):
             if choice not in available:
                 raise ConfigError(f"{key}={choice!r} is not one of {', '.join(available)}")
@@ -70,7 +122,7 @@ def with_label_protocol(overrides: list[str], conf_dir: Path = CONF_DIR) -> tupl
     check then names each job that has no labels). Returns the overrides and the protocol added (or None).
     """
     keys = [o.partition("=")[0].lstrip("+~") for o in overrides if "=" in o and not o.startswith("-")]
-    if any(key == "protocol" or key.startswith(("protocol.labels", "protocol.label_overrides", "paper/"))
+    if any(key in ("protocol", "experiment") or key.startswith(("protocol.labels", "protocol.label_overrides"))
            for key in keys):
         return overrides, None
     homes = yaml.safe_load((conf_dir / "config.yaml").read_text()).get("label_protocols") or {}

@@ -7,7 +7,7 @@ Usage::
     python -m src.explain lcf --dry-run          # the readings' sweeps, jobs and cells to compute
     python -m src.explain cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
-A paper's *readings* (``conf/paper/<paper>/readings.yaml``) are the defensible choices where its text is
+A paper's *readings* (``papers/<paper>/readings.yaml``) are the defensible choices where its text is
 silent or ambiguous, each with its source and a label: ``text`` (the paper says so), ``reference-code``
 (Deng Cai's code does so), ``alternative`` (an equally defensible reading of a silent text) or ``oracle``
 (uses the test labels; a diagnostic, never a result). The primary reading, the one in the paper's tables
@@ -56,7 +56,7 @@ import pandas as pd
 import yaml
 
 from . import provenance
-from .command_line import add_pool_arguments
+from .command_line import add_pool_arguments, with_experiment_group
 from .presentation import papers, published as numbers_of, scorecard
 from .errors import ConfigError, StepFailed, UserError
 from .files import write_atomic
@@ -486,6 +486,7 @@ def main(argv=None) -> int:
     add_pool_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    args.overrides = with_experiment_group(args.overrides)  # +paper/<name>=experiment, deprecated
     everything = args.papers == ["all"]
     out_root, outputs = Path(args.out), Path(args.outputs)
     try:

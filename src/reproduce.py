@@ -8,10 +8,10 @@ Usage::
     python -m src.reproduce fnmf --dry-run           # the jobs and cells, computed and to compute
     python -m src.reproduce cnmf --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
-For the selected papers, as their homes ``conf/paper/<paper>/`` say (:mod:`src.presentation.papers`), into
+For the selected papers, as their homes ``papers/<paper>/`` say (:mod:`src.presentation.papers`), into
 ``outputs/reproduce/<paper>/``:
 
-1. every job of every sweep of every paper (``+paper/<paper>=experiment`` and the sweep's overrides, then
+1. every job of every sweep of every paper (``experiment=<paper>`` and the sweep's overrides, then
    ``--overrides``), composed as Hydra's multirun composes it, into the run directory it would get, is
    checked (settings, method, labels, data set; a bad one is named on one line and nothing starts);
 2. their cells go into one pool of workers (:mod:`src.pool`): longest expected first, as many workers as
@@ -44,7 +44,7 @@ import sys
 import time
 from pathlib import Path
 
-from .command_line import add_pool_arguments
+from .command_line import add_pool_arguments, with_experiment_group
 from .errors import StepFailed, UserError
 from .files import write_atomic
 from .pool import PoolFailed, run_pool
@@ -147,11 +147,12 @@ def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.O
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0],
-                                     epilog=f"papers: {', '.join(papers.names())} (homes in conf/paper/)")
+                                     epilog=f"papers: {', '.join(papers.names())} (homes in papers/)")
     parser.add_argument("papers", nargs="+", metavar="PAPER", help="paper names, or 'all'")
     add_pool_arguments(parser)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    args.overrides = with_experiment_group(args.overrides)  # +paper/<name>=experiment, deprecated
     everything = args.papers == ["all"]
     try:
         if "all" in args.papers and not everything:

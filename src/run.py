@@ -5,8 +5,8 @@ Usage::
     python -m src.run method=nmf dataset=yale
     python -m src.run -m method=kmeans,nmf,nmf_kl dataset=orl,yale      # parallel multirun (joblib)
     python -m src.run -m method=nmf,gnmf dataset=yale solver=fixed      # every method at fixed iterations
-    python -m src.run -m +paper/cnmf=experiment                         # a paper's settings
-    python -m src.run -m +paper/cnmf=experiment dry_run=true            # check, fetch the data, count the cells
+    python -m src.run -m experiment=cnmf                                # a paper's settings (conf/experiment/)
+    python -m src.run -m experiment=cnmf dry_run=true                   # check, fetch the data, count the cells
     repro-mf method=nmf dataset=yale        # the same, as the installed command (tab completion: -sc install=bash)
     repro-mf --version                      # the release, e.g. "repro-mf 0.2.0"
 
@@ -38,7 +38,8 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
 from . import DISTRIBUTION, __version__, provenance, sweep
-from .command_line import check_group_choices, check_output_dir, check_override_grammar, with_label_protocol
+from .command_line import (check_group_choices, check_output_dir, check_override_grammar, with_experiment_group,
+                           with_label_protocol)
 from .config_dir import CONF_DIR
 from .data import pin_user_file
 from .data.fetch import forget_used_files
@@ -241,25 +242,27 @@ def main(cfg: DictConfig) -> None:
 def cli(command: tuple[str, ...] = ("repro-mf",)) -> None:
     """The command line (``python -m src.run`` or the console script ``repro-mf``): ``--version`` prints the
     release and exits (Hydra has no such flag); otherwise the overrides are checked first
-    (:mod:`src.command_line`: one line on a bad one, exit status 2), then Hydra runs :func:`main`.
+    (:mod:`src.command_line`: one line on a bad one, exit status 2; the deprecated ``+paper/<name>=experiment``
+    read as ``experiment=<name>``), then Hydra runs :func:`main`.
     ``command`` is how the program was called, recorded with the arguments in ``provenance.json``."""
     typed = sys.argv[1:]
     if "--version" in typed:  # answered before Hydra, which would read it as an unknown flag
         print(f"{DISTRIBUTION} {__version__}")
         sys.exit(0)
     logging.basicConfig(format="[%(levelname)s] %(message)s")
+    current = with_experiment_group(typed)  # +paper/<name>=experiment, deprecated: experiment=<name>
     try:
-        check_override_grammar(typed)
-        check_group_choices(typed)
-        check_output_dir(typed)
+        check_override_grammar(current)
+        check_group_choices(current)
+        check_output_dir(current)
     except ConfigError as exc:
         logger.error("%s", exc)
         sys.exit(2)
-    overrides, protocol = with_label_protocol(typed)
+    overrides, protocol = with_label_protocol(current)
     if protocol is not None:
         logger.warning("the label-constrained method runs under protocol=%s, the labelling of its paper "
                        "(pick another with protocol=...)", protocol)
-        sys.argv[1:] = overrides
+    sys.argv[1:] = overrides
     os.environ.setdefault(provenance.COMMAND_ENV, shlex.join([*command, *typed]))
     main()
 

@@ -224,10 +224,9 @@ def fake_rows(dataset, method, estimator, mean, ks=(2, 3), trials=6, seed=0, **c
 
 
 def make_home(tmp_path):
-    home = tmp_path / "paper"
+    home = tmp_path / "papers"
     (home / "toy").mkdir(parents=True)
     (home / "toy" / "reproduce.yaml").write_text("sweeps: [[]]\n")
-    (home / "toy" / "experiment.yaml").write_text("# @package _global_\n# Run with: make reproduce-toy\n")
     published = {"paper": "Toy", "families": {"GNMF": {"estimator": "gnmf", "param": "alpha", "value": 100}},
                  "claims": [{"dataset": "yale", "method": "CNMF", "baseline": "NMF", "metric": "acc", "gain": 5.0,
                              "source": "l.1"},
@@ -269,18 +268,21 @@ TOY_HOMES = {"toy": ("cnmf", "kmeans,nmf,cnmf"), "toy2": ("cnmf", "kmeans,nmf")}
 
 
 def toy_papers(root: Path, names=("toy", "toy2")) -> tuple[list, list[str]]:
-    """Two toy paper homes on a Hydra search path of their own: ``toy`` (CNMF's labelling: KMeans, NMF and
-    CNMF on Yale) and ``toy2`` (the same labelling: KMeans and NMF on Yale, cells ``toy`` has too), written under
-    ``root``, and the overrides that find them (a search path) and keep them small."""
+    """Two toy papers: ``toy`` (CNMF's labelling: KMeans, NMF and CNMF on Yale) and ``toy2`` (the same labelling:
+    KMeans and NMF on Yale, cells ``toy`` has too), their settings ``root/experiment/<name>.yaml`` on a Hydra
+    search path of their own and their homes ``root/papers/<name>/``, and the overrides that find them (the
+    search path) and keep them small."""
     for name in names:
         protocol, methods = TOY_HOMES[name]
-        home = root / "paper" / name
+        home = root / "papers" / name
         home.mkdir(parents=True, exist_ok=True)
-        (home / "experiment.yaml").write_text(TOY_EXPERIMENT.format(protocol=protocol, name=name, methods=methods))
         (home / "reproduce.yaml").write_text("sweeps:\n  - []\n")
+        settings = root / "experiment" / f"{name}.yaml"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(TOY_EXPERIMENT.format(protocol=protocol, name=name, methods=methods))
     from src.presentation import papers
 
-    chosen = [papers.load(name, root / "paper") for name in names]
+    chosen = [papers.load(name, root / "papers") for name in names]
     return chosen, [f"hydra.searchpath=[file://{root}]", "solver=fixed", "solver.max_iter=20",
                     f"paths.output_dir={root / 'outputs'}"]
 
@@ -297,15 +299,17 @@ def in_process(fail=None):
 
 
 def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = "toylabels"):
-    """A benchmark track home ``root/benchmark/<track>`` on the toy papers' search path: CNMF's labelling on
-    Yale, ``methods``, written into ``outputs/benchmark/<track>/runs``; returns its :class:`Paper`. The track
-    needs a name the project's ``conf/benchmark/`` does not use: the project's homes come first on the search
-    path."""
-    home = root / "benchmark" / track
+    """A benchmark track on the toy papers' search path, its settings ``root/experiment/benchmark/<track>.yaml``
+    and its home ``root/papers/benchmark/<track>/``: CNMF's labelling on Yale, ``methods``, written into
+    ``outputs/benchmark/<track>/runs``; returns its :class:`Paper`. The track needs a name the project's
+    ``conf/experiment/benchmark/`` does not use: the project's configs come first on the search path."""
+    home = root / "papers" / "benchmark" / track
     home.mkdir(parents=True, exist_ok=True)
-    text = TOY_EXPERIMENT.format(protocol="cnmf", name=track, methods=methods)
-    (home / "experiment.yaml").write_text(text.replace("/reproduce/", "/benchmark/"))
     (home / "reproduce.yaml").write_text("sweeps:\n  - []\n")
+    settings = root / "experiment" / "benchmark" / f"{track}.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    text = TOY_EXPERIMENT.format(protocol="cnmf", name=track, methods=methods)
+    settings.write_text(text.replace("/reproduce/", "/benchmark/"))
     from src.presentation import papers
 
-    return papers.load(track, root / "benchmark", "benchmark")
+    return papers.load(track, root / "papers" / "benchmark", "benchmark")

@@ -4,10 +4,12 @@ from src import benchmark
 from src.presentation import benchmark_report, papers
 
 
-def test_the_tracks_are_the_homes_of_conf_benchmark():
+def test_the_tracks_are_the_homes_of_papers_benchmark():
     assert papers.names(benchmark_report.HOME) == ["labels10", "labels30", "unsupervised"]
     track = papers.load("labels30", benchmark_report.HOME, "benchmark")
-    assert track.experiment == "+benchmark/labels30=experiment"
+    assert track.experiment == "experiment=benchmark/labels30"
+    assert track.experiment_file().is_file() and track.home == benchmark_report.HOME / "labels30"
+    assert benchmark_report.SECOND_OPINION.is_file()
     assert set(benchmark_report.CLAIMS) == set(papers.names()) - {"cai"}  # every paper with a claim has a track
     assert {track for track, _ in benchmark_report.CLAIMS.values()} <= set(papers.names(benchmark_report.HOME))
 
@@ -19,6 +21,21 @@ def test_it_copies_from_the_reproduction_only_where_one_can_be(tmp_path, monkeyp
         [p.name for p in papers.in_order()]
     (tmp_path / "outputs/reproduce").mkdir(parents=True)
     assert len(benchmark.sources([])) == len(papers.names())
+
+
+def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_warning(tmp_path, monkeypatch,
+                                                                                      caplog):
+    monkeypatch.chdir(tmp_path)  # no reproduction to copy from: no paper's jobs composed
+    given = []
+    monkeypatch.setattr(benchmark, "run_pool", lambda chosen, overrides, *rest, **options: given.append(overrides))
+    monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+    with caplog.at_level("WARNING"):
+        assert benchmark.main(["--tracks", "labels10", "--dry-run",
+                               "--overrides", "+benchmark/labels30=experiment"]) == 0
+    assert given == [["experiment=benchmark/labels30"]]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == \
+        ["+benchmark/labels30=experiment is deprecated and will be removed in the next release: "
+         "write experiment=benchmark/labels30"]
 
 
 def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, caplog):

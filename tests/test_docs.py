@@ -1,12 +1,13 @@
 """The documentation site builds with warnings as errors, and its main pages say what they should.
 
 The site is built as ``make docs`` builds it (``sphinx -W --keep-going -n``), from a copy of ``docs/`` in a
-temporary directory beside links to the checkout's ``src/``, ``conf/``, ``README.md``, ``CHANGELOG.md``
-(which the changelog page includes) and ``examples/`` (the gallery's scripts), so that the pages the build
-writes (``docs/_generated/``) do not touch the checkout. The guides are the manual's own Markdown pages: none
-includes a part of README.md. ``repro_outputs`` points at a small made-up reproduction: the CNMF paper's
-report with one table and one figure, no other paper and no scorecard, so that both kinds of paper page
-are checked (a report shown, and the sentence saying which ``make`` target writes it).
+temporary directory beside links to the checkout's ``src/``, ``conf/``, ``papers/`` (the paper homes, one page
+each), ``README.md``, ``CHANGELOG.md`` (which the changelog page includes) and ``examples/`` (the gallery's
+scripts), so that the pages the build writes (``docs/_generated/``) do not touch the checkout. The guides are
+the manual's own Markdown pages: none includes a part of README.md. ``repro_outputs`` points at a small
+made-up reproduction: the CNMF paper's report with one table and one figure, no other paper and no scorecard,
+so that both kinds of paper page are checked (a report shown, and the sentence saying which ``make`` target
+writes it).
 """
 
 import html
@@ -63,7 +64,7 @@ def site(tmp_path_factory) -> Path:
     # auto_examples/ of an earlier build would let sphinx-gallery skip the examples: they run anew here
     shutil.copytree(REPO / "docs", root / "docs", ignore=shutil.ignore_patterns(
         "_build", "_generated", "auto_examples", "sg_execution_times.rst"))
-    for name in ("src", "conf", "README.md", "CHANGELOG.md", "examples"):  # examples/: the gallery's scripts
+    for name in ("src", "conf", "papers", "README.md", "CHANGELOG.md", "examples"):  # examples/: the gallery
         (root / name).symlink_to(REPO / name)
     outputs = root / "outputs" / "reproduce"
     (outputs / "cnmf").mkdir(parents=True)
@@ -130,7 +131,8 @@ GUIDES = {
     "install": ("make test", "Installing outside a checkout", "requirements.lock", "REPRO_DATA_MIRROR",
                 "CITATION.cff"),
     "running": ("python -m src.run method=nmf dataset=yale", "dry_run=true", "python -m src.data --list",
-                "label_protocols", "hydra.verbose", "repro-mf -sc install=bash", "python -m src.reproduce"),
+                "label_protocols", "hydra.verbose", "repro-mf -sc install=bash", "python -m src.reproduce",
+                "python -m src.run -m experiment=cnmf"),
     "own_data": ("dataset=file", "dataset.label_column", "dataset.sha256"),
     "results": ("results.csv", "provenance.json", "code fingerprint", "Sweeps that fail well"),
     "resuming": ("already done, skipped", "hydra.sweep.dir", "config_hash"),

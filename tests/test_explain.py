@@ -56,7 +56,7 @@ def test_readings_are_declared_with_label_source_and_how(toy):
     assert refit.quote == "within 20 iterations"
     home = explain.readings_home(paper, readings, out / "toy")  # the pool's home: every reading's sweeps
     assert home.name == "toy" and home.sweep_overrides() == [
-        ["+paper/toy=experiment", "method=nmf", "method.params.max_iter=20",
+        ["experiment=toy", "method=nmf", "method.params.max_iter=20",
          f"hydra.sweep.dir={out / 'toy' / 'refit' / 'runs' / '1'}"]]
     assert explain.readings_home(paper, readings[:-1], out / "toy") is None  # nothing new to fit
 

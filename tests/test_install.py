@@ -24,17 +24,18 @@ SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 
 # --- packaging (fast) -------------------------------------------------------------------------------------
 
-def test_every_subpackage_and_the_configs_are_packaged():
+def test_every_subpackage_the_configs_and_the_paper_homes_are_packaged():
     found = {".".join(("repro_mf", *path.parent.relative_to(REPO / "src").parts))
              for path in (REPO / "src").rglob("__init__.py") if "__pycache__" not in path.parts}
-    assert set(SETUPTOOLS["packages"]) == found | {"repro_mf.conf"}
-    assert SETUPTOOLS["package-dir"] == {"repro_mf": "src", "repro_mf.conf": "conf"}
+    assert set(SETUPTOOLS["packages"]) == found | {"repro_mf.conf", "repro_mf.papers"}
+    assert SETUPTOOLS["package-dir"] == {"repro_mf": "src", "repro_mf.conf": "conf", "repro_mf.papers": "papers"}
 
 
-def test_every_file_of_conf_is_package_data():
-    patterns = SETUPTOOLS["package-data"]["repro_mf.conf"]
-    shipped = {path for pattern in patterns for path in (REPO / "conf").glob(pattern)}
-    assert {path for path in (REPO / "conf").rglob("*") if path.is_file()} == shipped
+@pytest.mark.parametrize("folder", ["conf", "papers"])
+def test_every_file_of_conf_and_papers_is_package_data(folder):
+    patterns = SETUPTOOLS["package-data"][f"repro_mf.{folder}"]
+    shipped = {path for pattern in patterns for path in (REPO / folder).glob(pattern)}
+    assert {path for path in (REPO / folder).rglob("*") if path.is_file()} == shipped
 
 
 def test_the_console_script_is_the_command_line_of_src_run():
@@ -45,9 +46,11 @@ def test_the_console_script_is_the_command_line_of_src_run():
 
 # --- where the configs are (fast) -------------------------------------------------------------------------
 
-def test_a_checkout_uses_its_top_level_conf():
+def test_a_checkout_uses_its_top_level_conf_and_papers():
     assert config_dir.CONF_DIR == REPO / "conf"
     assert (config_dir.CONF_DIR / "config.yaml").is_file()
+    assert config_dir.PAPERS_DIR == REPO / "papers"
+    assert (config_dir.PAPERS_DIR / "cnmf" / "reproduce.yaml").is_file()
 
 
 def package_in(root: Path, checkout: bool) -> Path:
@@ -61,12 +64,16 @@ def package_in(root: Path, checkout: bool) -> Path:
 
 
 def test_the_checkout_conf_beside_the_package_wins(tmp_path):
-    assert config_dir.find_conf_dir(package_in(tmp_path, checkout=True)) == tmp_path / "conf"
+    package = package_in(tmp_path, checkout=True)
+    assert config_dir.find_conf_dir(package) == tmp_path / "conf"
+    assert config_dir.find_papers_dir(package) == tmp_path / "papers"
 
 
 def test_an_installed_package_uses_its_own_conf(tmp_path):
     # site-packages may hold an unrelated top-level conf/: without pyproject.toml beside it, it is not ours
-    assert config_dir.find_conf_dir(package_in(tmp_path, checkout=False)) == tmp_path / "src" / "conf"
+    package = package_in(tmp_path, checkout=False)
+    assert config_dir.find_conf_dir(package) == tmp_path / "src" / "conf"
+    assert config_dir.find_papers_dir(package) == tmp_path / "src" / "papers"
 
 
 # --- a wheel installed outside the checkout (integration) -------------------------------------------------
@@ -89,7 +96,7 @@ def installed(tmp_path_factory):
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):  # LICENSE: pyproject.toml's license-files
         shutil.copy2(REPO / name, source / name)
-    for name in ("src", "conf"):
+    for name in ("src", "conf", "papers"):
         shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     isolation = ["--no-build-isolation"] if builds_wheels_offline() else []  # else pip fetches setuptools
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -115,13 +122,18 @@ def run_installed(installed, *args, **env):
 def test_the_installed_copy_is_imported_with_its_own_configs(installed):
     site, _ = installed
     probe = ("import json, sys, repro_mf, repro_mf.config_dir as c; "
-             "print(json.dumps([repro_mf.__file__, str(c.CONF_DIR), sys.path, "
+             "print(json.dumps([repro_mf.__file__, str(c.CONF_DIR), str(c.PAPERS_DIR), sys.path, "
              "__import__('importlib.util').util.find_spec('src') is None]))")
     done = run_installed(installed, sys.executable, "-c", probe)
     assert done.returncode == 0, done.stderr
-    module, conf, path, no_src = json.loads(done.stdout)
+    module, conf, homes, path, no_src = json.loads(done.stdout)
     assert Path(module).resolve().is_relative_to(site.resolve())
     assert Path(conf).resolve() == (site / "repro_mf" / "conf").resolve() and (Path(conf) / "config.yaml").is_file()
+    assert (Path(conf) / "experiment" / "benchmark" / "labels10.yaml").is_file()
+    # the paper homes ship too, every file of papers/ (the reproduce and benchmark commands read them)
+    assert Path(homes).resolve() == (site / "repro_mf" / "papers").resolve()
+    ours = {p.relative_to(REPO / "papers") for p in (REPO / "papers").rglob("*") if p.is_file()}
+    assert {p.relative_to(homes) for p in Path(homes).rglob("*") if p.is_file()} == ours
     assert no_src and not (site / "src").exists()  # no top-level `src` for another project to overwrite
     assert not any(entry and Path(entry).resolve() in (REPO, REPO / "src") for entry in path)
 

@@ -4,8 +4,9 @@ paper's citation carries the title printed on the paper's first lines.
 References are found by their form in the text (prose, YAML values and comments, docstrings, comments and string
 literals of the Python code alike, so every string a report prints from conf/ or from code is covered):
 
-* a path under one of the repository's top folders: ``tests/...``, ``src/...``, ``conf/...``, ``tools/...``,
-  ``docs/...`` (a file or a folder; a trailing ``.``, ``,`` or ``:`` of the sentence is not part of it);
+* a path under one of the repository's top folders: ``tests/...``, ``src/...``, ``conf/...``, ``papers/...``,
+  ``tools/...``, ``docs/...`` (a file or a folder; a trailing ``.``, ``,`` or ``:`` of the sentence is not part
+  of it);
 * a test, after such a path or after a bare file name: ``tests/methods/test_lcf.py::test_name``,
   ``tests/x.py::TestClass::test_name``, ``test_lcf.py::test_name``; each name after ``::`` must be defined in
   that file (a module-level ``def`` or ``class``, then a member of that class), a parametrized id
@@ -16,8 +17,8 @@ literals of the Python code alike, so every string a report prints from conf/ or
 Not references, skipped by rule rather than one by one:
 
 * patterns and placeholders: a path with ``*``, ``?``, ``<...>``, ``{...}`` (globs such as
-  ``conf/paper/*/readings.yaml``, ``conf/paper/<paper>/``, f-strings) or ``...``, or with a segment in capitals and
-  without a dot (``conf/paper/PAPER/published.yaml``);
+  ``papers/*/readings.yaml``, ``papers/<paper>/``, f-strings) or ``...``, or with a segment in capitals and
+  without a dot (``papers/PAPER/published.yaml``);
 * paths written at run time (:data:`GENERATED`): ``docs/_build/``, ``docs/_generated/``, the gallery's
   ``docs/auto_examples/`` and ``docs/sg_execution_times.rst`` (``make docs``) and
   ``docs/results/`` (``make results``); ``outputs/...`` and ``data/...`` are under no folder checked here, and a
@@ -43,10 +44,10 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: The files whose text may name paths (globs relative to the root): config, docs and the docs extension, the
-#: README, the examples, every module of src/ (the report templates and the report-writing code among them),
-#: tools/ and tests/, and the build files.
-SCANNED = ("conf/**/*.yaml", "docs/**/*.md", "docs/**/*.rst", "docs/**/*.py", "README.md", "examples/**/*.py",
+#: The files whose text may name paths (globs relative to the root): config and the paper homes, docs and the
+#: docs extension, the README, the examples, every module of src/ (the report templates and the report-writing
+#: code among them), tools/ and tests/, and the build files.
+SCANNED = ("conf/**/*.yaml", "papers/**/*.yaml", "docs/**/*.md", "docs/**/*.rst", "docs/**/*.py", "README.md", "examples/**/*.py",
            "src/**/*.py", "tools/**/*.py", "tools/**/*.m", "tools/**/*.sh", "tests/**/*.py",
            "Makefile", "pyproject.toml", "CITATION.cff")
 #: Folders written by a command, neither scanned nor checked: the site (``make docs``) and the snapshot of the last
@@ -54,7 +55,7 @@ SCANNED = ("conf/**/*.yaml", "docs/**/*.md", "docs/**/*.rst", "docs/**/*.py", "R
 GENERATED = ("docs/_build", "docs/_generated", "docs/auto_examples", "docs/sg_execution_times.rst", "docs/results")
 #: This file: the references of its planted-reference test are made up not to resolve.
 NOT_SCANNED = ("tests/test_references.py",)
-TOP = ("tests", "src", "conf", "tools", "docs")
+TOP = ("tests", "src", "conf", "papers", "tools", "docs")
 
 _NAMES = r"(?P<names>(?:::\w+(?:\[[^\]\s]*\])?)*)"
 #: A path under one of :data:`TOP` (not preceded by a path or word character), with its ``::`` names if any.
@@ -163,12 +164,13 @@ def test_a_planted_bad_reference_is_reported(tmp_path):
     (tmp_path / "tests" / "methods").mkdir(parents=True)
     (tmp_path / "tests" / "methods" / "test_real.py").write_text(
         "def test_ok():\n    pass\n\n\nclass TestGroup:\n    def test_member(self):\n        pass\n")
-    (tmp_path / "conf" / "paper" / "x").mkdir(parents=True)
+    (tmp_path / "papers" / "x").mkdir(parents=True)
+    (tmp_path / "conf").mkdir()
     good = ["tests/methods/test_real.py::test_ok", "tests/methods/test_real.py::test_ok[a-1]",
             "tests/methods/test_real.py::TestGroup::test_member", "test_real.py::test_ok", "test_real.py",
-            "conf/paper/x/"]
-    skipped = ["conf/paper/*/readings.yaml", "conf/paper/<paper>/published.yaml", "conf/paper/PAPER/published.yaml",
-               "conf/paper/{name}/reproduce.yaml", "tests/...", "docs/_generated/papers/lcf.md",
+            "papers/x/"]
+    skipped = ["papers/*/readings.yaml", "papers/<paper>/published.yaml", "papers/PAPER/published.yaml",
+               "papers/{name}/reproduce.yaml", "tests/...", "docs/_generated/papers/lcf.md",
                "outputs/conf/none.yaml", "https://example.org/src/none.py"]
     bad = ["tests/does_not_exist.py", "tests/methods/test_real.py::test_gone",
            "tests/methods/test_real.py::TestGroup::test_gone", "test_real.py::test_gone[x]", "test_gone.py",
@@ -193,7 +195,7 @@ def test_a_planted_bad_reference_is_reported(tmp_path):
 
 # -- citations: each paper's title as printed on its first lines -------------------------------------------------
 
-PAPERS = sorted(path.parent.name for path in (REPO / "conf" / "paper").glob("*/published.yaml"))
+PAPERS = sorted(path.parent.name for path in (REPO / "papers").glob("*/published.yaml"))
 #: How many lines of a paper's text hold its title and authors (the CCF text starts with its page number and
 #: journal line, the PCGNMF preview with a web page's menu).
 FIRST_LINES = 15
@@ -224,14 +226,14 @@ def citation(paper: str) -> tuple[list[str], str]:
     """The surnames and the title of a paper's citation (``paper`` of its published.yaml): "authors, title, venue",
     parts separated by ", ", the authors as initials and surname (or "Surname et al.": no surname checked), the
     title the next part (so a title with ", " in it would be cut there, and fail)."""
-    entry = yaml.safe_load((REPO / "conf" / "paper" / paper / "published.yaml").read_text())["paper"]
+    entry = yaml.safe_load((REPO / "papers" / paper / "published.yaml").read_text())["paper"]
     parts = [part.strip() for part in entry.split(", ")]
     surnames = []
     while parts and (AUTHOR.match(parts[0]) or parts[0].endswith(" et al.")):
         author = parts.pop(0)
         if not author.endswith(" et al."):
             surnames.append(AUTHOR.match(author)["surname"])
-    assert parts, f"conf/paper/{paper}/published.yaml: no title after the authors in {entry!r}"
+    assert parts, f"papers/{paper}/published.yaml: no title after the authors in {entry!r}"
     return surnames, parts[0]
 
 
@@ -250,8 +252,8 @@ def test_citation_carries_the_papers_title(paper):
     printed = f" {' '.join(words)} "
     surnames, title = citation(paper)
     assert f" {normalize(title)} " in printed, (
-        f"conf/paper/{paper}/published.yaml cites the title {title!r}, which is not on the first {FIRST_LINES} "
+        f"papers/{paper}/published.yaml cites the title {title!r}, which is not on the first {FIRST_LINES} "
         f"lines of {texts[0].name}:\n{first}")
     missing = [name for name in surnames if f" {normalize(name)} " not in printed]
-    assert not missing, f"conf/paper/{paper}/published.yaml cites authors {missing} not on the first lines of " \
+    assert not missing, f"papers/{paper}/published.yaml cites authors {missing} not on the first lines of " \
                         f"{texts[0].name}"

@@ -28,8 +28,8 @@ def test_a_sixth_paper_is_discovered_from_its_home(tmp_path):
     assert order.index("lcf") < order.index("sixth")
     sixth = papers.load("sixth", tmp_path)
     assert sixth.module() is None and sixth.report_datasets is None
-    assert sixth.sweep_overrides() == [["+paper/sixth=experiment"],
-                                       ["+paper/sixth=experiment", "method=nmf,cf", "protocol.ks=[2,3]"]]
+    assert sixth.sweep_overrides() == [["experiment=sixth"],
+                                       ["experiment=sixth", "method=nmf,cf", "protocol.ks=[2,3]"]]
 
 
 def test_unknown_paper_exits_2_with_one_line(caplog):
@@ -55,6 +55,17 @@ def test_bad_workers_exit_2_with_one_line(caplog):
     with caplog.at_level("ERROR"):
         assert reproduce.main(["cai", "--workers", "0"]) == 2
     assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == ["--workers=0 must be at least 1"]
+
+
+def test_the_old_selection_of_settings_in_overrides_is_read_as_the_new_with_one_warning(monkeypatch, caplog):
+    given = []
+    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, overrides, *rest, **options: given.append(overrides))
+    monkeypatch.setattr(reproduce.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+    with caplog.at_level("WARNING"):
+        assert reproduce.main(["cai", "--dry-run", "--overrides", "+paper/lcf=experiment", "solver=fixed"]) == 0
+    assert given == [["experiment=lcf", "solver=fixed"]]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == \
+        ["+paper/lcf=experiment is deprecated and will be removed in the next release: write experiment=lcf"]
 
 
 @pytest.fixture

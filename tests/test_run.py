@@ -183,7 +183,7 @@ def test_label_methods_get_their_papers_protocol_unless_one_is_picked():
                                                                    "ccf")
     assert with_label_protocol(["-m", "method=cnmf,cnmf_kl,nmf"])[1] == "cnmf"
     assert with_label_protocol(["method=ccf", "protocol.ks=[2]"])[1] == "ccf"  # ks is no choice of labels
-    for picked in (["protocol=unsupervised"], ["protocol.labels.mode=none"], ["+paper/lcf=experiment"]):
+    for picked in (["protocol=unsupervised"], ["protocol.labels.mode=none"], ["experiment=lcf"]):
         assert with_label_protocol(["method=ccf", *picked])[1] is None
     assert with_label_protocol(["method=nmf"])[1] is None and with_label_protocol([])[1] is None
     assert with_label_protocol(["method=ccf,cnmf"])[1] is None  # two papers' labellings: the sweep check says
@@ -278,16 +278,78 @@ def test_the_local_launcher_runs_one_job_per_usable_core_unless_told_otherwise(m
 
 
 def test_paper_settings_are_checked_before_hydra_starts():
-    from src.command_line import check_group_choices
+    from src.command_line import check_group_choices, with_experiment_group
     from src.errors import ConfigError
 
-    check_group_choices(["+paper/cnmf=experiment", "method=nmf,cnmf", "solver=reference,fixed"])
+    check_group_choices(["experiment=cnmf", "method=nmf,cnmf", "solver=reference,fixed"])
+    check_group_choices(["experiment=benchmark/labels10"])
     with pytest.raises(ConfigError, match="solver='tight' is not one of fixed, reference"):
         check_group_choices(["solver=tight"])
-    with pytest.raises(ConfigError, match="no paper 'nope'"):
-        check_group_choices(["+paper/nope=experiment"])
+    with pytest.raises(ConfigError, match=r"experiment='nope' is not one of benchmark/labels10, .*, cai, ccf, cnmf"):
+        check_group_choices(with_experiment_group(["+paper/nope=experiment"]))
     with pytest.raises(ConfigError, match="method='foo' is not one of"):
         check_group_choices(["method=nmf,foo"])
+
+
+#: The deprecated selections of a paper's settings and of a benchmark track's, with what they now read as.
+#: Each: the old override, the new, the old group (a folder) and the new choice, where its sweep writes.
+OLD_FORMS = [("+paper/cnmf=experiment", "experiment=cnmf", "paper/cnmf", "cnmf", "reproduce/cnmf/runs"),
+             ("+benchmark/labels10=experiment", "experiment=benchmark/labels10", "benchmark/labels10",
+              "benchmark/labels10", "benchmark/labels10/runs")]
+
+
+def without_choices(cfg) -> dict:
+    """A composed config with Hydra's node, less what records how it was chosen (the overrides as typed, the
+    groups' choices)."""
+    from omegaconf import OmegaConf
+
+    tree = OmegaConf.to_container(cfg)
+    del tree["hydra"]["runtime"], tree["hydra"]["overrides"], tree["hydra"]["job"]["override_dirname"]
+    return tree
+
+
+@pytest.mark.parametrize("old, new, group, choice, runs", OLD_FORMS)
+def test_the_old_selection_of_a_papers_settings_composes_the_same_config_with_one_warning(
+        old, new, group, choice, runs, tmp_path, caplog):
+    """``+paper/<name>=experiment`` is read as ``experiment=<name>`` for one release, with one warning naming
+    the new form; the settings, selected the old way from a copy of the old layout (the file as the option
+    ``experiment`` of the group ``paper/<name>``, appended after the primary config), compose the config the
+    group ``experiment`` composes: the job's and its sweep's."""
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    from src.command_line import with_experiment_group
+
+    typed = ["-m", old, "dataset=yale", "method=nmf"]
+    with caplog.at_level("WARNING", logger="src.command_line"):
+        assert with_experiment_group(typed) == ["-m", new, "dataset=yale", "method=nmf"]
+    assert [record.getMessage() for record in caplog.records] == \
+        [f"{old} is deprecated and will be removed in the next release: write {new}"]
+    assert with_experiment_group(["-m", new, "dataset=yale"]) == ["-m", new, "dataset=yale"]
+    assert len(caplog.records) == 1  # nothing to say about the new form
+
+    layout = tmp_path / "old"
+    (layout / group).mkdir(parents=True)
+    (layout / group / "experiment.yaml").write_text((REPO / "conf" / "experiment" / f"{choice}.yaml").read_text())
+    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
+        before, after = (hydra_compose("config", overrides=[f"hydra.searchpath=[file://{layout}]", chosen],
+                                       return_hydra_config=True) for chosen in (old, new))
+    composed = without_choices(after)
+    assert without_choices(before) == composed
+    # the experiment's sweep wins over config.yaml's, as it did appended after the primary config
+    assert composed["hydra"]["sweep"]["dir"] == "${paths.output_dir}/" + runs
+    assert composed["hydra"]["sweeper"]["params"]["dataset"]
+
+
+@pytest.mark.integration  # python -m src.run in a subprocess, Hydra's --cfg: ~3 s
+def test_the_command_line_reads_the_old_form_as_the_new_with_one_warning():
+    old = run("+paper/ccf=experiment", "dataset=yale", "method=ccf", "--cfg=job")
+    new = run("experiment=ccf", "dataset=yale", "method=ccf", "--cfg=job")
+    assert old.returncode == new.returncode == 0, old.stderr + new.stderr
+    assert old.stdout == new.stdout and "fraction: 0.3" in new.stdout  # the CCF protocol: 30% labelled
+    warnings = [line for line in old.stderr.splitlines() if "WARNING" in line]
+    assert warnings == ["[WARNING] +paper/ccf=experiment is deprecated and will be removed in the next release: "
+                        "write experiment=ccf"]
+    assert "deprecated" not in new.stderr
 
 
 def test_provenance_lists_only_the_data_files_of_its_own_job(tmp_path):

@@ -192,11 +192,11 @@ def test_an_explicit_method_parameter_wins_over_the_solver():
     assert params("method=nmf_kl", "method.params.min_iter=30")["min_iter"] == 30
     assert params("method=gnmf", "solver.max_iter=500")["max_iter"] == 500  # the solver's own value, for all
     assert params("method=cnmf_kl", "solver.kl.min_iter=5")["min_iter"] == 5
-    # a paper's sweeps (conf/paper/*/reproduce.yaml, readings.yaml) set method parameters: they still apply
-    cai = params("+paper/cai=experiment", "method=gnmf", "method.params.stopping=fixed", "method.params.max_iter=100")
+    # a paper's sweeps (papers/*/reproduce.yaml, readings.yaml) set method parameters: they still apply
+    cai = params("experiment=cai", "method=gnmf", "method.params.stopping=fixed", "method.params.max_iter=100")
     assert cai == {**REFERENCE, "stopping": "fixed", "max_iter": 100, "alpha": 100.0, "n_neighbors": 5,
                    "weight": "binary", "normalize_init": True, "knn_algorithm": "auto"}
-    tight = params("+paper/lcf=experiment", "method=lcf", "method.params.tol=1.0e-7", "method.params.max_iter=20000")
+    tight = params("experiment=lcf", "method=lcf", "method.params.tol=1.0e-7", "method.params.max_iter=20000")
     assert (tight["tol"], tight["max_iter"], tight["stopping"]) == (1e-7, 20000, "reference")
 
 

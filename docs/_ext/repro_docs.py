@@ -2,14 +2,14 @@
 
 At ``builder-inited`` (before Sphinx reads any source) it writes
 
-* ``papers/<paper>.md``, one per paper home ``conf/paper/<paper>/reproduce.yaml``: the report of the latest
-  reproduction, ``<outputs>/<paper>/report.md`` with the figures it shows, or, when there is none, a
-  sentence saying which ``make reproduce-<paper>`` writes it;
-* ``papers/scorecard.md`` from ``<outputs>/README.md`` (written by ``make reproduce-all``),
-  ``papers/benchmark.md`` from the family benchmark's ``report.md`` (written by ``make benchmark``), and
-  ``papers/index.md``, their table of contents;
-* ``api/methods.rst`` and ``api/methods/<name>.rst``, one page per estimator of ``src.methods.REGISTRY``, so
-  that a method added to the registry gets its page without editing the docs.
+* ``docs/_generated/papers/<paper>.md``, one per paper home ``papers/<paper>/reproduce.yaml``: the report of
+  the latest reproduction, ``<outputs>/<paper>/report.md`` with the figures it shows, or, when there is none,
+  a sentence saying which ``make reproduce-<paper>`` writes it;
+* ``docs/_generated/papers/scorecard.md`` from ``<outputs>/README.md`` (written by ``make reproduce-all``),
+  ``docs/_generated/papers/benchmark.md`` from the family benchmark's ``report.md`` (written by
+  ``make benchmark``), and ``docs/_generated/papers/index.md``, their table of contents;
+* ``docs/_generated/api/methods.rst`` and ``docs/_generated/api/methods/<name>.rst``, one page per estimator
+  of ``src.methods.REGISTRY``, so that a method added to the registry gets its page without editing the docs.
 
 ``<outputs>`` is the config value ``repro_outputs`` (``sphinx-build -D repro_outputs=DIR``), by default
 ``docs/results/``, the last reproduction that ``make results`` published (the pages the README links to), and
@@ -59,7 +59,7 @@ def shown(path: Path) -> str:
 
 
 def papers(home: Path) -> list[str]:
-    """The paper homes (``conf/paper/<name>/reproduce.yaml``), in the order of :data:`TITLES`, then by name."""
+    """The paper homes (``papers/<name>/reproduce.yaml``), in the order of :data:`TITLES`, then by name."""
     names = sorted(path.parent.name for path in home.glob("*/reproduce.yaml"))
     known = [name for name in TITLES if name in names]
     return known + [name for name in names if name not in TITLES]
@@ -177,7 +177,7 @@ def benchmark_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
 def papers_index(names: list[str]) -> str:
     entries = "\n".join(names + ["scorecard", "benchmark"])
     return ("# Papers\n\n"
-            "One page per paper home (`conf/paper/<paper>/`): the report that `make reproduce-<paper>` wrote last, "
+            "One page per paper home (`papers/<paper>/`): the report that `make reproduce-<paper>` wrote last, "
             "with our tables, the figures and our numbers beside the published ones, the scorecard over "
             "all papers, and the family benchmark, which ranks every method under one protocol. These pages are written when the site is built, from whatever `outputs/reproduce/` "
             "holds then. How a number is judged to come back is explained in {doc}`/verdicts`.\n\n"
@@ -273,7 +273,7 @@ def generate(srcdir: Path, repo: Path, outputs: Path) -> set[Path]:
     from src.methods import REGISTRY
 
     generated = srcdir / GENERATED
-    home = repo / "conf" / "paper"
+    home = repo / "papers"
     keep: set[Path] = set()
 
     def page(path: Path, text: str) -> None:

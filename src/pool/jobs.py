@@ -1,7 +1,7 @@
 """A reproduction's jobs and cells: papers' sweeps expanded as Hydra's multirun expands them, and the cells
 that two jobs share.
 
-A paper's sweep (``conf/paper/<paper>/reproduce.yaml``) is a list of overrides added to its experiment; Hydra
+A paper's sweep (``papers/<paper>/reproduce.yaml``) is a list of overrides added to its experiment; Hydra
 composes it for a multirun (:func:`src.sweep.sweep_jobs` lists its jobs, as the basic sweeper launches
 them) and each job's config as the launcher would (:func:`expand`). A :class:`Job` keeps what the job's run
 directory gets: its overrides, its resolved config, its spec and its output directory, the same

@@ -5,7 +5,7 @@ Usage::
     python -m src.presentation.benchmark_report [--out outputs/benchmark]
 
 Reads the runs of each track (``<out>/<track>/runs``, written by :mod:`src.benchmark`; the tracks are the
-homes of ``conf/benchmark/``) and writes ``<out>/report.md`` with its figures:
+homes of ``papers/benchmark/``) and writes ``<out>/report.md`` with its figures:
 
 * per track and scoring (every sample, as the papers score; for a label track also the unlabelled samples
   alone, since a point whose class a method was told flatters it): mean AC and NMI per data set with each
@@ -16,7 +16,7 @@ homes of ``conf/benchmark/``) and writes ``<out>/report.md`` with its figures:
   the two orders of mean ranks, the methods that move and how much each one's AC drops);
 * each paper's headline claim, its method above every baseline, tested against the whole family of its
   track (:data:`CLAIMS`), on the paper's own data sets and on the others;
-* a second opinion: another group's runs (``conf/benchmark/second_opinion.yaml``) beside ours, as context;
+* a second opinion: another group's runs (``papers/benchmark/second_opinion.yaml``) beside ours, as context;
 * the cost: cells computed, copied from the reproduction and reused, wall time and work (``schedule.json``).
 
 A method is named by its label without parameters (``GNMF`` for ``GNMF(alpha=100.0)``): each runs at one
@@ -43,7 +43,7 @@ import yaml
 from scipy.stats import kendalltau
 
 from .. import methods, provenance
-from ..config_dir import CONF_DIR
+from ..config_dir import PAPERS_DIR
 from ..files import write_atomic
 from ..pool import schedule
 from ..progress import duration
@@ -55,8 +55,8 @@ from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_with
 
 logger = logging.getLogger(__name__)
 
-#: The homes of the benchmark's tracks.
-HOME = CONF_DIR / "benchmark"
+#: The homes of the benchmark's tracks (their Hydra settings: ``conf/experiment/benchmark/<track>.yaml``).
+HOME = PAPERS_DIR / "benchmark"
 #: Where ``make benchmark`` writes (relative to the working directory).
 OUTPUTS = Path("outputs") / "benchmark"
 #: Another group's runs, shown beside the 30% track.

@@ -5,7 +5,7 @@ Usage::
     python -m src.presentation.paper_report PAPER [--runs DIR] [--datasets NAME ...] [--out DIR]
 
 Reads every ``results.csv`` under ``outputs/reproduce/PAPER/runs`` and the runs of the papers it depends on
-(never recomputes) and the published claims in ``conf/paper/PAPER/published.yaml`` (and ``tables.csv``), as
+(never recomputes) and the published claims in ``papers/PAPER/published.yaml`` (and ``tables.csv``), as
 the paper's home says (:mod:`src.presentation.papers`), and writes into ``outputs/reproduce/PAPER/``: the merged
 ``results.csv``; per data set the paper's table (Markdown, LaTeX, CSV) and the AC/NMI-vs-k figure; the full
 grid of every tuned baseline (``table_<dataset>_grid.*``); ``report.md``, which ends with the provenance of
@@ -313,7 +313,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
-    parser.add_argument("paper", help="paper key: a directory conf/paper/<paper>/")
+    parser.add_argument("paper", help="paper key: a directory papers/<paper>/")
     parser.add_argument("--runs", nargs="+", help="directories of the runs (default outputs/reproduce/<paper>/runs "
                         "and the runs of the papers it depends on)")
     parser.add_argument("--datasets", nargs="+",

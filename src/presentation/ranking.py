@@ -687,7 +687,7 @@ def ranking_section(frame: pd.DataFrame, published: dict, out_dir, alpha: float 
         after :func:`src.presentation.paper_report.choose_tuned` (a tuned family stands by its
         representative, labelled with the family's name).
     published : dict
-        The paper's ``conf/paper/<paper>/published.yaml``, loaded; its ``directions`` (``datasets``,
+        The paper's ``papers/<paper>/published.yaml``, loaded; its ``directions`` (``datasets``,
         ``methods``, ``baselines``) give the claimed ordering, its ``estimators`` (if any) the paper's methods.
     out_dir : path
         Where the diagrams are written, ``ranking_<all|dataset>_<metric>.png``; the report that includes the

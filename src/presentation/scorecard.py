@@ -5,7 +5,7 @@ Usage::
     python -m src.presentation.scorecard [--outputs outputs/reproduce]      # the last step of make reproduce-all
 
 Reads each paper's merged ``results.csv`` (written by :mod:`src.presentation.paper_report`) and its published numbers
-(``conf/paper/<paper>/``), never recomputes a table, and writes ``<outputs>/README.md`` with one row per
+(``papers/<paper>/``), never recomputes a table, and writes ``<outputs>/README.md`` with one row per
 published number (:mod:`src.presentation.published`): the LCF paper's Tables IV-V cell by cell and their averages, the
 FNMF paper's Tables 2-3, Deng Cai's COIL20 demo (the ``cai`` home, a sweep like every other), and the
 CNMF, CCF and LCF papers' quoted gains. The tables use the label-free choices of the paper reports

@@ -18,7 +18,7 @@ def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories():
     for job in jobs:
         name = f"{job.spec.dataset.name}_{safe_name(job.spec.method.label)}"
         assert str(job.out_dir) == f"outputs/reproduce/cnmf/runs/{name}"
-        assert "+paper/cnmf=experiment" in job.overrides and job.config["seed"] == 0
+        assert "experiment=cnmf" in job.overrides and job.config["seed"] == 0
     assert [job.number for job in jobs if job.sweep == 2] == list(range(24))
     assert len({job.out_dir for job in jobs}) == len(jobs)
 

@@ -22,7 +22,7 @@ def test_a_benchmark_copies_the_reproductions_cells_and_computes_only_the_rest(t
     reproduction, overrides = toy_papers(tmp_path, ("toy",))
     pool.run_pool(reproduction, overrides, 1, tmp_path / "reproduce-record")
     track = toy_benchmark(tmp_path)
-    assert track.experiment == "+benchmark/toylabels=experiment"
+    assert track.experiment == "experiment=benchmark/toylabels"
     dry = pool.run_pool([track], overrides, 1, dry_run=True, sources=reproduction)
     assert dry["copied"] == 12 and dry["to_compute"] == 16
     summary = pool.run_pool([track], overrides, 1, tmp_path / "record", sources=reproduction)

@@ -1,19 +1,23 @@
-"""The papers this project reproduces, each with one home: ``conf/paper/<name>/``.
+"""The papers this project reproduces, each with one home: ``papers/<name>/``, and its Hydra settings.
 
-A paper's home holds
+A paper's Hydra settings are ``conf/experiment/<name>.yaml`` (protocol, preprocessing, the sweep's data sets and
+methods, the output directory), selected with ``python -m src.run -m experiment=<name>``. Its home, beside
+``conf/`` and off Hydra's search path (none of its files is a config), holds
 
-* ``experiment.yaml``: its Hydra settings (protocol, preprocessing, the sweep's data sets and methods, the
-  output directory), selected with ``python -m src.run -m +paper/<name>=experiment``;
 * ``reproduce.yaml``: what :mod:`src.reproduce` runs: ``sweeps`` (each a list of Hydra overrides added to
   the experiment; a nested list, e.g. a YAML alias of an entry of ``parts``, is spliced in), ``depends_on``
   (papers whose runs this one's report also reads; its report waits for them) and ``report``
   (``datasets``: keep only these in the report);
 * ``published.yaml`` (and ``tables.csv`` when the paper's tables survive): its published numbers and claims,
-  read by :mod:`src.presentation.paper_report`.
+  read by :mod:`src.presentation.paper_report`;
+* ``readings.yaml`` if it declares readings (:mod:`src.explain`).
+
+The tracks of the family benchmark (:mod:`src.benchmark`) are homes too, ``papers/benchmark/<track>/`` with
+the settings ``conf/experiment/benchmark/<track>.yaml`` (``experiment=benchmark/<track>``).
 
 What is the paper's own in code (extra figures) lives in ``src/presentation/papers/<name>.py``, which defines
 ``figures(out: Path)``; papers without such a module have no extra figures. Adding a paper means adding
-those two places.
+its experiment, its home and, if it has figures of its own, that module.
 """
 
 from __future__ import annotations
@@ -25,11 +29,11 @@ from types import ModuleType
 
 import yaml
 
-from ...config_dir import CONF_DIR
+from ...config_dir import CONF_DIR, PAPERS_DIR
 from ...errors import ConfigError
 
-#: The root of the paper homes.
-HOME = CONF_DIR / "paper"
+#: The root of the paper homes: the checkout's ``papers/``, or the installed copy (``src/config_dir.py``).
+HOME = PAPERS_DIR
 #: Where ``make reproduce-<paper>`` writes (relative to the working directory, as ``paths.output_dir``).
 OUTPUTS = Path("outputs") / "reproduce"
 SETTINGS = "reproduce.yaml"
@@ -39,20 +43,36 @@ REPORT_KEYS = ("datasets",)
 
 @dataclass(frozen=True)
 class Paper:
-    """One paper's home, as read from ``<home>/<name>/reproduce.yaml``."""
+    """One paper's home, as read from ``<home>/<name>/reproduce.yaml``.
+
+    ``group`` is the folder of ``conf/experiment/`` that holds its Hydra settings: ``""`` for a paper
+    (``conf/experiment/<name>.yaml``), ``"benchmark"`` for a track of the family benchmark
+    (``conf/experiment/benchmark/<track>.yaml``).
+    """
 
     name: str
     home: Path
     sweeps: tuple[tuple[str, ...], ...] = ()
     depends_on: tuple[str, ...] = ()
     report_datasets: tuple[str, ...] | None = None
-    group: str = "paper"
+    group: str = ""
+
+    @property
+    def choice(self) -> str:
+        """Its option of the config group ``experiment``: ``<name>`` for a paper, ``benchmark/<track>`` for a
+        track."""
+        return f"{self.group}/{self.name}" if self.group else self.name
 
     @property
     def experiment(self) -> str:
-        """The Hydra override selecting the home's ``experiment.yaml``: ``+paper/<name>=experiment`` for a
-        paper, ``+benchmark/<track>=experiment`` for a track of the family benchmark (``group``)."""
-        return f"+{self.group}/{self.name}=experiment"
+        """The Hydra override selecting its settings: ``experiment=<name>`` for a paper,
+        ``experiment=benchmark/<track>`` for a track of the family benchmark."""
+        return f"experiment={self.choice}"
+
+    def experiment_file(self, conf_dir: Path = CONF_DIR) -> Path:
+        """The file of its Hydra settings in the config directory ``conf_dir``:
+        ``<conf_dir>/experiment/<choice>.yaml``."""
+        return Path(conf_dir) / "experiment" / f"{self.choice}.yaml"
 
     @property
     def published(self) -> Path:
@@ -104,8 +124,9 @@ def _strings(value, where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def load(name: str, home: Path = HOME, group: str = "paper") -> Paper:
-    """The paper ``name`` of ``home``, whose ``experiment.yaml`` is in the config group ``group``; one-line
+def load(name: str, home: Path = HOME, group: str = "") -> Paper:
+    """The paper ``name`` of ``home``, whose Hydra settings are in the folder ``group`` of
+    ``conf/experiment/`` (``""``: a paper, ``"benchmark"``: a track); one-line
     :class:`~src.errors.ConfigError` if it has no home or a bad one."""
     path = Path(home) / name / SETTINGS
     if not path.is_file():

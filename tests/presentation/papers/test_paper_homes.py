@@ -1,5 +1,5 @@
-"""The paper homes (src/presentation/papers: conf/paper/<name>/): complete, composing with Hydra, in
-dependency order, and refused in one line when malformed."""
+"""The paper homes (src/presentation/papers: papers/<name>/, their settings conf/experiment/<name>.yaml):
+complete, composing with Hydra, in dependency order, and refused in one line when malformed."""
 
 import re
 
@@ -19,10 +19,13 @@ def test_every_paper_has_a_complete_home():
     assert papers.names() == sorted(PAPERS)
     for name in PAPERS:
         paper = papers.load(name)
-        assert (paper.home / "experiment.yaml").is_file() and paper.published.is_file()
+        assert paper.home == CONF_DIR.parent / "papers" / name
+        assert paper.experiment_file() == CONF_DIR / "experiment" / f"{name}.yaml" and paper.published.is_file()
         assert yaml.safe_load(paper.published.read_text())["paper"]
         assert paper.sweeps
-        assert "Run with: make reproduce-" + name in (paper.home / "experiment.yaml").read_text()
+        settings = paper.experiment_file().read_text()
+        assert settings.startswith("# @package _global_\n") and "Run with: make reproduce-" + name in settings
+    assert not list(papers.HOME.rglob("experiment.yaml"))  # the settings live on Hydra's search path only
     assert papers.load("lcf").tables.is_file()
     assert papers.load("pcgnmf").report_datasets == ("orl", "yale", "coil20")
 
@@ -31,7 +34,7 @@ def test_the_shared_parts_are_spliced_into_the_sweeps():
     fnmf = papers.load("fnmf")
     assert fnmf.sweeps[3] == ("dataset=caltech101_rgb", "protocol.ks=[2,3,4,5,6,7,8,9,10]",
                               "method=fnmf", "method.params.farness=0.001,0.003,0.01,0.03")
-    assert fnmf.sweep_overrides()[0] == ["+paper/fnmf=experiment"]
+    assert fnmf.sweep_overrides()[0] == ["experiment=fnmf"]
 
 
 @pytest.mark.parametrize("name", PAPERS)
@@ -55,9 +58,9 @@ def test_every_sweep_composes_with_hydra(name):
 
 
 def test_the_experiment_is_the_one_the_makefile_ran():
-    """``+paper/ccf=experiment`` selects the paper's settings, the CCF protocol included."""
+    """``experiment=ccf`` selects the paper's settings, the CCF protocol included."""
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        cfg = compose(config_name="config", overrides=["+paper/ccf=experiment", "dataset=yale", "method=ccf"])
+        cfg = compose(config_name="config", overrides=["experiment=ccf", "dataset=yale", "method=ccf"])
     assert cfg.protocol.labels.fraction == 0.3 and cfg.protocol.rank_offset == 1
 
 
