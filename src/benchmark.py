@@ -74,11 +74,9 @@ def main(argv=None) -> int:
         logger.error("%s", exc)
         return 2
     except PoolFailed as exc:
-        for line in exc.lines:
-            logger.error("  %s", line)
-        logger.error("%d job(s) failed (listed above; the other jobs finished): run the same command again to "
-                     "compute the missing cells", len(exc.lines))
-        return 1
+        failed = exc.as_step()
+        logger.error("%s", failed)
+        return failed.status
     except FileNotFoundError as exc:
         logger.error("%s", exc)
         return 1

@@ -550,10 +550,7 @@ def fit_readings(homes: list[Paper], plans: dict[str, list[Reading]], out_root: 
         run_pool(homes, list(args.overrides), args.workers, out_root, None if args.dry_run else sweeps_done,
                  args.dry_run, sources=chosen)
     except PoolFailed as exc:
-        for line in exc.lines:
-            logger.error("  %s", line)
-        raise StepFailed(f"{len(exc.lines)} job(s) failed (listed above; the other jobs finished): run the same "
-                         "command again to compute the missing cells") from None
+        raise exc.as_step() from None
 
 
 if __name__ == "__main__":

@@ -119,10 +119,7 @@ def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | Non
                         100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),
                         duration(error["actual"]), 100 * error["error"])
     except PoolFailed as exc:
-        for line in exc.lines:
-            logger.error("  %s", line)
-        raise StepFailed(f"{len(exc.lines)} job(s) failed (listed above; the other jobs finished): run the same "
-                         "command again to compute the missing cells") from None
+        raise exc.as_step() from None
     if failures:
         raise StepFailed(failures[0] if len(failures) == 1 else f"{len(failures)} papers failed: {failures[0]}; ...")
     return [reports[paper.name] for paper in chosen if paper.name in reports]

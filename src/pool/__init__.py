@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from .. import methods
 from ..data import load_dataset
 from ..data.fetch import forget_used_files, used_files
-from ..errors import UserError, one_line
+from ..errors import StepFailed, UserError, one_line
 from ..presentation.papers import Paper
 from ..progress import duration
 from ..protocol.cell import READOUTS
@@ -59,6 +59,13 @@ class PoolFailed(Exception):
     def __init__(self, lines: list[str]):
         super().__init__(f"{len(lines)} job(s) failed")
         self.lines = lines
+
+    def as_step(self) -> StepFailed:
+        """Log the failed jobs, one line each, and return the one-line failure a command reports."""
+        for line in self.lines:
+            logger.error("  %s", line)
+        return StepFailed(f"{len(self.lines)} job(s) failed (listed above; the other jobs finished): run the same "
+                          "command again to compute the missing cells")
 
 
 def sweeps_of(chosen: list[Paper], overrides: list[str]) -> list[tuple[str, int, list[str]]]:

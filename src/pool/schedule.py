@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import deque
 from pathlib import Path
 
 import pandas as pd
@@ -83,9 +84,9 @@ def write_costs(schedule: pd.DataFrame, path: Path) -> None:
     before the run) counts its row's fit and KMeans seconds."""
     done = schedule[schedule["status"].isin(["computed", "shared", "reused"]) & schedule["seconds"].notna()].copy()
     done["job"] = done["job"].map(job_key)
-    worker = done["end"] - done["start"] if {"start", "end"} <= set(done.columns) else pd.Series(float("nan"),
-                                                                                                  index=done.index)
-    done["seconds"] = worker.where(worker.notna() & (worker > 0), done["seconds"])
+    times = done.reindex(columns=["start", "end"])  # a record without them: the rows' seconds
+    worker = times["end"] - times["start"]
+    done["seconds"] = worker.where(worker > 0, done["seconds"])
     costs = done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
     write_atomic(Path(path), costs.to_csv(index=False))
 
@@ -195,7 +196,7 @@ class Forecast:
         self.taken = 0.0
         self.samples: list[list[float]] = []
         self.reports_left, self.report_seconds = int(reports), []
-        self.recent: list[tuple[float, float, float]] = []  # measured cells done: (when, taken, expected)
+        self.recent: deque[tuple[float, float, float]] = deque()  # measured cells done: (when, taken, expected)
         self.now: float | None = None  # the time the ratios are read at (seconds_left's)
         self._recent, self._recent_at = None, None
 
@@ -220,7 +221,7 @@ class Forecast:
         if self.measured[task]:
             self.recent.append((time.time() if now is None else now, seconds, self.expected[task]))
             while self.recent and self.recent[0][0] < self.recent[-1][0] - RECENT_SECONDS:
-                self.recent.pop(0)
+                self.recent.popleft()
         for key in self.keys(task):
             pair = self.sums.setdefault(key, [0.0, 0.0])
             pair[0] += seconds
