@@ -101,6 +101,7 @@ sphinx_gallery_conf = {
 # data/ under the working directory in a checkout, would make a second cache beside the checkout's data/. The
 # scripts use the checkout's data/ instead, as a script run from the checkout's root does. src/ may be a link
 # (tests/test_docs.py builds a copy of docs/ beside links to the checkout): its real parent is the checkout.
-# Registered before anything imports src.data, whose own resolver (src.data.fetch.default_data_dir) then stays out.
+# src.resolvers.register() keeps a resolver already registered, so this one stands in for
+# src.resolvers.default_data_dir in the scripts.
 OmegaConf.register_new_resolver("default_data_dir", lambda: str((REPO / "src").resolve().parent / "data"),
                                 replace=True)

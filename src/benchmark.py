@@ -30,7 +30,7 @@ import signal
 import sys
 from pathlib import Path
 
-from .command_line import add_pool_arguments, with_experiment_group
+from .command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
 from .errors import UserError
 from .pool import PoolFailed, run_pool
 from .presentation import benchmark_report, papers
@@ -60,8 +60,7 @@ def main(argv=None) -> int:
     out = benchmark_report.OUTPUTS
     signal.signal(signal.SIGTERM, terminate)  # a killed benchmark stops its workers too
     try:
-        if args.workers is not None and args.workers < 1:
-            raise UserError(f"--workers={args.workers} must be at least 1")
+        check_pool_arguments(args)
         if not args.report_only:
             chosen = [papers.load(track, benchmark_report.HOME, "benchmark") for track in args.tracks]
             started = None if args.dry_run else start_clock(out)

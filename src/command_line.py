@@ -18,6 +18,7 @@ import yaml
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import OverrideParseException
 
+from .checks import POSITIVE_INT
 from .config_dir import CONF_DIR
 from .errors import ConfigError
 
@@ -165,3 +166,9 @@ def add_pool_arguments(parser) -> None:
                         help="worker processes computing cells (default: the cores this process may use)")
     parser.add_argument("--dry-run", action="store_true",
                         help="compose and check the jobs, count the cells to compute; compute and write nothing")
+
+
+def check_pool_arguments(args) -> None:
+    """Refuse a bad ``--workers`` (read by :func:`add_pool_arguments`) with one line naming it."""
+    if args.workers is not None:
+        POSITIVE_INT.check("--workers", args.workers)

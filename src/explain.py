@@ -56,7 +56,8 @@ import pandas as pd
 import yaml
 
 from . import provenance
-from .command_line import add_pool_arguments, with_experiment_group
+from .checks import one_of
+from .command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
 from .presentation import papers, published as numbers_of, scorecard
 from .errors import ConfigError, StepFailed, UserError
 from .files import write_atomic
@@ -125,14 +126,13 @@ def load_readings(paper: Paper) -> tuple[str, list[Reading]]:
         where = f"{path}: reading {name}"
         if not isinstance(entry, dict) or set(entry) - set(KEYS):
             raise ConfigError(f"{where} must be a mapping with keys among {', '.join(KEYS)}")
-        if entry.get("label") not in LABELS:
-            raise ConfigError(f"{where}: label={entry.get('label')!r} is not one of {', '.join(LABELS)}")
+        one_of(LABELS).check(f"{where}: label", entry.get("label"))
         if not entry.get("source") or not entry.get("question"):
             raise ConfigError(f"{where} needs a question and a source")
         if not any(entry.get(how) for how in HOW):
             raise ConfigError(f"{where} says neither of {', '.join(HOW)}: nothing to compute")
-        if entry.get("readout") and entry["readout"] not in READOUTS:
-            raise ConfigError(f"{where}: readout={entry['readout']!r} is not one of {', '.join(READOUTS)}")
+        if entry.get("readout"):
+            one_of(READOUTS).check(f"{where}: readout", entry["readout"])
         if entry.get("oracle_per_k") and entry["label"] != "oracle":
             raise ConfigError(f"{where} chooses on the test labels (oracle_per_k) but is labelled {entry['label']!r}")
         sweeps = entry.get("sweeps") or []
@@ -492,8 +492,7 @@ def main(argv=None) -> int:
     try:
         if "all" in args.papers and not everything:
             raise UserError("'all' cannot be combined with paper names")
-        if args.workers is not None and args.workers < 1:
-            raise UserError(f"--workers={args.workers} must be at least 1")
+        check_pool_arguments(args)
         chosen = [papers.load(name, papers.HOME) for name in (papers.names(papers.HOME) if everything else args.papers)]
         plans = {paper.name: [r for r in load_readings(paper)[1] if not args.readings or r.name in args.readings]
                  for paper in chosen}

@@ -29,7 +29,6 @@ from pathlib import Path
 from threadpoolctl import threadpool_info
 
 from . import __version__
-from .data.fetch import used_files
 from .files import write_atomic
 
 SRC = Path(__file__).resolve().parent
@@ -108,8 +107,10 @@ def now() -> str:
     return dt.datetime.now(dt.timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
-def collect(started: str, ended: str | None = None, overrides=None, extra: dict | None = None) -> dict:
-    """The full provenance record of this process (see the module docstring).
+def collect(started: str, ended: str | None = None, overrides=None, extra: dict | None = None,
+            data_files=()) -> dict:
+    """The full provenance record of this process (see the module docstring); ``data_files`` are the raw
+    files of the data set it read (:attr:`src.data.Dataset.files`), none for a report.
 
     Call it while the BLAS thread limits of the computation are in force, so that the recorded thread
     counts are the ones used.
@@ -133,7 +134,7 @@ def collect(started: str, ended: str | None = None, overrides=None, extra: dict 
         "cpu_count": os.cpu_count(),
         "cores_available": available,
         "blas": blas_info(),
-        "data_files": used_files(),
+        "data_files": [dict(entry) for entry in data_files],
         "packages": {dist.metadata["Name"]: dist.version for dist in
                      sorted(metadata.distributions(), key=lambda d: (d.metadata["Name"] or "").lower())},
     }

@@ -44,7 +44,7 @@ import sys
 import time
 from pathlib import Path
 
-from .command_line import add_pool_arguments, with_experiment_group
+from .command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
 from .errors import StepFailed, UserError
 from .files import write_atomic
 from .pool import PoolFailed, run_pool
@@ -154,8 +154,7 @@ def main(argv=None) -> int:
     try:
         if "all" in args.papers and not everything:
             raise UserError("'all' cannot be combined with paper names")
-        if args.workers is not None and args.workers < 1:
-            raise UserError(f"--workers={args.workers} must be at least 1")
+        check_pool_arguments(args)
         chosen = plan(papers.names() if everything else args.papers)
     except UserError as exc:
         logger.error("%s", exc)

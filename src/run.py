@@ -37,12 +37,11 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
-from . import DISTRIBUTION, __version__, provenance, sweep
+from . import DISTRIBUTION, __version__, provenance, resolvers, sweep
 from .command_line import (check_group_choices, check_output_dir, check_override_grammar, with_experiment_group,
                            with_label_protocol)
 from .config_dir import CONF_DIR
 from .data import pin_user_file
-from .data.fetch import forget_used_files
 from .errors import ConfigError, UserError
 from .files import locked, write_atomic
 from .presentation.report import write_reports
@@ -146,7 +145,8 @@ def begin_run(opened: OpenRun, plain: dict, overrides=(), started: str | None = 
     provenance record."""
     method = opened.spec.method
     write_atomic(opened.out_dir / "config.yaml", OmegaConf.to_yaml({**plain, "method": method.as_dict()}))
-    record = provenance.collect(started or provenance.now(), overrides=overrides, extra=extra)
+    record = provenance.collect(started or provenance.now(), overrides=overrides, extra=extra,
+                                data_files=opened.prepared.dataset.files)
     provenance.write(opened.out_dir, record)
     return record
 
@@ -181,7 +181,6 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
     each cell at DEBUG.
     """
     started = provenance.now()
-    forget_used_files()  # this job's data files only, in a worker that ran other jobs before
     cfg = pin_user_file(cfg)  # a user's own data file: recorded (config, results, fingerprint) by path and sha256
     plain = OmegaConf.to_container(cfg, resolve=True)
     spec = run_spec(plain)
@@ -214,6 +213,11 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
         end_run(opened, rows, record)
     logger.log(progress_level, "wrote %s and the table and figure beside it", out_dir / RESULTS)
     return out_dir / RESULTS
+
+
+# The configs' resolvers, before Hydra composes: at import, so that a multirun's worker processes, which import
+# this module to run their jobs, resolve them too.
+resolvers.register()
 
 
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")

@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from . import methods
+from .checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, fraction_in, integer, one_of, optional
 from .data import Dataset, load_dataset
 from .errors import ConfigError
 from .methods.core.validation import check_data
@@ -181,18 +182,8 @@ def config_fingerprint(settings: Mapping) -> str:
 
 
 # -- 1. the config's shape and values ---------------------------------------------------------------------------
-def positive_int(name: str, value) -> int:
-    """``value`` if it is an integer >= 1, else :class:`~src.errors.ConfigError` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{name}={value!r} must be a positive integer")
-    return value
-
-
-def one_of(name: str, value, choices) -> str:
-    """``value`` if it is one of ``choices``, else :class:`~src.errors.ConfigError` naming ``name``."""
-    if not isinstance(value, str) or value not in choices:
-        raise ConfigError(f"{name}={value!r} is not one of {', '.join(choices)}")
-    return value
+CLASS_COUNT = integer(2)
+"""The rule of each k in ``protocol.ks`` before the data are read (with them: at most the number of classes)."""
 
 
 def present(node: Mapping, keys, where: str) -> None:
@@ -208,18 +199,12 @@ def present(node: Mapping, keys, where: str) -> None:
 def run_spec(config: Mapping) -> RunSpec:
     """The :class:`RunSpec` of a resolved config (plain containers), every value that the data do not decide
     checked (step 1 of the module docstring); raises :class:`~src.errors.ConfigError` naming the first bad one."""
-    seed = config.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed={seed!r} must be an integer >= 0")
+    seed = NONNEGATIVE_INT.check("seed", config.get("seed"))
     runtime = config.get("runtime")
     if not isinstance(runtime, Mapping) or "blas_threads" not in runtime:
         raise ConfigError(f"runtime={runtime!r} must be a mapping with the key blas_threads")
-    threads = runtime["blas_threads"]
-    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-        raise ConfigError(f"runtime.blas_threads={threads!r} must be a positive integer or null (library default)")
-    dry_run = config.get("dry_run")
-    if not isinstance(dry_run, bool):
-        raise ConfigError(f"dry_run={dry_run!r} must be true or false")
+    threads = optional(POSITIVE_INT, "library default").check("runtime.blas_threads", runtime["blas_threads"])
+    dry_run = BOOLEAN.check("dry_run", config.get("dry_run"))
     for group in GROUPS:
         if not isinstance(config.get(group), Mapping):
             raise ConfigError(f"{group}={config.get(group)!r} must be a config group (e.g. {group}=<name>)")
@@ -236,9 +221,7 @@ def run_spec(config: Mapping) -> RunSpec:
 
 def method_spec(node: Mapping) -> MethodSpec:
     """The :class:`MethodSpec` of a method's config: a registered name, a label and a mapping of parameters."""
-    name = node.get("name")
-    if not isinstance(name, str) or name not in methods.REGISTRY:
-        raise ConfigError(f"method.name={name!r} is not one of {', '.join(methods.NAMES)}")
+    name = one_of(methods.NAMES).check("method.name", node.get("name"))
     present(node, METHOD_KEYS, "method")
     if not isinstance(node["params"], Mapping):
         raise ConfigError(f"method.params={node['params']!r} must be a mapping of the method's parameters")
@@ -255,11 +238,9 @@ def protocol_spec(node: Mapping, dataset: str) -> ProtocolSpec:
     if not ks:
         raise ConfigError("protocol.ks is empty; give at least one number of classes")
     for k in ks:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 2:
-            raise ConfigError(f"protocol.ks contains {k!r}; each k must be an integer >= 2")
-    offset = node["rank_offset"]
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ConfigError(f"protocol.rank_offset={offset!r} must be an integer >= 0")
+        if not CLASS_COUNT.test(k):
+            raise ConfigError(f"protocol.ks contains {k!r}; each k must be {CLASS_COUNT.requirement}")
+    offset = NONNEGATIVE_INT.check("protocol.rank_offset", node["rank_offset"])
     readouts = node["readouts"]
     if isinstance(readouts, (str, bytes)) or not isinstance(readouts, Sequence) or \
             any(not isinstance(name, str) or name not in READOUTS for name in readouts):
@@ -267,17 +248,17 @@ def protocol_spec(node: Mapping, dataset: str) -> ProtocolSpec:
     overrides = node["label_overrides"] or {}
     return ProtocolSpec(
         ks=tuple(ks),
-        n_trials=positive_int("protocol.n_trials", node["n_trials"]),
+        n_trials=POSITIVE_INT.check("protocol.n_trials", node["n_trials"]),
         labels=freeze(labels_on(node["labels"], overrides, dataset)),
         label_overrides=freeze(overrides),
         rank_offset=offset,
-        kmeans_restarts=positive_int("protocol.kmeans_restarts", node["kmeans_restarts"]),
-        kmeans_metric=one_of("protocol.kmeans_metric", node["kmeans_metric"], METRICS),
-        score_on=one_of("protocol.score_on", node["score_on"], SCORE_ON),
-        subruns=positive_int("protocol.subruns", node["subruns"]),
-        subrun_choice=one_of("protocol.subrun_choice", node["subrun_choice"], SUBRUN_CHOICES),
-        kmeans_init=one_of("protocol.kmeans_init", node["kmeans_init"], INITS),
-        assign=one_of("protocol.assign", node["assign"], ASSIGNMENTS),
+        kmeans_restarts=POSITIVE_INT.check("protocol.kmeans_restarts", node["kmeans_restarts"]),
+        kmeans_metric=one_of(METRICS).check("protocol.kmeans_metric", node["kmeans_metric"]),
+        score_on=one_of(SCORE_ON).check("protocol.score_on", node["score_on"]),
+        subruns=POSITIVE_INT.check("protocol.subruns", node["subruns"]),
+        subrun_choice=one_of(SUBRUN_CHOICES).check("protocol.subrun_choice", node["subrun_choice"]),
+        kmeans_init=one_of(INITS).check("protocol.kmeans_init", node["kmeans_init"]),
+        assign=one_of(ASSIGNMENTS).check("protocol.assign", node["assign"]),
         readouts=tuple(readouts),
     )
 
@@ -292,15 +273,12 @@ def labels_on(labels, overrides, dataset: str) -> dict:
         if not isinstance(value, Mapping):
             raise ConfigError(f"protocol.{name}={value!r} must be a mapping with keys mode, fraction, per_class")
     scheme = {**labels, **override}
-    mode = scheme.get("mode")
-    if not isinstance(mode, str) or mode not in LABEL_MODES:
-        raise ConfigError(f"protocol.labels.mode={mode!r} is not one of {', '.join(LABEL_MODES)}")
+    mode = one_of(LABEL_MODES).check("protocol.labels.mode", scheme.get("mode"))
     if mode == "fraction":
-        fraction = scheme.get("fraction")
-        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-            raise ConfigError(f"protocol.labels.fraction={fraction!r} must be in (0, 1]")
+        fraction_in(0, 1, include_low=False, include_high=True).check("protocol.labels.fraction",
+                                                                      scheme.get("fraction"))
     if mode == "per_class":
-        positive_int("protocol.labels.per_class", scheme.get("per_class"))
+        POSITIVE_INT.check("protocol.labels.per_class", scheme.get("per_class"))
     return scheme
 
 

@@ -12,8 +12,8 @@
 
 Each job ends with one line and the sweep's counter (:func:`job`, :func:`src.progress.finish_job`).
 
-Run and sweep directories are named with :func:`safe_name` (``${safe_name:${method.label}}`` in the
-configs): ``FNMF(farness=0.001)`` becomes ``FNMF-farness=0.001``. The labels in tables stay as they are.
+Run and sweep directories are named with :func:`src.resolvers.safe_name` (``${safe_name:${method.label}}``
+in the configs): ``FNMF(farness=0.001)`` becomes ``FNMF-farness=0.001``. The labels in tables stay as they are.
 """
 
 from __future__ import annotations
@@ -21,11 +21,8 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
-import re
 import sys
 import time
-import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +34,6 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
-from .config_dir import PACKAGE_NAME
 from .data import load_dataset
 from .errors import UserError, one_line
 from .files import write_atomic
@@ -48,52 +44,6 @@ logger = logging.getLogger(__name__)
 
 FAILED_DIR = ".failed_jobs"
 INVALID_EXIT, FAILED_EXIT = 2, 1
-#: The name under which :func:`safe_name` is an OmegaConf resolver: ``${safe_name:${method.label}}``.
-RESOLVER = "safe_name"
-UNSAFE = re.compile(r"[^A-Za-z0-9._=,+-]+")
-
-
-def safe_name(label) -> str:
-    """``label`` as a file name that a shell takes without quoting (letters, digits and ``._=,+-``).
-
-    Accents are dropped (``é`` -> ``e``); every run of other characters (spaces, brackets, quotes, slashes,
-    other alphabets) becomes one ``-``; a leading ``-.=+,`` (an option, a hidden file, zsh's ``=command``)
-    and a trailing ``-`` are removed. ``FNMF(farness=0.001)`` -> ``FNMF-farness=0.001``,
-    ``PCGNMF(alpha=1,beta=10)`` -> ``PCGNMF-alpha=1,beta=10``. A label with nothing left gives ``unnamed``.
-    """
-    text = "".join(c for c in unicodedata.normalize("NFKD", str(label)) if not unicodedata.combining(c))
-    return UNSAFE.sub("-", text).lstrip("-.=+,").rstrip("-") or "unnamed"
-
-
-def usable_cores() -> int:
-    """The number of cores this process may run on: its CPU affinity where the system has one (Linux), else
-    every core of the machine.
-
-    The local launcher's default number of parallel jobs (``${usable_cores:}`` in
-    ``conf/hydra/launcher/joblib_local.yaml``): a machine runs as many jobs at a time as it has cores, and
-    a process confined to some cores (``taskset``, a batch system's CPU set) as many as it may use.
-    """
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity on this system (macOS, Windows)
-        return os.cpu_count() or 1
-
-
-def register_resolver() -> None:
-    """Make ``${safe_name:...}``, ``${package:}`` (the package's own name, ``src`` in a checkout and
-    ``repro_mf`` installed, for the callback's ``_target_``) and ``${usable_cores:}`` (:func:`usable_cores`)
-    available to the configs (once; importing this module does it)."""
-    if not OmegaConf.has_resolver(RESOLVER):
-        OmegaConf.register_new_resolver(RESOLVER, safe_name)
-    if not OmegaConf.has_resolver("package"):
-        OmegaConf.register_new_resolver("package", lambda: PACKAGE_NAME)
-    if not OmegaConf.has_resolver("usable_cores"):
-        OmegaConf.register_new_resolver("usable_cores", usable_cores)
-
-
-register_resolver()  # src.run imports this module before Hydra composes a config, in every process
-
-
 def sweep_jobs(config: DictConfig) -> list[list[str]]:
     """The override lists of the jobs a basic sweep of ``config`` launches, in launch order.
 

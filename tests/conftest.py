@@ -8,12 +8,16 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+from src import resolvers
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_MIRROR = REPO.parent / "shared" / "datasets"
 if DEFAULT_MIRROR.is_dir():  # else: no mirror, the data are downloaded (tests needing the mirror itself skip)
     os.environ.setdefault("REPRO_DATA_MIRROR", str(DEFAULT_MIRROR))
 # The test matrices are tiny: one BLAS thread is much faster than two threads on two busy cores.
 threadpool_limits(1)
+# The tests compose configs as the entry points do, with the configs' resolvers registered first.
+resolvers.register()
 
 
 @pytest.fixture

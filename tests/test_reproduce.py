@@ -54,7 +54,7 @@ def test_a_dry_run_counts_every_papers_cells(caplog):
 def test_bad_workers_exit_2_with_one_line(caplog):
     with caplog.at_level("ERROR"):
         assert reproduce.main(["cai", "--workers", "0"]) == 2
-    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == ["--workers=0 must be at least 1"]
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == ["--workers=0 must be a positive integer"]
 
 
 def test_the_old_selection_of_settings_in_overrides_is_read_as_the_new_with_one_warning(monkeypatch, caplog):

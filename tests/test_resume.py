@@ -24,7 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from src.presentation import report
 from src.run import CONF_DIR, run_experiment
-from src.sweep import usable_cores
+from src.resolvers import usable_cores
 
 REPO = Path(__file__).resolve().parents[1]
 TIMING = ["fit_seconds", "kmeans_seconds", "peak_rss_mb"]  # the only columns allowed to differ between runs

@@ -262,13 +262,13 @@ def test_the_local_launcher_runs_one_job_per_usable_core_unless_told_otherwise(m
     from hydra import compose as hydra_compose, initialize_config_dir
     from hydra.utils import instantiate
 
-    from src import sweep
+    from src import resolvers
 
     with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
         launcher = hydra_compose("config", return_hydra_config=True).hydra.launcher
         one_worker = hydra_compose("config", overrides=["hydra.launcher.n_jobs=1"], return_hydra_config=True).hydra.launcher
-    assert launcher.n_jobs == sweep.usable_cores() >= 1
-    assert instantiate(launcher).joblib["n_jobs"] == sweep.usable_cores()  # what joblib.Parallel is given
+    assert launcher.n_jobs == resolvers.usable_cores() >= 1
+    assert instantiate(launcher).joblib["n_jobs"] == resolvers.usable_cores()  # what joblib.Parallel is given
     assert one_worker.n_jobs == 1
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 2, 5}, raising=False)  # e.g. taskset -c 0,2,5
     assert launcher.n_jobs == 3

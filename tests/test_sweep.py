@@ -14,7 +14,7 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
-from src import progress, sweep
+from src import progress, resolvers, sweep
 from src.presentation import papers
 from src.errors import ConfigError
 
@@ -71,32 +71,6 @@ def test_failures_are_recorded_per_job_and_other_errors_pass(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with sweep.job_failures(tmp_path, 5, []):
             raise KeyboardInterrupt
-
-
-NASTY = ["FNMF(farness=0.001)", "SemiGNMF(alpha=100)", "PCGNMF(alpha=1,beta=10)", "GNMF(alpha=100.0)",
-         "my method [v2]", "it's \"quoted\"", "a/b\\c", "-rf", "--help", ".hidden", "..", "=ls", "~user",
-         "$HOME", "`id`", "a;b&&c|d", "star*?", "{a,b}", "tab\there", "new\nline", "Café λ=0.3", "()", "",
-         "  ", "#comment", "!bang", "percent%", "<in>out", "x" * 3, "NMF-KL", "COP-KMeans", 42, 0.001]
-
-
-@pytest.mark.parametrize("label", NASTY)
-def test_safe_name_gives_a_name_a_shell_takes_unquoted(label):
-    name = sweep.safe_name(label)
-    assert SHELL_SAFE.match(name), name
-    assert not name.startswith(("-", ".", "=", "+", ","))
-    assert sweep.safe_name(name) == name  # a safe name stays as it is
-
-
-def test_safe_name_keeps_the_labels_readable_and_is_a_config_resolver():
-    assert sweep.safe_name("FNMF(farness=0.001)") == "FNMF-farness=0.001"
-    assert sweep.safe_name("PCGNMF(alpha=1,beta=10)") == "PCGNMF-alpha=1,beta=10"
-    assert sweep.safe_name("my method [v2]") == "my-method-v2"
-    assert sweep.safe_name("Café") == "Cafe" and sweep.safe_name("()") == "unnamed"
-    assert [sweep.safe_name(label) for label in ("NMF", "NMF-KL", "COP-KMeans")] == ["NMF", "NMF-KL", "COP-KMeans"]
-    sweep.register_resolver()  # twice: no error
-    config = OmegaConf.create({"label": "SemiGNMF(alpha=${alpha})", "alpha": 100,
-                               "subdir": "yale_${safe_name:${label}}"})
-    assert config.subdir == "yale_SemiGNMF-alpha=100"
 
 
 def sweep_config(params, task):
@@ -161,12 +135,12 @@ def test_the_reproductions_run_directories_are_shell_safe_and_distinct():
                     method = tuple(o for o in job if not o.startswith("dataset="))  # label: not per data set
                     if (paper.name, method) not in composed:
                         cfg = compose("config", overrides=[paper.experiment, *job], return_hydra_config=True)
-                        assert cfg.hydra.sweep.subdir == f"{dataset}_{sweep.safe_name(cfg.method.label)}"
+                        assert cfg.hydra.sweep.subdir == f"{dataset}_{resolvers.safe_name(cfg.method.label)}"
                         composed[paper.name, method] = (cfg.hydra.sweep.dir, cfg.method.label)
                     sweep_dir, label = composed[paper.name, method]
-                    subdir = f"{dataset}_{sweep.safe_name(label)}"
+                    subdir = f"{dataset}_{resolvers.safe_name(label)}"
                     assert SHELL_SAFE.match(subdir), subdir
-                    names.setdefault(sweep.safe_name(label), set()).add(label)
+                    names.setdefault(resolvers.safe_name(label), set()).add(label)
                     where = (sweep_dir, subdir)
                     assert dirs.setdefault(where, (dataset, label)) == (dataset, label), where
     assert len(names) > 20 and all(len(labels) == 1 for labels in names.values()), names

@@ -34,6 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from . import caltech, deng_cai, mnist, user_file
+from .fetch import recording_files
+from ..checks import integer, one_of
 from ..errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -69,6 +71,9 @@ class Dataset:
     pixel_order : str or None
         How a row of ``X`` maps to ``image_shape``: ``"F"`` (column-major: Deng Cai's files) or ``"C"``
         (row-major: MNIST); None when there is no image. Use :func:`as_images`.
+    files : tuple of dict
+        The raw files it was loaded from, each ``{"file", "sha256", "path"}``, sorted by name (a run's
+        provenance lists them).
     """
 
     name: str
@@ -77,6 +82,7 @@ class Dataset:
     image_shape: tuple[int, ...] | None
     class_names: tuple[str, ...] | None
     pixel_order: str | None = None
+    files: tuple[dict, ...] = ()
 
     @property
     def n_classes(self) -> int:
@@ -113,25 +119,23 @@ def load_dataset(cfg: Mapping, data_dir: str | Path, mirror: str | Path | None, 
     name, loader = cfg.get("name"), cfg.get("loader")
     if not isinstance(name, str) or not name:
         raise ConfigError(f"dataset.name={name!r} must be a non-empty string")
-    if loader not in _LOADERS:
-        raise ConfigError(f"dataset.loader={loader!r} is not one of {', '.join(DATASETS)}")
-    preprocess = cfg.get("preprocess", "unit_norm")
-    if preprocess not in PREPROCESS:
-        raise ConfigError(f"dataset.preprocess={preprocess!r} is not one of {', '.join(PREPROCESS)}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ConfigError(f"seed={seed!r} must be an integer")
+    one_of(DATASETS).check("dataset.loader", loader)
+    preprocess = one_of(PREPROCESS).check("dataset.preprocess", cfg.get("preprocess", "unit_norm"))
+    integer(0).check("seed", seed)
     module = _LOADERS[loader]
     unknown = [k for k in cfg.keys() if k not in _COMMON_KEYS + module.KEYS]
     if unknown:
         logger.warning("dataset %s: keys %s are not used by loader %s (it reads %s)",
                        name, ", ".join(map(str, unknown)), loader, ", ".join(module.KEYS))
-    X, y, meta = module.load(cfg, data_dir, mirror, int(seed))
+    with recording_files() as files:
+        X, y, meta = module.load(cfg, data_dir, mirror, int(seed))
     y, class_names = _consecutive(y, meta["class_names"])
     X = _preprocess(X, preprocess, meta["max_value"])
     logger.info("dataset %s: X %s, %d classes, preprocess %s", name, X.shape, y.max() + 1, preprocess)
     shape = tuple(meta["image_shape"]) if meta["image_shape"] is not None else None
     return Dataset(name=name, X=X, y=y, image_shape=shape, class_names=class_names,
-                   pixel_order=meta["pixel_order"] if shape is not None else None)
+                   pixel_order=meta["pixel_order"] if shape is not None else None,
+                   files=tuple(files[key] for key in sorted(files)))
 
 
 def as_images(ds: Dataset) -> np.ndarray:

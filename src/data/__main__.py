@@ -1,7 +1,7 @@
 """Fetch and build data sets ahead of a sweep: ``python -m src.data NAME [NAME ...]``.
 
 NAME is a file of ``conf/dataset``; the raw files go to ``paths.data_dir`` (``data/`` in a checkout, the
-user's cache directory for an installed copy: :func:`src.data.fetch.default_data_dir`; the mirror from
+user's cache directory for an installed copy: :func:`src.resolvers.default_data_dir`; the mirror from
 ``REPRO_DATA_MIRROR``) and derived features are built once, so that the parallel jobs of a sweep find a
 warm cache instead of each building the same features.
 

@@ -52,6 +52,7 @@ import sklearn
 from sklearn.cluster import MiniBatchKMeans
 
 from .fetch import CALTECH_TOP10_CLASSES, REGISTRY, fetch
+from ..checks import POSITIVE, integer
 from ..errors import ConfigError, DataError
 from ..files import atomic_path
 
@@ -118,12 +119,10 @@ def feature_settings(cfg: Mapping) -> dict[str, str | int | float | None]:
     for key, default in DEFAULTS[kind].items():
         value = cfg.get(key, default)
         if key == "contrast_threshold":
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            ok = POSITIVE.test(value)
             value = float(value) if ok else value
         else:
-            ok = (value is None and key == "max_side") or (
-                isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-                and value >= (0 if key == "codebook_seed" else 1))
+            ok = (value is None and key == "max_side") or integer(0 if key == "codebook_seed" else 1).test(value)
             value = int(value) if ok and value is not None else value
         if not ok:
             raise ConfigError(f"dataset.{key}={value!r} is not valid for features={kind}")

@@ -42,7 +42,7 @@ USTAR tar of the 3044 JPEGs of the 10 largest classes (``Faces``, not ``Faces_ea
 Where the data go
 -----------------
 ``paths.data_dir`` (``conf/paths/default.yaml``) defaults to ``${default_data_dir:}``
-(:func:`default_data_dir`): ``data`` (``data/`` under the working directory) in a checkout, as the
+(:func:`src.resolvers.default_data_dir`): ``data`` (``data/`` under the working directory) in a checkout, as the
 checkout's ``.gitignore`` expects, and the per-user cache directory of the operating system
 (``pooch.os_cache("repro-mf")``: ``~/.cache/repro-mf`` on Linux, or ``$XDG_CACHE_HOME/repro-mf``) for an
 installed copy, so that the runs of an installed copy share one download cache whatever directory they
@@ -69,16 +69,17 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pooch
 import requests
-from omegaconf import OmegaConf
 from tqdm import tqdm
 
-from .. import config_dir
 from ..errors import DataError, one_line
 from ..files import make_readable
 
@@ -88,33 +89,6 @@ logger = logging.getLogger(__name__)
 pooch.get_logger().setLevel(logging.WARNING)
 
 MIRROR_ENV = "REPRO_DATA_MIRROR"
-#: The name of an installed copy's directory in the user's cache (:func:`default_data_dir`).
-CACHE_NAME = "repro-mf"
-#: The OmegaConf resolver giving ``paths.data_dir`` its default: ``data_dir: ${default_data_dir:}``.
-DATA_DIR_RESOLVER = "default_data_dir"
-
-
-def default_data_dir() -> str:
-    """Where the data go unless ``paths.data_dir`` says otherwise: ``data`` (under the working directory) in a
-    checkout, the user's cache directory (``pooch.os_cache``) for an installed copy.
-
-    A checkout keeps its data beside its outputs, in the git-ignored ``data/``; an installed copy has no
-    project directory, and a cache that depends on the working directory would download the same files
-    again for every directory a run starts from.
-    """
-    if config_dir.CHECKOUT is not None:
-        return "data"
-    return str(pooch.os_cache(CACHE_NAME))
-
-
-def register_data_dir_resolver() -> None:
-    """Make ``${default_data_dir:}`` (:func:`default_data_dir`) available to the configs (once; importing this
-    module does it, and every module that reads ``paths.data_dir`` imports :mod:`src.data`, which imports it)."""
-    if not OmegaConf.has_resolver(DATA_DIR_RESOLVER):
-        OmegaConf.register_new_resolver(DATA_DIR_RESOLVER, default_data_dir)
-
-
-register_data_dir_resolver()
 
 #: The 10 largest Caltech-101 classes (without BACKGROUND_Google and Faces_easy), largest first; label
 #: ``i`` (0-based) is ``CALTECH_TOP10_CLASSES[i]``. Counts: 800, 798, 435, 239, 200, 128, 123, 114, 107, 100.
@@ -418,33 +392,40 @@ def write_top10_tar(source_tar: str | Path, output_file: str | Path) -> int:
     return len(images)
 
 
-_USED: dict[str, dict] = {}
+_RECORDING: ContextVar[dict | None] = ContextVar("data_files", default=None)
+
+
+@contextmanager
+def recording_files() -> Iterator[dict]:
+    """The raw files fetched or found in the cache inside the block, ``{key: {"file", "sha256", "path"}}``.
+
+    :func:`src.data.load_dataset` wraps its loader in it and keeps the files on the :class:`~src.data.Dataset`
+    it returns (``files``), where provenance reads them: the record belongs to the data set, not to the
+    process, so a worker that loads one data set after another records each one's own files. Outside such a
+    block nothing is recorded.
+    """
+    files: dict = {}
+    token = _RECORDING.set(files)
+    try:
+        yield files
+    finally:
+        _RECORDING.reset(token)
 
 
 def _record(key: str, path: Path, matched: str) -> Path:
-    """Remember that this process used the raw file ``key`` (for provenance) and return ``path``."""
-    alg, _, digest = matched.partition(":")
-    sha256 = digest.lower() if alg == "sha256" else pooch.file_hash(str(path), alg="sha256")
-    _USED[key] = {"file": key, "sha256": sha256, "path": str(path)}
+    """Note that the loader in progress used the raw file ``key`` (see :func:`recording_files`); return ``path``."""
+    files = _RECORDING.get()
+    if files is not None:
+        alg, _, digest = matched.partition(":")
+        sha256 = digest.lower() if alg == "sha256" else pooch.file_hash(str(path), alg="sha256")
+        files[key] = {"file": key, "sha256": sha256, "path": str(path)}
     return Path(path)
 
 
 def record_user_file(path: Path, sha256: str) -> None:
-    """Remember that this process read a user's own data file (outside :data:`REGISTRY`), for provenance.
-
-    It is listed by :func:`used_files` under its absolute path, with the sha256 the loader computed.
-    """
+    """Note that the loader in progress read a user's own data file (outside :data:`REGISTRY`), under its
+    absolute path and with the sha256 the loader computed."""
     _record(str(path), Path(path), f"sha256:{sha256}")
-
-
-def used_files() -> list[dict]:
-    """The raw files fetched or found in the cache since :func:`forget_used_files`, each with its sha256."""
-    return [dict(_USED[key]) for key in sorted(_USED)]
-
-
-def forget_used_files() -> None:
-    """Start a new record of used files (a worker process runs one sweep job after another)."""
-    _USED.clear()
 
 
 def _matching_hash(path: Path, hashes: tuple[str, ...]) -> str | None:

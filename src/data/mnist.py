@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .fetch import fetch
+from ..checks import is_integer
 from ..errors import ConfigError, DataError
 
 logger = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def load(cfg: Mapping, data_dir: str | Path, mirror: str | Path | None,
     n = cfg.get("subsample")
     if n is None:
         index = np.arange(n_total)
-    elif isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= n_total:
+    elif not (is_integer(n) and 1 <= n <= n_total):
         raise ConfigError(f"dataset.subsample={n!r} must be null or an integer in 1..{n_total} "
                           f"(the size of split {split!r})")
     else:

@@ -2,6 +2,7 @@
 
 from hydra import compose, initialize_config_dir
 
+from .. import resolvers
 from ..config_dir import CONF_DIR
 from . import Dataset, load_dataset
 
@@ -11,6 +12,7 @@ def load_named(name: str, overrides: list[str] | tuple[str, ...] = ()) -> Datase
 
     Example: ``load_named("orl", ["dataset.preprocess=scale01"])``.
     """
+    resolvers.register()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         cfg = compose(config_name="config", overrides=[f"dataset={name}", *overrides])
     return load_dataset(cfg.dataset, cfg.paths.data_dir, cfg.paths.mirror, cfg.seed)

@@ -27,7 +27,7 @@ the file with its absolute path and sha256 (:func:`pin`): in ``config.yaml``, in
 ``provenance.json``. A ``sha256`` set in the config is checked against the file.
 
 The config's ``name`` defaults to the file's stem (``mine`` for ``data/mine.npz``) through the resolver
-``${user_file_stem:}`` registered here (``_stem``).
+``${user_file_stem:}`` (:func:`src.resolvers.user_file_stem`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +48,7 @@ from hydra.utils import get_original_cwd
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 from .fetch import record_user_file
+from ..checks import POSITIVE_INT, is_integer, one_of
 from ..errors import ConfigError, DataError, one_line
 
 logger = logging.getLogger(__name__)
@@ -61,25 +61,10 @@ EXTENSIONS = (".mat", ".npz", ".csv")
 DEFAULT_KEYS = {"X_key": ("fea", "X"), "y_key": ("gnd", "y")}
 HEADERS = ("auto", True, False)
 PIXEL_ORDERS = ("C", "F")
-#: ``name`` used in output directory names while ``path`` is not set yet (the run then stops on it).
-NO_NAME = "file"
 _MAT_META = ("__header__", "__version__", "__globals__")
 _HASHES: dict[tuple, str] = {}
 
 
-def _stem(*, _parent_) -> str:
-    """OmegaConf resolver ``${user_file_stem:}``: the stem of the sibling key ``path`` (``file`` if unset).
-
-    Characters other than ASCII letters, digits and ``._+-`` become ``-`` (the name is part of directory
-    and file names): ``my data (v2).csv`` gives ``my-data-v2``.
-    """
-    if OmegaConf.is_missing(_parent_, "path") or _parent_.get("path") in (None, ""):
-        return NO_NAME
-    stem = re.sub(r"[^A-Za-z0-9._+-]+", "-", Path(str(_parent_.get("path"))).stem).strip("-")
-    return stem or NO_NAME
-
-
-OmegaConf.register_new_resolver("user_file_stem", _stem, replace=True)
 
 
 def launch_dir() -> Path:
@@ -206,7 +191,7 @@ def _check_keys(cfg: Mapping) -> None:
             raise ConfigError(f"dataset.{key}={value!r} must be a variable name or null "
                               f"({' or '.join(DEFAULT_KEYS[key])})")
     column = cfg.get("label_column", -1)
-    if isinstance(column, bool) or not isinstance(column, Integral):
+    if not is_integer(column):
         raise ConfigError(f"dataset.label_column={column!r} must be an integer column index (-1 = the last column)")
     if cfg.get("header", "auto") not in HEADERS:
         raise ConfigError(f"dataset.header={cfg.get('header')!r} is not one of auto, true, false")
@@ -214,8 +199,7 @@ def _check_keys(cfg: Mapping) -> None:
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise ConfigError(f"dataset.delimiter={delimiter!r} must be one character, e.g. ';' (on the command line: "
                           f"\"dataset.delimiter=';'\") or \\t for a tab")
-    if cfg.get("pixel_order", "C") not in PIXEL_ORDERS:
-        raise ConfigError(f"dataset.pixel_order={cfg.get('pixel_order')!r} is not one of {', '.join(PIXEL_ORDERS)}")
+    one_of(PIXEL_ORDERS).check("dataset.pixel_order", cfg.get("pixel_order", "C"))
     expected = cfg.get("sha256")
     if expected is not None and not (isinstance(expected, str) and re.fullmatch(r"[0-9a-fA-F]{64}", expected)):
         raise ConfigError(f"dataset.sha256={expected!r} must be 64 hexadecimal digits or null")
@@ -330,7 +314,7 @@ def _image_shape(value, n_features: int) -> tuple[int, int] | None:
     if isinstance(value, Sequence) and not isinstance(value, str):  # also an OmegaConf ListConfig
         value = list(value)
     ok = (isinstance(value, list) and len(value) == 2
-          and all(isinstance(d, Integral) and not isinstance(d, bool) and d >= 1 for d in value))
+          and all(POSITIVE_INT.test(d) for d in value))
     if not ok or value[0] * value[1] != n_features:
         raise ConfigError(f"dataset.image_shape={value!r} "
                           f"must be [height, width] with height * width = {n_features} features, or null")

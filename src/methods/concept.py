@@ -90,7 +90,7 @@ from .core.estimator import Factorization, LabelConstrainedMixin, labels_in_fit_
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
-from .core.validation import BOOLEAN
+from ..checks import BOOLEAN, one_of
 from .graph.label_matrix import SHARED_ROWS, label_matrix, n_constraint_columns
 from .nmf import NMF
 
@@ -209,8 +209,7 @@ def concept_rules(X: np.ndarray, A: sp.spmatrix | None = None, kernel: str = "im
     update, objective : callables over the factor dict {"W": (s, n, k), "V" or "Z": (s, n or r, k)}; the
         objective returns one value per start, shape (s,).
     """
-    if kernel not in KERNELS:
-        raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
+    one_of(KERNELS).check("kernel", kernel)
     coefficient = "V" if A is None else "Z"
     if A is None:
         expand = contract = lambda B: B  # noqa: E731  (A = I)

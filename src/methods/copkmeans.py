@@ -80,7 +80,8 @@ from sklearn.utils.validation import check_is_fitted
 from ..errors import ConfigError
 from .core.estimator import LabelConstrainedMixin
 from .core.products import block_rows, x_dot, xt_dot
-from .core.validation import CHECKED_BY_FIT, POSITIVE_INT, UNLABELLED, ParameterRulesMixin, SampleInputMixin
+from ..checks import POSITIVE_INT
+from .core.validation import CHECKED_BY_FIT, UNLABELLED, ParameterRulesMixin, SampleInputMixin
 
 logger = logging.getLogger(__name__)
 

@@ -91,7 +91,7 @@ from .core.estimator import Factorization, fit_stops_short
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, column_sums, dot, gram, squared_norm
-from .core.validation import NONNEGATIVE, below
+from ..checks import NONNEGATIVE, below
 from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
 from .graph.knn import ALGORITHM, NEIGHBOURS, degree, knn_graph, neighbour_count
 

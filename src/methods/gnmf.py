@@ -66,7 +66,7 @@ from .core.estimator import (Factorization, LabelConstrainedMixin, NormalizedIni
                              labels_in_fit_only)
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, block_slices, dot, gram
-from .core.validation import BOOLEAN, NONNEGATIVE
+from ..checks import BOOLEAN, NONNEGATIVE
 from .graph.knn import ALGORITHM, HEAT_WIDTH, NEIGHBOURS, WEIGHT, degree, knn_graph, label_graph, neighbour_count
 from .graph.label_matrix import SameClassBlock
 

@@ -3,7 +3,8 @@
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .core.validation import POSITIVE_INT, ParameterRulesMixin, SampleInputMixin
+from ..checks import POSITIVE_INT
+from .core.validation import ParameterRulesMixin, SampleInputMixin
 
 
 class KMeansBaseline(OneToOneFeatureMixin, TransformerMixin, SampleInputMixin, ParameterRulesMixin, BaseEstimator):

@@ -98,13 +98,12 @@ import logging
 
 import numpy as np
 
-from ..errors import ConfigError
 from .concept import KERNELS, _ConceptFactorization, data_products, explicit_kernel
 from .core.estimator import Factorization
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, dot, gram, inner, squared_norm, x_dot
-from .core.validation import BOOLEAN, NONNEGATIVE, one_of
+from ..checks import BOOLEAN, NONNEGATIVE, one_of
 
 logger = logging.getLogger(__name__)
 
@@ -159,10 +158,8 @@ def lcf_rules(X: np.ndarray, lam: float, kernel: str = "implicit", v_rule: str =
     update, objective : callables over the factor dict {"W": (s, n, k), "V": (s, n, k)}; the objective
         returns one value per start, shape (s,).
     """
-    if kernel not in KERNELS:
-        raise ConfigError(f"kernel={kernel!r} must be one of {', '.join(KERNELS)}")
-    if v_rule not in V_RULES:
-        raise ConfigError(f"v_rule={v_rule!r} must be one of {', '.join(V_RULES)}")
+    one_of(KERNELS).check("kernel", kernel)
+    one_of(V_RULES).check("v_rule", v_rule)
     trace_K = squared_norm(X)  # Tr(K)
     a = np.einsum("ij,ij->j", X, X)  # diag(K) = squared sample norms, (n,)
     if handoff is None:  # (X W, X V) from the update to the objective, X W on to the next update

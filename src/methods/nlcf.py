@@ -38,7 +38,7 @@ from .core.frobenius import objective as frobenius_objective
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import SampleBlocks, gram, inner, squared_norm, x_dot
-from .core.validation import NONNEGATIVE
+from ..checks import NONNEGATIVE
 
 
 def nlcf_rules(X: np.ndarray, mu: float):

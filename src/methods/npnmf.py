@@ -61,7 +61,7 @@ from .core import frobenius
 from .core.estimator import Factorization, NormalizedInitMixin, fit_stops_short
 from .core.loop import Handoff
 from .core.products import SampleBlocks, dot, inner, squared_norm
-from .core.validation import BOOLEAN, NONNEGATIVE, POSITIVE, check_positive_int
+from ..checks import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT
 from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
 from .graph.knn import ALGORITHM, NEIGHBOURS, check_algorithm, nearest_neighbours, neighbour_count
 
@@ -103,7 +103,7 @@ def lle_weights(X_rows, n_neighbors=5, reg=1e-3, algorithm="auto", random_state=
         Zero diagonal, ``n_neighbors`` stored entries per row (fewer only where a weight is exactly 0),
         each row summing to 1. Not symmetric. With a single sample, the empty matrix.
     """
-    k = check_positive_int("n_neighbors", n_neighbors)
+    k = POSITIVE_INT.check("n_neighbors", n_neighbors)
     reg = check_reg(reg)
     check_algorithm(algorithm)
     X_rows = np.asarray(X_rows, dtype=np.float64)

@@ -45,7 +45,6 @@ A. Shashua and T. Hazan, "Non-negative tensor factorization with applications to
 vision", Proc. ICML 2005 (cited as [35] in CNMF).
 """
 
-from numbers import Integral
 
 import numpy as np
 
@@ -54,7 +53,7 @@ from .core.estimator import Factorization, fit_stops_short
 from .core.loop import Handoff
 from .core.multiplicative import multiply
 from .core.products import gram, inner, squared_norm, x_dot, xt_dot
-from .core.validation import Rule
+from ..checks import POSITIVE_INT, Rule
 
 
 def khatri_rao_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -118,7 +117,7 @@ def ntf_rules(X: np.ndarray, image_shape: tuple[int, int]):
 
 
 IMAGE_SHAPE = Rule(lambda shape: isinstance(shape, (tuple, list)) and len(shape) == 2
-                   and all(isinstance(d, Integral) and not isinstance(d, bool) and d >= 1 for d in shape),
+                   and all(POSITIVE_INT.test(d) for d in shape),
                    "a pair (h, w) of positive integers (NTF needs the images' shape)")
 """The rule of NTF's ``image_shape`` without the data (with them, h * w must be the number of features)."""
 

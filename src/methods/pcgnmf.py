@@ -61,7 +61,8 @@ from .core import frobenius
 from .core.estimator import LabelConstrainedMixin, labels_in_fit_only
 from .core.loop import Handoff
 from .core.products import SampleBlocks, column_sums, dot, inner, squared_norm
-from .core.validation import NONNEGATIVE, UNLABELLED
+from ..checks import NONNEGATIVE
+from .core.validation import UNLABELLED
 from .gnmf import GNMF, graph_edges, graph_operator, graph_smoothness, regularized_v_update
 
 

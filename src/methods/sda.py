@@ -60,8 +60,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
 from .core.estimator import LabelConstrainedMixin
-from .core.validation import (CHECKED_BY_FIT, NONNEGATIVE, POSITIVE_INT, UNLABELLED, ParameterRulesMixin,
-                              SampleInputMixin)
+from ..checks import NONNEGATIVE, POSITIVE_INT
+from .core.validation import CHECKED_BY_FIT, UNLABELLED, ParameterRulesMixin, SampleInputMixin
 from .graph.knn import ALGORITHM, knn_graph, laplacian
 
 logger = logging.getLogger(__name__)

@@ -47,7 +47,7 @@ from .core.estimator import Factorization, fit_stops_short
 from .core.loop import Handoff
 from .core.multiplicative import EPS, multiply
 from .core.products import column_norms, column_sums, gram, squared_norm, x_dot, xt_dot
-from .core.validation import NONNEGATIVE
+from ..checks import NONNEGATIVE
 
 
 def sparse_rules(X, beta: float):

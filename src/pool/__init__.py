@@ -34,7 +34,6 @@ from threadpoolctl import threadpool_limits
 
 from .. import methods
 from ..data import load_dataset
-from ..data.fetch import forget_used_files, used_files
 from ..errors import StepFailed, UserError, one_line
 from ..presentation.papers import Paper
 from ..progress import duration
@@ -42,7 +41,7 @@ from ..protocol.cell import READOUTS
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
 from ..run import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
-from ..sweep import usable_cores
+from ..resolvers import usable_cores
 from . import reuse, schedule
 from .jobs import Job, Task, expand, sharing_key, tasks_of
 from .workers import Done, Row, Work, run_local, run_slurm
@@ -84,30 +83,26 @@ def plan_jobs(chosen: list[Paper], overrides: list[str]) -> list[Job]:
 
 
 class DataCache:
-    """Load each data set once for all jobs, and remember the files each one read (for provenance)."""
+    """Load each data set once for all jobs (each :class:`~src.data.Dataset` keeps the files it was read from)."""
 
     def __init__(self):
-        self.loaded, self.files, self.last = {}, {}, None
+        self.loaded = {}
 
     def __call__(self, config, data_dir, mirror, seed):
         key = json.dumps([config, str(data_dir), str(mirror), seed], sort_keys=True, default=str)
         if key not in self.loaded:
-            forget_used_files()
             self.loaded[key] = load_dataset(config, data_dir, mirror, seed)
-            self.files[key] = used_files()
-        self.last = key
         return self.loaded[key]
 
 
-def open_jobs(jobs: list[Job]) -> tuple[list[OpenRun], list[list[dict]]]:
-    """Open every job (settings checked, data loaded, cells on disk read): the opened runs and the data files
-    each read. The invalid jobs are one :class:`~src.errors.UserError` listing them, before any cell is computed."""
-    cache, opened, files, problems = DataCache(), [], [], []
+def open_jobs(jobs: list[Job]) -> list[OpenRun]:
+    """Open every job (settings checked, data loaded, cells on disk read). The invalid jobs are one
+    :class:`~src.errors.UserError` listing them, before any cell is computed."""
+    cache, opened, problems = DataCache(), [], []
     for job in jobs:
         try:
             with threadpool_limits(limits=job.spec.blas_threads):
                 opened.append(open_run(job.spec, job.out_dir, load=cache))
-            files.append(cache.files[cache.last])
         except (UserError, KeyError, TypeError, ValueError) as exc:
             problems.append(f"{job.name} (sweep {job.sweep + 1} job {job.number}): {one_line(exc)}")
     if problems:
@@ -115,7 +110,7 @@ def open_jobs(jobs: list[Job]) -> tuple[list[OpenRun], list[list[dict]]]:
             logger.error("  %s", line)
         raise UserError(f"{len(problems)} of {len(jobs)} jobs are invalid (listed above); no cell was computed. "
                         f"The first: {problems[0]}")
-    return opened, files
+    return opened
 
 
 @dataclass
@@ -178,7 +173,7 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
         raise UserError(f"the SLURM launcher needs {', '.join(NEEDED_COMMANDS)} on this machine's PATH, and "
                         f"{', '.join(missing)} is missing: run on a machine that submits to the cluster; "
                         "nothing was started")
-    opened, data_files = open_jobs(jobs)
+    opened = open_jobs(jobs)
     copied = reuse.copy_cells(jobs, opened, source_jobs) if source_jobs else {}
     if copied:
         logger.info("%s cells copied from %s's runs (computed alike by the same code)", f"{len(copied):,}",
@@ -186,7 +181,7 @@ def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = No
     tasks = tasks_of(jobs, [run.todo for run in opened])
     expect(tasks, jobs, opened)
     workers = workers or usable_cores()
-    books = Books(chosen, jobs, opened, data_files, tasks, None if slurm else workers, paper_done)
+    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done)
     summary = books.announce(len(copied), "SLURM array tasks" if slurm else f"{workers} worker process(es)")
     summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
     books.start()
@@ -229,11 +224,10 @@ class Books:
     papers finished, the progress and its forecast. A job's results are written when its last cell is in
     (:func:`src.run.end_run`), a paper's report when its last job is (``paper_done``)."""
 
-    def __init__(self, chosen: list[Paper], jobs: list[Job], opened: list[OpenRun], data_files: list,
-                 tasks: list[Task], workers: int | None, paper_done: Callable[[Paper], None] | None):
+    def __init__(self, chosen: list[Paper], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
+                 workers: int | None, paper_done: Callable[[Paper], None] | None):
         self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
-        self.records = [begin_run(run, job.config, job.overrides, extra={"data_files": files})
-                        for job, run, files in zip(jobs, opened, data_files)]
+        self.records = [begin_run(run, job.config, job.overrides) for job, run in zip(jobs, opened)]
         self.left = [len(run.todo) for run in opened]
         self.n_cells, self.n_todo = sum(len(run.paths) for run in opened), sum(self.left)
         self.failed: dict[int, str] = {}

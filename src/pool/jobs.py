@@ -30,7 +30,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import OmegaConf, open_dict
 
-from .. import methods
+from .. import methods, resolvers
 from ..config_dir import CONF_DIR
 from ..settings import RunSpec, run_spec
 from ..sweep import sweep_jobs
@@ -68,6 +68,7 @@ def expand(sweeps: Iterable[tuple[str, int, list[str]]]) -> list[Job]:
     one line naming a bad one) but no data set is loaded.
     """
     jobs = []
+    resolvers.register()
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
             loader = GlobalHydra.instance().config_loader()

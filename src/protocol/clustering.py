@@ -17,7 +17,7 @@ from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import normalize
 
-from ..errors import ConfigError
+from ..checks import one_of
 
 METRICS = ("euclidean", "cosine")
 INITS = ("random", "k-means++")
@@ -48,10 +48,8 @@ def best_kmeans(Z, n_clusters: int, n_restarts: int, metric: str, seed, init: st
     objective : float
         KMeans objective of the kept run (inertia, or sum of 1 - cos for cosine).
     """
-    if metric not in METRICS:
-        raise ConfigError(f"protocol.kmeans_metric={metric!r} is not one of {', '.join(METRICS)}")
-    if init not in INITS:
-        raise ConfigError(f"protocol.kmeans_init={init!r} is not one of {', '.join(INITS)}")
+    one_of(METRICS).check("protocol.kmeans_metric", metric)
+    one_of(INITS).check("protocol.kmeans_init", init)
     rng = np.random.default_rng(seed)
     if metric == "euclidean":
         algorithm = "elkan" if Z.shape[1] > ELKAN_ABOVE_DIMS else "lloyd"

@@ -1,5 +1,4 @@
-"""src.data.fetch: where the data go by default (a checkout's data/, an installed copy's user cache) and the
-progress bar of a download (on a terminal only, erased at its end so that an error stays on one line).
+"""src.data.fetch: the progress bar of a download (on a terminal only, erased at its end so that an error stays on one line).
 
 Nothing here touches the network: ``requests.get``, which pooch's HTTP downloader calls, is replaced by a
 response that streams a few chunks (and can fail half-way).
@@ -10,50 +9,16 @@ import io
 import sys
 from pathlib import Path
 
-import pooch
 import pytest
 import requests
-from hydra import compose, initialize_config_dir
 
 import src.data.fetch as fetch_mod
-from src import config_dir
-from src.data.fetch import REGISTRY, RawFile, default_data_dir, fetch
+from src.data.fetch import REGISTRY, RawFile, fetch
 from src.errors import DataError
 
 REPO = Path(__file__).resolve().parents[2]
 PAYLOAD = b"0123456789" * 1000
 URL = "https://example.org/files/blob.bin?download=1"
-
-
-def composed_paths(*overrides):
-    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
-        return compose("config", overrides=list(overrides)).paths
-
-
-def test_this_checkout_is_recognised():
-    assert config_dir.CHECKOUT == REPO and config_dir.CONF_DIR == REPO / "conf"
-
-
-def test_a_checkout_keeps_its_data_under_the_working_directory(monkeypatch, tmp_path):
-    monkeypatch.setattr(config_dir, "CHECKOUT", tmp_path / "checkout")
-    assert default_data_dir() == "data"
-    assert composed_paths().data_dir == "data"
-
-
-def test_an_installed_copy_keeps_its_data_in_the_users_cache(monkeypatch, tmp_path):
-    monkeypatch.setattr(config_dir, "CHECKOUT", None)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    expected = str(pooch.os_cache("repro-mf"))
-    assert default_data_dir() == expected and Path(expected).is_absolute()
-    if sys.platform.startswith("linux"):
-        assert expected == str(tmp_path / "cache" / "repro-mf")
-    assert composed_paths().data_dir == expected
-
-
-@pytest.mark.parametrize("checkout", [True, False])
-def test_a_data_dir_given_by_the_user_always_wins(monkeypatch, tmp_path, checkout):
-    monkeypatch.setattr(config_dir, "CHECKOUT", tmp_path if checkout else None)
-    assert composed_paths(f"paths.data_dir={tmp_path / 'mine'}").data_dir == str(tmp_path / "mine")
 
 
 class Terminal(io.StringIO):

@@ -15,7 +15,6 @@ import scipy.sparse
 from omegaconf import OmegaConf
 
 from src.data import load_dataset, pin_user_file, user_file
-from src.data.fetch import forget_used_files, used_files
 from src.errors import ConfigError, DataError, UserError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -137,12 +136,9 @@ def test_preprocess_and_image_shape(tmp_path, blobs):
     one_line_error(ConfigError, "dataset.pixel_order='Z'", path, image_shape=[2, 3], pixel_order="Z")
 
 
-def test_the_file_is_recorded_for_provenance_with_its_sha256_and_a_pinned_hash_is_checked(tmp_path, blobs):
+def test_the_file_is_recorded_on_the_data_set_with_its_sha256_and_a_pinned_hash_is_checked(tmp_path, blobs):
     path = write(tmp_path, "npz", *blobs)
-    forget_used_files()
-    load(path)
-    assert used_files() == [{"file": str(path), "sha256": sha256(path), "path": str(path)}]
-    forget_used_files()
+    assert load(path).files == ({"file": str(path), "sha256": sha256(path), "path": str(path)},)
     assert load(path, sha256=sha256(path).upper()).n_classes == 3
     message = one_line_error(DataError, "dataset.sha256=", path, sha256="0" * 64)
     assert sha256(path) in message

@@ -237,5 +237,5 @@ def test_cf_normalize_v_parameter(rng):
     assert CF().get_params()["normalize_v"] is False
     model = CF(n_components=2, max_iter=10, random_state=3, normalize_v=True)
     assert clone(model).get_params() == model.get_params()
-    with pytest.raises(ConfigError, match="normalize_v=1 must be True or False"):
+    with pytest.raises(ConfigError, match="normalize_v=1 must be true or false"):
         CF(normalize_v=1).fit(rng.random((5, 4)))

@@ -479,7 +479,7 @@ def test_readings_on_degenerate_input_stay_finite(params, lam, rng):
 def test_readings_parameters(rng):
     assert LCF().get_params()["v_rule"] == "eq12" and LCF().get_params()["normalize_v"] is False
     X = rng.random((5, 4))
-    with pytest.raises(ConfigError, match="v_rule='eq13' must be one of eq12, eq41"):
+    with pytest.raises(ConfigError, match="v_rule='eq13' is not one of eq12, eq41"):
         LCF(v_rule="eq13").fit(X)
     with pytest.raises(ConfigError, match="normalize_v='yes'"):
         LCF(normalize_v="yes").fit(X)

@@ -65,8 +65,8 @@ from .loop import STOPPING, Factors, Stopping, per_start, solve
 from .multiplicative import EPS
 from .new_samples import NewSamplesMixin
 from .products import block_slices
-from .validation import (CHECKED_BY_FIT, DTYPES, NONNEGATIVE, POSITIVE_INT, UNLABELLED, ParameterRulesMixin,
-                         SampleInputMixin, one_of)
+from ...checks import NONNEGATIVE, POSITIVE_INT, one_of
+from .validation import CHECKED_BY_FIT, DTYPES, UNLABELLED, ParameterRulesMixin, SampleInputMixin
 
 
 class Factorization(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NewSamplesMixin, SampleInputMixin,

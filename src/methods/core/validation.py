@@ -5,10 +5,12 @@ Errors are one line naming the parameter (or X, or y) and the value, raised as
 report a bad input the same way.
 
 Parameters. Each estimator declares a rule for every constructor parameter in the class-level table
-``_parameter_constraints`` (name -> :class:`Rule`), as scikit-learn's estimators do; a subclass extends its
-parent's table, ``{**Parent._parameter_constraints, "alpha": NONNEGATIVE}``. :meth:`ParameterRulesMixin.check_params`
-applies the table in its order, without data (the protocol checks a method's settings before it loads any).
-A rule is a test and the requirement that a rejected value is told: ``alpha=-1 must be a finite number >= 0``.
+``_parameter_constraints`` (name -> :class:`~src.checks.Rule`), as scikit-learn's estimators do; a subclass
+extends its parent's table, ``{**Parent._parameter_constraints, "alpha": NONNEGATIVE}``.
+:meth:`ParameterRulesMixin.check_params` applies the table in its order, without data (the protocol checks a
+method's settings before it loads any). The rules are the project's one vocabulary of checks
+(:mod:`src.checks`, which the configs' checks share), plus :data:`CHECKED_BY_FIT` for what needs the data:
+``alpha=-1 must be a finite number >= 0``.
 
 Data. X arrives as scikit-learn passes it, one sample per row (n_samples, n_features): array-likes, pandas
 DataFrames, scipy.sparse CSR where the class sets ``accept_sparse``; :class:`SampleInputMixin` validates it as
@@ -16,12 +18,10 @@ scikit-learn does and rejects NaN, infinite values and, where the method needs X
 Labels are integers, -1 (:data:`UNLABELLED`) marking the samples without one (:func:`check_labels`).
 """
 
-from collections.abc import Callable
-from numbers import Integral, Real
-
 import numpy as np
 import scipy.sparse as sp
 
+from ...checks import Rule
 from ...errors import ConfigError, UserError
 
 try:  # scikit-learn >= 1.6
@@ -43,93 +43,19 @@ DTYPES = ("float64", "float32")
 
 
 # -- parameter rules ------------------------------------------------------------------------------------------
-class Rule:
-    """A rule for one parameter: a test of its value, and what a rejected value is told.
-
-    ``rule.check(name, value)`` raises ``ConfigError("{name}={value!r} must be {requirement}")``, one line,
-    when ``test(value)`` is false. ``rule & other`` applies both, this one first (e.g. a number >= 0 that
-    must also be < 1).
-
-    Parameters
-    ----------
-    test : callable
-        Takes the value, returns whether it is accepted.
-    requirement : str
-        The end of the message, "a positive integer", "one of reference, fixed", ...
-    """
-
-    def __init__(self, test: Callable[[object], bool], requirement: str):
-        self.test = test
-        self.requirement = requirement
-
-    def check(self, name: str, value) -> None:
-        """Raise :class:`~src.errors.ConfigError` naming ``name`` and ``value`` unless the value passes the test."""
-        if not self.test(value):
-            raise ConfigError(f"{name}={value!r} must be {self.requirement}")
-
-    def __and__(self, other: "Rule") -> "Rule":
-        return _Both(self, other)
-
-    def __repr__(self) -> str:
-        return f"Rule({self.requirement!r})"
-
-
-class _Both(Rule):
-    """Two rules, applied in order: the first one that fails gives the message."""
-
-    def __init__(self, first: Rule, second: Rule):
-        super().__init__(lambda value: first.test(value) and second.test(value),
-                         f"{first.requirement}, and {second.requirement}")
-        self.first, self.second = first, second
-
-    def check(self, name: str, value) -> None:
-        self.first.check(name, value)
-        self.second.check(name, value)
-
-
 class _CheckedByFit(Rule):
     """A parameter that cannot be judged without the data; ``fit`` checks it (``check`` accepts anything)."""
 
     def __init__(self, where: str):
         super().__init__(lambda value: True, where)
 
-    def check(self, name: str, value) -> None:
-        return None
+    def check(self, name: str, value):
+        return value
 
 
-def _is_positive_int(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, Integral) and value >= 1
-
-
-def _is_nonnegative_number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, Real) and bool(np.isfinite(value)) and value >= 0
-
-
-def _is_positive_number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, Real) and bool(np.isfinite(value)) and value > 0
-
-
-POSITIVE_INT = Rule(_is_positive_int, "a positive integer")
-"""The rule of counts: an integer >= 1 (not a boolean)."""
-NONNEGATIVE = Rule(_is_nonnegative_number, "a finite number >= 0")
-"""The rule of weights and tolerances: a finite real >= 0 (not a boolean)."""
-POSITIVE = Rule(_is_positive_number, "a finite number > 0")
-"""The rule of widths and regularizers that must not vanish: a finite real > 0."""
-BOOLEAN = Rule(lambda value: isinstance(value, (bool, np.bool_)), "True or False")
-"""The rule of switches: True or False (Python's or NumPy's)."""
 CHECKED_BY_FIT = _CheckedByFit("checked by fit")
 """The rule of ``init`` (checked against the factor shapes, which need the data) and ``random_state``
 (taken by numpy.random.default_rng when fitting)."""
-
-
-def one_of(choices: tuple[str, ...]) -> Rule:
-    """The rule "a string among ``choices``"; the message lists them in their order."""
-    return Rule(lambda value: isinstance(value, str) and value in choices, f"one of {', '.join(choices)}")
-
-
-def below(limit: float, why: str) -> Rule:
-    """The rule "a number < ``limit``", the reason given in brackets (combine it with :data:`NONNEGATIVE`)."""
-    return Rule(lambda value: value < limit, f"< {limit:g} ({why})")
 
 
 class ParameterRulesMixin:
@@ -146,24 +72,6 @@ class ParameterRulesMixin:
         value."""
         for name, rule in self._parameter_constraints.items():
             rule.check(name, getattr(self, name))
-
-
-def check_positive_int(name: str, value) -> int:
-    """Return ``value`` if it is an integer >= 1, else raise :class:`~src.errors.ConfigError` naming ``name``."""
-    POSITIVE_INT.check(name, value)
-    return int(value)
-
-
-def check_nonnegative_float(name: str, value) -> float:
-    """Return ``value`` as a float if it is a finite real >= 0, else raise :class:`~src.errors.ConfigError`."""
-    NONNEGATIVE.check(name, value)
-    return float(value)
-
-
-def check_bool(name: str, value) -> bool:
-    """Return ``value`` if it is a boolean, else raise :class:`~src.errors.ConfigError` naming ``name``."""
-    BOOLEAN.check(name, value)
-    return bool(value)
 
 
 # -- data and labels ------------------------------------------------------------------------------------------

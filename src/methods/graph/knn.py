@@ -72,7 +72,8 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 
 from ...errors import ConfigError
-from ..core.validation import POSITIVE, POSITIVE_INT, UNLABELLED, Rule, check_positive_int, one_of
+from ...checks import POSITIVE, POSITIVE_INT, Rule, one_of
+from ..core.validation import UNLABELLED
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +119,7 @@ def neighbour_count(n_neighbors, n_samples: int) -> int:
     """
     if isinstance(n_neighbors, (float, np.floating)) and 0 < n_neighbors < 1:
         return max(1, int(round(float(n_neighbors) * n_samples)))
-    return check_positive_int("n_neighbors", n_neighbors)
+    return POSITIVE_INT.check("n_neighbors", n_neighbors)
 
 
 def check_weight(weight) -> str:
@@ -249,7 +250,7 @@ def knn_graph(X_rows, n_neighbors=5, weight="binary", t=None, algorithm="auto", 
     W : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
         Symmetric (W = max(W, W^T)), zero diagonal, nonnegative weights.
     """
-    k = check_positive_int("n_neighbors", n_neighbors)
+    k = POSITIVE_INT.check("n_neighbors", n_neighbors)
     weight = check_weight(weight)
     t = check_t(t)
     check_algorithm(algorithm)

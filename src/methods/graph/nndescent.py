@@ -55,11 +55,11 @@ S. Dasgupta and Y. Freund, "Random projection trees and low dimensional manifold
 """
 
 import logging
-from numbers import Integral, Real
 
 import numpy as np
 from numba import njit
 
+from ...checks import fraction_in, integer
 from ...errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -572,9 +572,7 @@ def _first_tree(Y, leaf_size, state):
 
 # -- public ----------------------------------------------------------------------------------------------
 def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ConfigError(f"{name}={value!r} must be an integer >= {low}")
-    return int(value)
+    return int(integer(low).check(name, value))
 
 
 def approximate_neighbours(Y, q: int, rng: np.random.Generator, *, n_trees: int = N_TREES,
@@ -627,8 +625,7 @@ def approximate_neighbours(Y, q: int, rng: np.random.Generator, *, n_trees: int 
     tree_features = _check_int("tree_features", tree_features, 1)
     max_candidates = q if max_candidates is None else _check_int("max_candidates", max_candidates, 1)
     max_iter = _check_int("max_iter", max_iter, 0)
-    if isinstance(delta, bool) or not isinstance(delta, Real) or not 0 <= delta < 1:
-        raise ConfigError(f"delta={delta!r} must be a number in [0, 1)")
+    fraction_in(0, 1, include_low=True, include_high=False).check("delta", delta)
 
     Y, features, scale = _prepared(Y)
     state = np.array([rng.integers(np.iinfo(np.int64).max, dtype=np.int64)], dtype=np.uint64)

@@ -232,13 +232,13 @@ def test_heat_default_t_on_a_subset_is_close_to_the_exact_one(rng, monkeypatch):
 @pytest.mark.parametrize("value", ["abc", 3, None, "Exact"])
 def test_bad_knn_algorithm_names_the_parameter(cls, value, rng):
     X, y = rng.random((12, 4)), partial_labels(12, 4)
-    with pytest.raises(ConfigError, match=f"knn_algorithm={value!r} must be one of auto, exact, nndescent"):
+    with pytest.raises(ConfigError, match=f"knn_algorithm={value!r} is not one of auto, exact, nndescent"):
         cls(knn_algorithm=value).fit(X, y)
 
 
 @pytest.mark.parametrize("function", [kg.knn_graph, lle_weights, kg.nearest_neighbours])
 def test_bad_algorithm_of_the_functions(function, rng):
-    with pytest.raises(ConfigError, match="algorithm='kd_tree' must be one of"):
+    with pytest.raises(ConfigError, match="algorithm='kd_tree' is not one of"):
         function(rng.random((12, 4)), 3, algorithm="kd_tree")
 
 
