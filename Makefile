@@ -57,7 +57,7 @@ test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
 # One command per paper: src.reproduce reads the paper's home papers/<paper>/ (sweeps, published numbers,
 # report options, papers it depends on) with its settings conf/experiment/<paper>.yaml (experiment=<paper>;
 # its own figures in src/presentation/papers/<paper>.py), computes the cells of every selected paper in one
-# pool of worker processes (src/pool/) into outputs/reproduce/<paper>/, records wall_seconds.txt and writes
+# pool of worker processes (src/running/pool/) into outputs/reproduce/<paper>/, records wall_seconds.txt and writes
 # report.md as soon as a paper's cells are in. A paper added there is a target at once; a
 # `reproduce-<paper>: ## ...` line lists it in `make help`. REPRODUCE_ARGS is passed on,
 # e.g. REPRODUCE_ARGS="--workers 16", or on SLURM

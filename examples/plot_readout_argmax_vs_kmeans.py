@@ -23,8 +23,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
 from src.config_dir import CONF_DIR
-from src.run import compute_cell
-from src.settings import prepare, run_spec
+from src.running.cells import compute_cell
+from src.running.settings import prepare, run_spec
 
 rows = []
 for method in ["nmf", "cf"]:

@@ -24,13 +24,13 @@ import tempfile
 import matplotlib.pyplot as plt
 import numpy as np
 
-from src import slurm
+from src.running import slurm
 from src.data.named import load_named
-from src.pool import dry_run_summary, plan_jobs, schedule
-from src.pool.jobs import tasks_of
-from src.pool.workers import BATCH_SECONDS, batches
-from src.presentation import papers
-from src.run import compute_cell, run_cells
+from src.running.pool import dry_run_summary, plan_jobs, schedule
+from src.running.pool.jobs import tasks_of
+from src.running.pool.workers import BATCH_SECONDS, batches
+from src.reproduction import homes as papers
+from src.running.cells import compute_cell, run_cells
 
 slurm.quiet_schema_warning()  # Hydra's notice that the launcher extends the plugin's
 lcf = papers.load("lcf")
@@ -47,7 +47,7 @@ print("SLURM commands missing on this machine:", slurm.missing_commands() or "no
 # Expected work, then array tasks
 # -------------------------------
 # The pool expects a cell to take the seconds its row recorded in an earlier run, and scales a size model
-# (samples x features x rank) for the others by the cells that have both (``src.pool.schedule``). Here one
+# (samples x features x rank) for the others by the cells that have both (``src.running.pool.schedule``). Here one
 # cell per method, on Yale at k = 4, is computed first and stands for an earlier run. A cell that two
 # jobs share is computed once (``tasks_of``).
 stored = [run_cells(job.spec, job.out_dir)[2] for job in jobs]  # cell -> row or None

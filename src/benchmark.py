@@ -15,9 +15,9 @@ method with 10% and with 30% of each class labelled, the unsupervised methods th
 references). Recipe:
 
 1. compose and check every job of every track (a bad one is named on one line and nothing starts);
-2. compute their cells in one pool (:func:`src.pool.run_pool`: longest first, one progress line, resumable,
+2. compute their cells in one pool (:func:`src.running.pool.run_pool`: longest first, one progress line, resumable,
    SLURM through ``--overrides``) into ``outputs/benchmark/<track>/runs/``, copying every cell that
-   ``make reproduce-all`` computed alike (same settings and trials, same code: :mod:`src.pool.reuse`);
+   ``make reproduce-all`` computed alike (same settings and trials, same code: :mod:`src.running.pool.reuse`);
 3. write ``outputs/benchmark/report.md`` (:mod:`src.presentation.benchmark_report`); the schedule is in
    ``outputs/benchmark/schedule.csv`` and the wall time in ``wall_seconds.txt``.
 """
@@ -30,11 +30,12 @@ import signal
 import sys
 from pathlib import Path
 
-from .command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
 from .errors import UserError
-from .pool import PoolFailed, run_pool
-from .presentation import benchmark_report, papers
-from .reproduce import start_clock, stop_clock, terminate
+from .presentation import benchmark_report
+from .reproduction import homes as papers
+from .reproduction.runner import start_clock, stop_clock, terminate
+from .running.command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
+from .running.pool import PoolFailed, run_pool
 
 logger = logging.getLogger(__name__)
 

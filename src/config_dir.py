@@ -48,5 +48,5 @@ def find_papers_dir(package: Path = PACKAGE) -> Path:
 CHECKOUT = find_checkout()
 #: The Hydra config directory (``config.yaml`` and the groups ``dataset/``, ``method/``, ``experiment/``, ...).
 CONF_DIR = find_conf_dir()
-#: The paper homes (``<paper>/`` and ``benchmark/<track>/``: :mod:`src.presentation.papers`).
+#: The paper homes (``<paper>/`` and ``benchmark/<track>/``: :mod:`src.reproduction.homes`).
 PAPERS_DIR = find_papers_dir()

@@ -4,7 +4,7 @@
 ``${package:}`` appear in ``conf/``; :func:`register` makes all five known to OmegaConf. Every place that
 composes a config calls it first: the entry point ``python -m src.run`` (at import, so that the worker
 processes of a multirun, which import it to run their jobs, have them too), the pool's job composer
-(:mod:`src.pool.jobs`) and :func:`src.data.named.load_named`. Importing any other module registers nothing.
+(:mod:`src.running.pool.jobs`) and :func:`src.data.named.load_named`. Importing any other module registers nothing.
 """
 
 from __future__ import annotations

@@ -244,7 +244,7 @@ def write_home(root, name, text):
     (root / name / "reproduce.yaml").write_text(text)
 
 
-# -- the pool's toy papers (tests/pool/, tests/test_reproduce.py) ---------------------------------------------
+# -- the pool's toy papers (tests/running/pool/, tests/test_reproduce.py) ---------------------------------------------
 TOY_EXPERIMENT = """# @package _global_
 defaults:
   - override /protocol: {protocol}
@@ -280,7 +280,7 @@ def toy_papers(root: Path, names=("toy", "toy2")) -> tuple[list, list[str]]:
         settings = root / "experiment" / f"{name}.yaml"
         settings.parent.mkdir(parents=True, exist_ok=True)
         settings.write_text(TOY_EXPERIMENT.format(protocol=protocol, name=name, methods=methods))
-    from src.presentation import papers
+    from src.reproduction import homes as papers
 
     chosen = [papers.load(name, root / "papers") for name in names]
     return chosen, [f"hydra.searchpath=[file://{root}]", "solver=fixed", "solver.max_iter=20",
@@ -288,9 +288,9 @@ def toy_papers(root: Path, names=("toy", "toy2")) -> tuple[list, list[str]]:
 
 
 def in_process(fail=None):
-    """A stand-in for :func:`src.pool.workers.run_local`: each item by :func:`work` here, in order; the items
+    """A stand-in for :func:`src.running.pool.workers.run_local`: each item by :func:`work` here, in order; the items
     for which ``fail(item)`` holds answer an error instead."""
-    from src.pool.workers import Done, work
+    from src.running.pool.workers import Done, work
 
     def run(items, workers):
         for item in items:
@@ -310,6 +310,6 @@ def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = 
     settings.parent.mkdir(parents=True, exist_ok=True)
     text = TOY_EXPERIMENT.format(protocol="cnmf", name=track, methods=methods)
     settings.write_text(text.replace("/reproduce/", "/benchmark/"))
-    from src.presentation import papers
+    from src.reproduction import homes as papers
 
     return papers.load(track, root / "papers" / "benchmark", "benchmark")

@@ -5,7 +5,7 @@ Each bad input must give one line naming the parameter and the value, as a Value
 
 Command-line values are checked in-process: the config of each method is composed once by Hydra, each
 override list is applied by Hydra's own override step (as ``python -m src.run`` does), and the config is
-handed to :func:`src.run.run_experiment` (the function every CLI job runs), with the Yale data set loaded
+handed to :func:`src.running.cells.run_experiment` (the function every CLI job runs), with the Yale data set loaded
 once for the module. A handful of real CLI runs check the exit status and the
 single ERROR line end to end.
 
@@ -35,7 +35,7 @@ from omegaconf import OmegaConf
 
 import src.data.fetch as fetch_mod
 import src.run as run_mod
-import src.settings as settings_mod
+import src.running.settings as settings_mod
 from src import methods
 from src.data import load_dataset
 from src.data.fetch import REGISTRY, fetch
@@ -43,7 +43,7 @@ from src.errors import ConfigError, DataError
 from src.methods.core.estimator import Factorization
 from src.protocol.cell import run_cell
 from src.protocol.trials import make_trial
-from src.settings import MethodSpec, freeze, protocol_spec
+from src.running.settings import MethodSpec, freeze, protocol_spec
 
 REPO = Path(__file__).resolve().parents[1]
 CONF = REPO / "conf"

@@ -1,7 +1,8 @@
 """The family benchmark's entry point: its tracks, what it may copy, and one line for what is missing."""
 
 from src import benchmark
-from src.presentation import benchmark_report, papers
+from src.presentation import benchmark_report
+from src.reproduction import homes as papers
 
 
 def test_the_tracks_are_the_homes_of_papers_benchmark():

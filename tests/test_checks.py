@@ -1,7 +1,7 @@
 """src.checks: the one vocabulary of value checks, its words, and that nothing in src/ writes its own.
 
 The rules accept what they say and reject the rest with one line naming the value (booleans are not
-integers, NumPy's integers are); the configs' checks (src.settings), the data loaders and the estimators'
+integers, NumPy's integers are); the configs' checks (src.running.settings), the data loaders and the estimators'
 rule tables all speak through them; resolvers are registered in src.resolvers only.
 """
 

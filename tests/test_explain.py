@@ -1,6 +1,5 @@
 """src.explain: readings declared per paper, each computed on the primary trials, effects on every number."""
 
-import argparse
 import json
 
 import numpy as np
@@ -9,7 +8,9 @@ import pytest
 import yaml
 
 from src import explain
-from src.presentation import papers
+from src.presentation import explain_report
+from src.reproduction import readings
+from src.reproduction import homes as papers
 from src.errors import ConfigError
 from helpers import fake_rows, make_home, split_values
 
@@ -43,22 +44,22 @@ def toy(tmp_path, monkeypatch):
     refit.mkdir(parents=True)
     fake_rows("yale", "NMF", "nmf", 0.40, seed=7).to_csv(refit / "results.csv", index=False)
     paper = papers.load("toy", home)
-    explain.mark_done(out / "toy", explain.load_readings(paper)[1][-1])
+    readings.mark_done(out / "toy", readings.load_readings(paper)[1][-1])
     return paper, outputs, out
 
 
 def test_readings_are_declared_with_label_source_and_how(toy):
     paper, _, out = toy
-    primary, readings = explain.load_readings(paper)
+    primary, declared = readings.load_readings(paper)
     assert primary == "the toy's primary reading"
-    assert [r.name for r in readings] == ["argmax", "alpha_1", "alpha_oracle", "refit"]
-    refit = readings[-1]
+    assert [r.name for r in declared] == ["argmax", "alpha_1", "alpha_oracle", "refit"]
+    refit = declared[-1]
     assert refit.quote == "within 20 iterations"
-    home = explain.readings_home(paper, readings, out / "toy")  # the pool's home: every reading's sweeps
+    home = readings.readings_home(paper, declared, out / "toy")  # the pool's home: every reading's sweeps
     assert home.name == "toy" and home.sweep_overrides() == [
         ["experiment=toy", "method=nmf", "method.params.max_iter=20",
          f"hydra.sweep.dir={out / 'toy' / 'refit' / 'runs' / '1'}"]]
-    assert explain.readings_home(paper, readings[:-1], out / "toy") is None  # nothing new to fit
+    assert readings.readings_home(paper, declared[:-1], out / "toy") is None  # nothing new to fit
 
 
 @pytest.mark.parametrize("entry, match", [
@@ -73,12 +74,12 @@ def test_bad_readings_are_one_line_errors(toy, entry, match):
     paper, _, _ = toy
     (paper.home / "readings.yaml").write_text(yaml.safe_dump({"readings": {"bad": entry}}))
     with pytest.raises(ConfigError, match=match):
-        explain.load_readings(paper)
+        readings.load_readings(paper)
 
 
 def test_each_reading_changes_what_it_should_and_nothing_else(toy):
     paper, outputs, out = toy
-    report = explain.explain_paper(paper, outputs, out)
+    report = explain_report.explain_paper(paper, outputs, out)
     effects = pd.read_csv(out / "toy" / "readings.csv").set_index(["reading", "key"])
     nmf, gnmf = "yale: NMF AC, average over k", "yale: GNMF AC, average over k"
     gain = "yale: CNMF over NMF, AC gain (l.1)"
@@ -100,10 +101,10 @@ def test_each_reading_changes_what_it_should_and_nothing_else(toy):
 def test_missing_primary_run_is_one_line_and_unfinished_readings_are_reported_as_not_run(toy, tmp_path):
     paper, outputs, out = toy
     with pytest.raises(explain.UserError, match="run make reproduce-toy first"):
-        explain.primary_frame(paper, tmp_path / "nowhere")
-    assert "| refit | stopping | text |" in explain.explain_paper(paper, outputs, out).read_text()
-    (out / "toy" / "refit" / explain.DONE).write_text('{"sweeps": [["method=nmf"]], "seconds": 1}')  # other sweeps
-    text = explain.explain_paper(paper, outputs, out).read_text()
+        explain_report.primary_frame(paper, tmp_path / "nowhere")
+    assert "| refit | stopping | text |" in explain_report.explain_paper(paper, outputs, out).read_text()
+    (out / "toy" / "refit" / readings.DONE).write_text('{"sweeps": [["method=nmf"]], "seconds": 1}')  # other sweeps
+    text = explain_report.explain_paper(paper, outputs, out).read_text()
     assert "not run | | | | | | - |" in text
     effects = pd.read_csv(out / "toy" / "readings.csv")
     assert (effects[effects["reading"] == "refit"]["verdict"] == "not run").all()
@@ -117,7 +118,7 @@ def test_main_reports_only_and_rebuilds_the_scorecard(toy, monkeypatch, tmp_path
     assert np.isfinite(pd.read_csv(out / "toy" / "readings.csv")["effect"]).all()
 
 
-REAL = [name for name in papers.names() if (papers.HOME / name / explain.FILE).is_file()]
+REAL = [name for name in papers.names() if (papers.HOME / name / readings.FILE).is_file()]
 
 
 @pytest.mark.parametrize("name", REAL)
@@ -132,13 +133,13 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
     from src.protocol.cell import method_params
 
     paper = papers.load(name)
-    primary, readings = explain.load_readings(paper)
-    assert primary and readings
+    primary, declared = readings.load_readings(paper)
+    assert primary and declared
     families = yaml.safe_load(paper.published.read_text()).get("families", {})
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         grid = {key: str(value) for key, value in compose(config_name="config", overrides=[paper.experiment],
                                                           return_hydra_config=True).hydra.sweeper.params.items()}
-        for reading in readings:
+        for reading in declared:
             for spec in (reading.family_value, reading.oracle_per_k):
                 assert spec is None or spec["family"] in families
             for sweep in reading.sweeps:
@@ -159,7 +160,7 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
 def test_the_readings_sweeps_run_in_one_pool_and_copy_the_primary_cells_they_equal(tmp_path, monkeypatch):
     """A reading's sweep that asks for the primary run's own settings computes nothing (its cells are copied
     from outputs/reproduce/), one that changes a setting computes its cells; both are marked done."""
-    import src.pool as pool
+    import src.running.pool as pool
     from helpers import in_process, toy_papers
 
     monkeypatch.setattr(pool, "run_local", in_process())
@@ -167,18 +168,17 @@ def test_the_readings_sweeps_run_in_one_pool_and_copy_the_primary_cells_they_equ
     pool.run_pool(chosen, overrides, 1)  # the primary run: 3 methods x 2 k x 2 trials
     paper = chosen[0]
     out = tmp_path / "outputs" / "explain"
-    same = explain.Reading("same", "q", "alternative", "s", sweeps=(("method=nmf", "solver.max_iter=20"),))
-    other = explain.Reading("other", "q", "alternative", "s", sweeps=(("method=nmf", "protocol.kmeans_restarts=2"),))
+    same = readings.Reading("same", "q", "alternative", "s", sweeps=(("method=nmf", "solver.max_iter=20"),))
+    other = readings.Reading("other", "q", "alternative", "s", sweeps=(("method=nmf", "protocol.kmeans_restarts=2"),))
     plans = {"toy": [same, other]}
-    home = explain.readings_home(paper, plans["toy"], out / "toy")
-    args = argparse.Namespace(overrides=overrides, workers=1, dry_run=False)
-    explain.fit_readings([home], plans, out, args, chosen)
+    home = readings.readings_home(paper, plans["toy"], out / "toy")
+    readings.fit_readings([home], plans, out, chosen, overrides, workers=1)
     summary = json.loads((out / "schedule.json").read_text())
     assert summary["copied"] == 4 and summary["computed"] == 4  # NMF's 4 cells copied, 4 fitted anew
     for reading in (same, other):
-        assert explain.done_record(out / "toy", reading) is not None
-        rows = pd.read_csv(next(explain.runs_dir(out / "toy", reading).rglob("results.csv")))
+        assert readings.done_record(out / "toy", reading) is not None
+        rows = pd.read_csv(next(readings.runs_dir(out / "toy", reading).rglob("results.csv")))
         assert len(rows) == 4 and set(rows["estimator"]) == {"nmf"}
     primary = pd.read_csv(next((tmp_path / "outputs/reproduce/toy/runs").glob("*NMF*/results.csv")))
-    copied = pd.read_csv(next(explain.runs_dir(out / "toy", same).rglob("results.csv")))
+    copied = pd.read_csv(next(readings.runs_dir(out / "toy", same).rglob("results.csv")))
     assert np.allclose(copied.sort_values(["k", "trial"])["acc"], primary.sort_values(["k", "trial"])["acc"])

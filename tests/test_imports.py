@@ -10,6 +10,11 @@
     cycle does not belong there: the cycle test counts it).
 (c) Every module imports the package relatively: installed, src/ is the package ``repro_mf``, so an
     ``import src...`` works in a checkout only; and nothing under src/ imports tools/, which is not installed.
+(d) The rooms are layered (:data:`LAYERS`): a module imports only from its own layer or those below, the
+    base modules from nothing above them, the numerical rooms from the base only, running cells from those,
+    the papers' models from running, presentation from the models, the orchestration of the papers from
+    presentation, and nothing imports an entry point; an arrow upwards is declared in :data:`UPWARD` with
+    its reason.
 """
 
 import ast
@@ -33,6 +38,25 @@ DEFERRED = {
         "(knn_algorithm='nndescent', or 'auto' above 30,000 samples) needs it",
 }
 """(importing module, imported module) -> why the import waits inside a function."""
+
+
+LAYERS = [
+    ("base", ("src", "src.errors", "src.checks", "src.files", "src.config_dir", "src.resolvers")),
+    ("numerical rooms", ("src.methods", "src.data", "src.protocol")),
+    ("running cells", ("src.running",)),
+    ("the papers' models", ("src.reproduction", "src.reproduction.homes", "src.reproduction.readings")),
+    ("presentation", ("src.presentation",)),
+    ("the papers' orchestration", ("src.reproduction.runner",)),
+    ("entry points", ("src.run", "src.reproduce", "src.explain", "src.benchmark")),
+]
+"""The layers from the bottom, each with the modules (and the packages, with everything under them) that form
+it; a module belongs to the layer of its longest listed prefix."""
+
+UPWARD = {
+    ("src.running.cells", "src.presentation.report"):
+        "a run writes its table and figure beside results.csv, under the same lock, as its last step",
+}
+"""(importing module, imported module) -> why the arrow goes up a layer."""
 
 
 def module_name(path: Path) -> str:
@@ -261,3 +285,40 @@ def test_the_package_imports_itself_relatively():
 def test_nothing_under_src_imports_tools():
     from_tools = [found.where() for found in IMPORTS if found.target.split(".")[0] == "tools"]
     assert not from_tools, "src/ imports tools/, which is not installed:\n" + "\n".join(from_tools)
+
+
+# -- (d) the rooms' layers -------------------------------------------------------------------------------------
+def layer_of(module: str) -> int:
+    """The index in :data:`LAYERS` of ``module``'s layer (its longest listed prefix)."""
+    best, rank = -1, None
+    for index, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if (module == member or module.startswith(member + ".")) and len(member) > best:
+                best, rank = len(member), index
+    assert rank is not None, f"{module} is in no layer of LAYERS: add it (or its package)"
+    return rank
+
+
+def test_every_module_has_a_layer():
+    assert {module: layer_of(module) for module in MODULES}
+
+
+def test_no_import_goes_up_a_layer_but_the_declared_ones():
+    upward = []
+    for found in IMPORTS:
+        target = in_package(found.target)
+        if target is None or target not in MODULES or (found.module, target) in UPWARD:
+            continue
+        if layer_of(target) > layer_of(found.module):
+            upward.append(f"{found.where()}  ({LAYERS[layer_of(found.module)][0]} imports "
+                          f"{LAYERS[layer_of(target)][0]})")
+    assert not upward, "imports up a layer (move the code down, or declare the arrow in UPWARD):\n" + "\n".join(upward)
+    stale = sorted(set(UPWARD) - {(found.module, in_package(found.target)) for found in IMPORTS})
+    assert not stale, f"UPWARD entries no longer found (remove them): {stale}"
+
+
+def test_the_layer_check_catches_an_arrow_up():
+    assert layer_of("src.running.pool.workers") < layer_of("src.reproduction.homes") < layer_of("src.presentation.tables")
+    assert layer_of("src.presentation.report") < layer_of("src.reproduction.runner") < layer_of("src.run")
+    assert layer_of("src.methods.core.loop") == layer_of("src.protocol.cell") < layer_of("src.running.cells")
+

@@ -1,12 +1,13 @@
 """One generic entry point for every paper (src.reproduce): its plan, its command line, a paper's figures and
-report as soon as its cells are in (the pool itself: tests/pool/; the paper homes:
-tests/presentation/papers/test_paper_homes.py)."""
+report as soon as its cells are in (the pool itself: tests/running/pool/; the paper homes:
+tests/reproduction/test_homes.py)."""
 
 import pytest
 from helpers import in_process, toy_papers, write_home
 
 from src import reproduce
-from src.presentation import paper_report, papers
+from src.presentation import paper_report
+from src.reproduction import homes as papers
 
 PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
 
@@ -71,7 +72,7 @@ def test_the_old_selection_of_settings_in_overrides_is_read_as_the_new_with_one_
 @pytest.fixture
 def toys(tmp_path, monkeypatch):
     """The pool's toy papers, computed in this process, with their reports stood in for."""
-    import src.pool as pool
+    import src.running.pool as pool
 
     monkeypatch.setattr(pool, "run_local", in_process())
     built = []

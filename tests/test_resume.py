@@ -1,7 +1,7 @@
 """Sweeps that survive: SIGKILL then resume, two runs in one directory, the submitit launchers.
 
 The reference is an uninterrupted run of two jobs (NMF and CNMF on Yale, 12 cells), computed in-process by
-the function every CLI job runs (:func:`src.run.run_experiment`, one BLAS thread as the CLI). A joblib sweep of
+the function every CLI job runs (:func:`src.running.cells.run_experiment`, one BLAS thread as the CLI). A joblib sweep of
 the same jobs is killed with SIGKILL (its whole process group, workers included) after a few cell files
 have appeared (no timing window: a ``sitecustomize`` hook holds every worker that has just stored a cell once
 three are on disk, so the sweep cannot finish before the kill whatever the machine's load), then resumed by two concurrent sweeps pointed at the same ``hydra.sweep.dir``: they must skip
@@ -23,7 +23,8 @@ from hydra import compose, initialize_config_dir
 from threadpoolctl import threadpool_limits
 
 from src.presentation import report
-from src.run import CONF_DIR, run_experiment
+from src.run import CONF_DIR
+from src.running.cells import run_experiment
 from src.resolvers import usable_cores
 
 REPO = Path(__file__).resolve().parents[1]

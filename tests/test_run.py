@@ -95,8 +95,8 @@ def compose(*overrides):
 def test_a_cell_computed_by_other_code_is_recomputed_with_one_notice(tmp_path, monkeypatch, caplog):
     import json
 
-    from src import provenance
-    from src.run import run_experiment
+    from src.running import provenance
+    from src.running.cells import run_experiment
 
     cfg = compose("method=nmf", "dataset=yale", *SMALL)
     run_experiment(cfg, tmp_path)
@@ -119,7 +119,7 @@ def test_a_cell_computed_by_other_code_is_recomputed_with_one_notice(tmp_path, m
 
 
 def test_changed_parameters_recompute_and_become_columns(tmp_path, caplog):
-    from src.run import run_experiment
+    from src.running.cells import run_experiment
 
     run_experiment(compose("method=gnmf", "dataset=yale", *SMALL, "method.label=GNMF", "method.params.alpha=1"),
                    tmp_path)
@@ -136,7 +136,7 @@ def test_changed_parameters_recompute_and_become_columns(tmp_path, caplog):
 def test_every_label_constrained_method_is_refused_without_labels():
     from src import methods
     from src.errors import ConfigError
-    from src.settings import needs_labels_check
+    from src.running.settings import needs_labels_check
 
     constrained = {name for name, cls in methods.REGISTRY.items() if getattr(cls, "needs_labels", False)}
     assert constrained == {"cnmf", "cnmf_kl", "ccf", "semignmf", "copkmeans", "pcgnmf", "sda"}
@@ -178,7 +178,7 @@ def test_the_briefs_command_runs_a_label_method_with_its_papers_labelling(method
 
 
 def test_label_methods_get_their_papers_protocol_unless_one_is_picked():
-    from src.command_line import with_label_protocol
+    from src.running.command_line import with_label_protocol
     assert with_label_protocol(["method=ccf", "dataset=yale"]) == (["method=ccf", "dataset=yale", "protocol=ccf"],
                                                                    "ccf")
     assert with_label_protocol(["-m", "method=cnmf,cnmf_kl,nmf"])[1] == "cnmf"
@@ -191,7 +191,7 @@ def test_label_methods_get_their_papers_protocol_unless_one_is_picked():
 
 def test_an_override_hydra_cannot_read_is_one_line_saying_how_to_quote_it():
     from src.errors import ConfigError
-    from src.command_line import check_override_grammar
+    from src.running.command_line import check_override_grammar
     with pytest.raises(ConfigError, match=r"""quoted inside the override, e.g. 'dataset.path="/d/données.csv"'"""):
         check_override_grammar(["dataset=file", "dataset.path=/d/données.csv"])
     check_override_grammar(["-m", "dataset=file", 'dataset.path="/d/données (1).csv"', "method=nmf,cf"])
@@ -199,7 +199,7 @@ def test_an_override_hydra_cannot_read_is_one_line_saying_how_to_quote_it():
 
 def test_an_output_directory_that_cannot_be_made_is_one_line(tmp_path):
     from src.errors import ConfigError
-    from src.command_line import check_output_dir
+    from src.running.command_line import check_output_dir
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     with pytest.raises(ConfigError, match="hydra.run.dir=.* cannot be created"):
@@ -212,12 +212,13 @@ def test_a_full_disk_mid_run_is_one_line_and_leaves_no_table(tmp_path, monkeypat
     import errno
 
     import src.run as run_mod
+    import src.running.cells as cells
 
     def full(out_dir, rows):
         raise OSError(errno.ENOSPC, "No space left on device", str(out_dir / "results.csv"))
 
     out = tmp_path / "run"
-    monkeypatch.setattr(run_mod, "write_results", full)
+    monkeypatch.setattr(cells, "write_results", full)
     monkeypatch.setattr(sys, "argv", ["src.run", "method=nmf", "dataset=yale", *SMALL, f"hydra.run.dir={out}",
                                       f"paths.data_dir={data_dir}"])
     with pytest.raises(SystemExit) as info:
@@ -234,7 +235,7 @@ def test_run_directory_is_readable_and_records_its_provenance(tmp_path):
     import json
     import stat
 
-    from src import provenance
+    from src.running import provenance
     from src.data.fetch import REGISTRY
 
     out, data = tmp_path / "run", tmp_path / "data"
@@ -278,7 +279,7 @@ def test_the_local_launcher_runs_one_job_per_usable_core_unless_told_otherwise(m
 
 
 def test_paper_settings_are_checked_before_hydra_starts():
-    from src.command_line import check_group_choices, with_experiment_group
+    from src.running.command_line import check_group_choices, with_experiment_group
     from src.errors import ConfigError
 
     check_group_choices(["experiment=cnmf", "method=nmf,cnmf", "solver=reference,fixed"])
@@ -317,10 +318,10 @@ def test_the_old_selection_of_a_papers_settings_composes_the_same_config_with_on
     group ``experiment`` composes: the job's and its sweep's."""
     from hydra import compose as hydra_compose, initialize_config_dir
 
-    from src.command_line import with_experiment_group
+    from src.running.command_line import with_experiment_group
 
     typed = ["-m", old, "dataset=yale", "method=nmf"]
-    with caplog.at_level("WARNING", logger="src.command_line"):
+    with caplog.at_level("WARNING", logger="src.running.command_line"):
         assert with_experiment_group(typed) == ["-m", new, "dataset=yale", "method=nmf"]
     assert [record.getMessage() for record in caplog.records] == \
         [f"{old} is deprecated and will be removed in the next release: write {new}"]
@@ -355,7 +356,7 @@ def test_the_command_line_reads_the_old_form_as_the_new_with_one_warning():
 def test_provenance_lists_only_the_data_files_of_its_own_job(tmp_path):
     import json
 
-    from src.run import run_experiment
+    from src.running.cells import run_experiment
 
     run_experiment(compose("method=nmf", "dataset=yale", *SMALL), tmp_path / "yale")
     run_experiment(compose("method=nmf", "dataset=orl", *SMALL), tmp_path / "orl")  # the same process, next job
@@ -367,10 +368,10 @@ def test_provenance_lists_only_the_data_files_of_its_own_job(tmp_path):
 
 def test_a_dry_run_checks_loads_and_counts_the_cells_but_computes_and_writes_nothing(tmp_path, caplog):
     from src.errors import ConfigError
-    from src.run import run_experiment
+    from src.running.cells import run_experiment
 
     out = tmp_path / "run"
-    with caplog.at_level("INFO", logger="src.run"):
+    with caplog.at_level("INFO"):
         assert run_experiment(compose("method=nmf", "dataset=yale", *SMALL, "dry_run=true"), out) is None
     assert not out.exists()  # no cell, no results.csv, no config.yaml, no provenance.json
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dry run")]
@@ -382,7 +383,7 @@ def test_a_dry_run_checks_loads_and_counts_the_cells_but_computes_and_writes_not
                    out)  # the cells of k = 2
     written = {path: path.stat().st_mtime_ns for path in out.rglob("*")}
     caplog.clear()
-    with caplog.at_level("INFO", logger="src.run"):
+    with caplog.at_level("INFO"):
         assert run_experiment(compose("method=nmf", "dataset=yale", *SMALL, "dry_run=true"), out) is None
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("dry run")]
     assert "2 already done" in lines[0] and "2 to compute" in lines[0]

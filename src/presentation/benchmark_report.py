@@ -42,13 +42,14 @@ import pandas as pd
 import yaml
 from scipy.stats import kendalltau
 
-from .. import methods, provenance
+from .. import methods
+from ..running import provenance
 from ..config_dir import PAPERS_DIR
 from ..files import write_atomic
-from ..pool import schedule
-from ..progress import duration
-from ..results import MixedResultsError, find_results, read_results
-from . import papers
+from ..running.pool import schedule
+from ..running.progress import duration
+from ..running.results import MixedResultsError, find_results, read_results
+from ..reproduction import homes as papers
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
                       format_p, group_letters, join_names, rank_methods, ranking_lines, slug)

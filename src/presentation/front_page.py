@@ -12,7 +12,7 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
    documentation site shows and the README links to, so that a reader sees the last reproduction without
    running it, the readings' reports of ``make explain-all`` (``outputs/explain/<paper>/report.md`` into
    ``docs/results/explain/``), and each cell's cost (``cell_costs.csv``), from which a fresh clone's pool expects its cells'
-   times (:func:`src.pool.schedule.write_costs`);
+   times (:func:`src.running.pool.schedule.write_costs`);
 2. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: one row
    per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
    compared with the verdicts, a finding in one sentence and a link to its report, and a line stamping the
@@ -35,12 +35,13 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .. import provenance
+from ..running import provenance
 from ..errors import UserError
 from ..files import write_atomic
-from ..pool import schedule
-from ..pool.schedule import write_costs
-from . import benchmark_report, papers
+from ..running.pool import schedule
+from ..running.pool.schedule import write_costs
+from . import benchmark_report
+from ..reproduction import homes as papers
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ Usage::
 
 Reads every ``results.csv`` under ``outputs/reproduce/PAPER/runs`` and the runs of the papers it depends on
 (never recomputes) and the published claims in ``papers/PAPER/published.yaml`` (and ``tables.csv``), as
-the paper's home says (:mod:`src.presentation.papers`), and writes into ``outputs/reproduce/PAPER/``: the merged
+the paper's home says (:mod:`src.reproduction.homes`), and writes into ``outputs/reproduce/PAPER/``: the merged
 ``results.csv``; per data set the paper's table (Markdown, LaTeX, CSV) and the AC/NMI-vs-k figure; the full
 grid of every tuned baseline (``table_<dataset>_grid.*``); ``report.md``, which ends with the provenance of
 the report and of the runs it read; and ``provenance.json``. Rows of one method label computed under
@@ -33,12 +33,12 @@ import pandas as pd
 import yaml
 from scipy.stats import wilcoxon
 
-from . import papers
-from .. import provenance
+from ..reproduction import homes as papers
+from ..running import provenance
 from .report import method_order, write_reports
 from ..errors import ConfigError
 from ..files import write_atomic
-from ..results import MixedResultsError, find_results, read_results
+from ..running.results import MixedResultsError, find_results, read_results
 from .ranking import ranking_section
 from .tables import paper_table, to_csv, to_latex, to_markdown
 from .verdicts import holm

@@ -8,7 +8,7 @@ Every ``results.csv`` at or below the given paths is read (a whole multirun dire
 data set one table (Markdown, LaTeX, CSV) with one column per method and one AC/NMI-vs-k figure are
 written to ``OUT_DIR`` (default: the first path if it is a directory), with ``provenance.json`` (what
 built them and the provenance of every run read). Rows of one method label computed under different
-settings or code are refused with one line naming two of the files (:func:`src.results.read_results`).
+settings or code are refused with one line naming two of the files (:func:`src.running.results.read_results`).
 """
 
 import argparse
@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import methods, provenance
+from .. import methods
+from ..running import provenance
 from .figures import plot_metrics_vs_k
 from ..files import atomic_path, write_atomic
-from ..results import RESULTS, MixedResultsError, find_results, read_results
+from ..running.results import RESULTS, MixedResultsError, find_results, read_results
 from .tables import paper_table, to_csv, to_latex, to_markdown
 
 logger = logging.getLogger(__name__)

@@ -33,8 +33,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .. import provenance
-from . import papers, published as numbers_of
+from ..running import provenance
+from ..reproduction import homes as papers
+from . import published as numbers_of
 from ..errors import ConfigError
 from ..files import write_atomic
 from .paper_report import choose_tuned

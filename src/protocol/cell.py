@@ -3,7 +3,7 @@
 A cell is one (dataset, method, k, trial): the trial (:mod:`.trials`) gives the samples, the partial labels
 and the seeds; :func:`fit_and_cluster` fits the method and assigns clusters, :func:`run_cell` repeats that
 over the protocol's sub-runs and keeps one. What a cell gives is typed (:class:`Fit`, :class:`Cell`); the
-row written to ``cells/`` and ``results.csv`` is made from it by :func:`src.results.result_row`, the one
+row written to ``cells/`` and ``results.csv`` is made from it by :func:`src.running.results.result_row`, the one
 place that names the columns.
 
 The protocol asks an estimator only for what it has: ``n_iter_``, ``objective_history_`` and ``converged_``
@@ -120,8 +120,8 @@ def final_objective(model) -> float:
 def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_shape=None) -> Fit:
     """One factorization of a trial's samples followed by the protocol's KMeans; scores and costs.
 
-    ``method`` is a :class:`src.settings.MethodSpec` (its name and parameters are read), ``protocol`` a
-    :class:`src.settings.ProtocolSpec`; the estimator gets the rank, ``init_seed`` and ``image_shape``
+    ``method`` is a :class:`src.running.settings.MethodSpec` (its name and parameters are read), ``protocol`` a
+    :class:`src.running.settings.ProtocolSpec`; the estimator gets the rank, ``init_seed`` and ``image_shape``
     where it takes them (:func:`method_params`).
 
     A method that clusters by itself (class attribute ``clusters_directly``, e.g. COP-KMeans) is asked

@@ -251,8 +251,8 @@ def compose(*overrides):
 
 
 def test_a_run_checks_k_against_the_classes_of_the_file(tmp_path, blobs):
-    from src.command_line import check_group_choices
-    from src.settings import prepare, run_spec
+    from src.running.command_line import check_group_choices
+    from src.running.settings import prepare, run_spec
 
     path = write(tmp_path, "npz", *blobs)
     check_group_choices(["dataset=file", f"dataset.path={path}"])

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from helpers import in_process, toy_benchmark, toy_papers
 
-import src.pool as pool
+import src.running.pool as pool
 from src.presentation import benchmark_report
 from src.presentation.benchmark_report import short_name
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from src.errors import UserError
-from src.pool import schedule
+from src.running.pool import schedule
 from src.presentation import front_page
 
 

@@ -71,7 +71,7 @@ def test_report_refuses_one_label_under_two_settings_with_one_line(tmp_path, cap
 
 
 def test_paper_report_ends_with_the_provenance_of_report_and_runs(tmp_path):
-    from src import provenance
+    from src.running import provenance
     from src.presentation import paper_report
 
     runs = tmp_path / "runs"

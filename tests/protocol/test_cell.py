@@ -13,8 +13,8 @@ from src.errors import ConfigError
 from src.protocol.cell import run_cell
 from src.protocol.clustering import best_kmeans
 from src.protocol.trials import label_counts, make_trial
-from src.results import result_row
-from src.settings import MethodSpec, check_protocol_on, freeze, protocol_spec
+from src.running.results import result_row
+from src.running.settings import MethodSpec, check_protocol_on, freeze, protocol_spec
 
 DEFAULTS = yaml.safe_load((Path(__file__).resolve().parents[2] / "conf" / "protocol" / "unsupervised.yaml").read_text())
 PROTOCOL = {
@@ -313,7 +313,7 @@ def test_the_protocol_reads_only_what_an_estimator_has(name, y, monkeypatch):
 
 def test_a_cells_row_has_its_columns_in_one_order(y):
     """result_row names every column: the cell's, then (for a run) the settings, params and identity."""
-    from src.results import RunIdentity
+    from src.running.results import RunIdentity
     X = noisy_blobs(y)
     trial = make_trial(y, "toy", 2, 0, 0, PROTOCOL["labels"])
     method = MethodSpec("nmf", "NMF", freeze({"max_iter": 5, "stopping": "fixed"}))

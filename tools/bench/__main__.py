@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from src import provenance
-from src.presentation import papers
+from src.running import provenance
+from src.reproduction import homes as papers
 from src.errors import ConfigError, UserError
 from . import data as bench_data
 from . import report

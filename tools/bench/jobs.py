@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 
 from src.protocol.cell import fit_and_cluster
 from src.protocol.trials import make_trial
-from src.settings import MethodSpec, freeze, protocol_spec
+from src.running.settings import MethodSpec, freeze, protocol_spec
 from .data import LABEL_FRACTION, load_saved
 from .facts import build, facts
 from .measure import timed_fit

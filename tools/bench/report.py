@@ -2,7 +2,7 @@
 
 bench.md: the run's header, one summary line per target of issue #13 (:func:`.targets.summarize`), one
 section per item with every row, the time to convergence beside the per-iteration ratios, and the
-provenance footer (:func:`src.provenance.markdown`). bench.csv: every row with its numbers (one column per
+provenance footer (:func:`src.running.provenance.markdown`). bench.csv: every row with its numbers (one column per
 key of the rows' ``extra``).
 """
 
@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from src import provenance
+from src.running import provenance
 from src.files import write_atomic
 from . import reproduction
 from .targets import ITEMS, Target, summarize

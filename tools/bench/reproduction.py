@@ -151,15 +151,15 @@ Loader = Callable[[Path], object]
 
 
 def default_loader(reproduce_dir: Path):
-    """The record a reproduction leaves in ``reproduce_dir``: ``src.pool.schedule.cell_table`` (``schedule.csv``,
+    """The record a reproduction leaves in ``reproduce_dir``: ``src.running.pool.schedule.cell_table`` (``schedule.csv``,
     ``schedule.json``), or ``src.reproduce.cell_table`` where that is the one defined."""
     try:
-        from src.pool.schedule import cell_table
+        from src.running.pool.schedule import cell_table
     except ImportError:
         from src import reproduce
         cell_table = getattr(reproduce, "cell_table", None)
         if cell_table is None:
-            raise NoReproduction("no cell table: neither src.pool.schedule nor src.reproduce has cell_table") from None
+            raise NoReproduction("no cell table: neither src.running.pool.schedule nor src.reproduce has cell_table") from None
     return cell_table(Path(reproduce_dir))
 
 

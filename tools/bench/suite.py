@@ -39,12 +39,12 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from src.presentation import papers
+from src.reproduction import homes as papers
 from src.errors import one_line
 from src.protocol.cell import fit_and_cluster, subrun_seed
 from src.protocol.trials import make_trial
-from src.settings import MethodSpec, freeze, protocol_spec
-from src.reproduce import START, WALL
+from src.running.settings import MethodSpec, freeze, protocol_spec
+from src.reproduction.runner import START, WALL
 from . import data as bench_data
 from . import jobs, reproduction, targets
 from .facts import SKLEARN_LOSS, Facts, build, configured_params, facts, protocol_settings

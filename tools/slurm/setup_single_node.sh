@@ -13,7 +13,7 @@
 #
 # What the cluster has, and has not:
 # * no accounting (AccountingStorageType=accounting_storage/none): `sacct` does not work, as on a cluster without
-#   slurmdbd. The launcher (src/slurm.py) then learns that a task ended from `squeue`: its final state while
+#   slurmdbd. The launcher (src/running/slurm.py) then learns that a task ended from `squeue`: its final state while
 #   slurmctld keeps it (MinJobAge, 300 s here), after that only that it has left the queue;
 # * no cgroups (proctrack/linuxproc, task/none): nothing here needs cgroup mounts or systemd. A task's memory
 #   request (--mem) is enforced by the accounting gatherer instead (jobacct_gather/linux, OverMemoryKill: a task

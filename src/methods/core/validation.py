@@ -61,7 +61,7 @@ CHECKED_BY_FIT = _CheckedByFit("checked by fit")
 class ParameterRulesMixin:
     """``check_params()``: every constructor parameter checked against its rule, without data.
 
-    ``_parameter_constraints`` maps each parameter of ``__init__`` to its :class:`Rule` (scikit-learn's name
+    ``_parameter_constraints`` maps each parameter of ``__init__`` to its :class:`~src.checks.Rule` (scikit-learn's name
     for such a table); subclasses extend their parent's table. The checks run in the table's order.
     """
 

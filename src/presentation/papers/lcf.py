@@ -29,7 +29,7 @@ from ... import methods  # noqa: E402
 from ...data.named import load_named  # noqa: E402
 from ...files import atomic_path  # noqa: E402
 from ...protocol.trials import make_trial  # noqa: E402
-from ...results import find_results, read_results  # noqa: E402
+from ...running.results import find_results, read_results  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

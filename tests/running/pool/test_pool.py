@@ -2,7 +2,7 @@
 failed cell one line, a re-run that resumes, the schedule recorded.
 
 Most tests run the workers in this process (``helpers.in_process``, a stand-in for the process pool that
-calls the same :func:`src.pool.workers.work`); one runs the real pool of worker processes and compares it with the
+calls the same :func:`src.running.pool.workers.work`); one runs the real pool of worker processes and compares it with the
 same sweep through ``python -m src.run -m``."""
 
 import json
@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 from helpers import in_process, toy_papers
 
-import src.pool as pool
-from src.presentation import papers
-from src.pool import schedule
+import src.running.pool as pool
+from src.reproduction import homes as papers
+from src.running.pool import schedule
 from src.errors import UserError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SCORES = ["acc", "nmi", "n_iter", "objective"]
 
 
@@ -123,8 +123,8 @@ class FakeTask:
 
 
 def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cells(tmp_path, monkeypatch):
-    import src.pool.workers as workers
-    from src.pool.workers import work
+    import src.running.pool.workers as workers
+    from src.running.pool.workers import work
 
     array = FakeArray()
     monkeypatch.setattr(pool, "missing_commands", lambda: [])  # a submitting machine, as far as the pool can tell

@@ -1,7 +1,7 @@
 """What a worker does with a cell, and the two kinds of workers: processes on this machine, SLURM array tasks.
 
 A worker gets a :class:`Work` (a cell's run spec, (k, trial), and the rows to write), loads the data set
-once per process, computes the cell under the run's BLAS thread limit (:func:`src.run.compute_cell`) and
+once per process, computes the cell under the run's BLAS thread limit (:func:`src.running.cells.compute_cell`) and
 writes its row into each job that asked for it, under that job's settings, atomically, as soon as the cell
 is done: a killed worker loses at most the cell it was on. It answers with a :class:`Done` (times,
 costs, or the error on one line), never with an exception, so one failed cell does not stop the others.
@@ -9,7 +9,7 @@ costs, or the error on one line), never with an exception, so one failed cell do
 * :func:`run_local` spreads the cells over a pool of worker processes on this machine, in the order
   given (longest first), one cell at a time per worker.
 * :func:`run_slurm` gathers the cells into batches of about :data:`BATCH_SECONDS` of expected work and
-  submits them as one SLURM array through submitit (:mod:`src.slurm`), with the resources of the
+  submits them as one SLURM array through submitit (:mod:`src.running.slurm`), with the resources of the
   ``hydra.launcher`` node; a task that dies without an answer fails the cells of its batch that have no
   row on disk, on one line, and the others are waited for.
 """
@@ -32,10 +32,10 @@ import submitit
 from threadpoolctl import threadpool_limits
 
 from .. import slurm
-from ..data import load_dataset
-from ..errors import one_line
+from ...data import load_dataset
+from ...errors import one_line
 from ..results import RunIdentity, result_row, save_cell
-from ..run import compute_cell, peak_rss_mb
+from ..cells import compute_cell, peak_rss_mb
 from ..settings import MethodSpec, RunSpec, thaw
 
 logger = logging.getLogger(__name__)
@@ -175,7 +175,7 @@ def run_slurm(items: Sequence[Work], launcher: dict, folder: Path, expected: Cal
 
     ``launcher`` is the resolved ``hydra.launcher`` node (partition, time, memory, cores of a task),
     ``folder`` where submitit keeps the tasks' files and logs. A task that dies answers nothing
-    (:func:`src.slurm.wait_for` says so on one line, without hanging where the cluster keeps no accounting):
+    (:func:`src.running.slurm.wait_for` says so on one line, without hanging where the cluster keeps no accounting):
     each of its cells fails with that line, and the pool keeps those whose rows reached the disk first.
     """
     groups = batches(items, expected, BATCH_SECONDS)

@@ -28,10 +28,10 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_info
 
-from . import __version__
-from .files import write_atomic
+from .. import __version__
+from ..files import write_atomic
 
-SRC = Path(__file__).resolve().parent
+SRC = Path(__file__).resolve().parents[1]  # src/ (this module is in src/running/)
 PROJECT = SRC.parent
 FILE = "provenance.json"
 #: Environment variable through which ``python -m src.run`` hands its command line to the job processes.
@@ -110,7 +110,7 @@ def now() -> str:
 def collect(started: str, ended: str | None = None, overrides=None, extra: dict | None = None,
             data_files=()) -> dict:
     """The full provenance record of this process (see the module docstring); ``data_files`` are the raw
-    files of the data set it read (:attr:`src.data.Dataset.files`), none for a report.
+    files of the data set it read (``files`` of :class:`src.data.Dataset`), none for a report.
 
     Call it while the BLAS thread limits of the computation are in force, so that the recorded thread
     counts are the ones used.

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..files import write_atomic
+from ...files import write_atomic
 from ..results import load_cell
 
 SCHEDULE, SUMMARY = "schedule.csv", "schedule.json"
@@ -56,7 +56,7 @@ def recorded_seconds(paths: list[Path]) -> float | None:
 
 #: The cell costs of the reproduction ``make results`` published (:func:`write_costs`), in the checkout: what a
 #: fresh clone, with no cell on disk, expects each cell to take.
-PUBLISHED_COSTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "cell_costs.csv"
+PUBLISHED_COSTS = Path(__file__).resolve().parents[3] / "docs" / "results" / "cell_costs.csv"
 
 
 def job_key(job_dir) -> str:

@@ -2,7 +2,7 @@
 that two jobs share.
 
 A paper's sweep (``papers/<paper>/reproduce.yaml``) is a list of overrides added to its experiment; Hydra
-composes it for a multirun (:func:`src.sweep.sweep_jobs` lists its jobs, as the basic sweeper launches
+composes it for a multirun (:func:`src.running.sweep.sweep_jobs` lists its jobs, as the basic sweeper launches
 them) and each job's config as the launcher would (:func:`expand`). A :class:`Job` keeps what the job's run
 directory gets: its overrides, its resolved config, its spec and its output directory, the same
 ``hydra.sweep.dir`` / ``hydra.sweep.subdir`` a multirun gives it.
@@ -30,8 +30,8 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import OmegaConf, open_dict
 
-from .. import methods, resolvers
-from ..config_dir import CONF_DIR
+from ... import methods, resolvers
+from ...config_dir import CONF_DIR
 from ..settings import RunSpec, run_spec
 from ..sweep import sweep_jobs
 
@@ -64,7 +64,7 @@ def expand(sweeps: Iterable[tuple[str, int, list[str]]]) -> list[Job]:
     """The jobs of the given sweeps, each ``(paper, sweep index, overrides)``, in sweep then launch order.
 
     Composed with Hydra's config loader in multirun mode (a sweep's overrides may sweep values), each job
-    from its sweep's config as a launcher composes it; the settings are read (:func:`src.settings.run_spec`:
+    from its sweep's config as a launcher composes it; the settings are read (:func:`src.running.settings.run_spec`:
     one line naming a bad one) but no data set is loaded.
     """
     jobs = []

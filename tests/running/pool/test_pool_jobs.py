@@ -3,9 +3,9 @@
 import pytest
 from helpers import toy_papers
 
-from src.presentation import papers
-from src.pool.jobs import Place, expand, reads_labels, sharing_key, tasks_of
-from src.sweep import safe_name
+from src.reproduction import homes as papers
+from src.running.pool.jobs import Place, expand, reads_labels, sharing_key, tasks_of
+from src.resolvers import safe_name
 
 
 def sweeps(chosen, overrides=()):

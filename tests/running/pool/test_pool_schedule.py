@@ -6,8 +6,8 @@ import math
 import pandas as pd
 import pytest
 
-from src.pool import schedule
-from src.pool.workers import batches
+from src.running.pool import schedule
+from src.running.pool.workers import batches
 
 
 def test_a_recorded_time_is_expected_before_the_model(tmp_path):

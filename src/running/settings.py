@@ -21,7 +21,7 @@ possible (:func:`prepare` runs them all):
    ``labels.per_class`` against the smallest class, the method's check of X (and an image shape, NTF's).
 
 A bad value raises :class:`~src.errors.ConfigError` with one line naming the setting. A run prepares before
-its first cell, a multirun prepares every job before it starts any (:mod:`src.sweep`).
+its first cell, a multirun prepares every job before it starts any (:mod:`src.running.sweep`).
 """
 
 import hashlib
@@ -29,14 +29,14 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from . import methods
-from .checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, fraction_in, integer, one_of, optional
-from .data import Dataset, load_dataset
-from .errors import ConfigError
-from .methods.core.validation import check_data
-from .protocol.cell import ASSIGNMENTS, READOUTS, SCORE_ON, SUBRUN_CHOICES, method_params
-from .protocol.clustering import INITS, METRICS
-from .protocol.trials import LABEL_MODES
+from .. import methods
+from ..checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, fraction_in, integer, one_of, optional
+from ..data import Dataset, load_dataset
+from ..errors import ConfigError
+from ..methods.core.validation import check_data
+from ..protocol.cell import ASSIGNMENTS, READOUTS, SCORE_ON, SUBRUN_CHOICES, method_params
+from ..protocol.clustering import INITS, METRICS
+from ..protocol.trials import LABEL_MODES
 
 #: The config groups a run's config must hold, each a mapping (``<group>=<name>`` on the command line).
 GROUPS = ("dataset", "method", "protocol", "solver", "paths")

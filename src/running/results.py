@@ -7,7 +7,7 @@ the cells already on disk. ``results.csv`` is rebuilt from the cell files, also 
 
 A row carries the settings it was computed under as columns (``dataset_*``, ``param_*``, ``protocol_*``,
 ``seed``), their hash ``config_hash`` and the ``code_fingerprint`` of the code
-(:func:`src.provenance.code_fingerprint`). :func:`read_results` merges files only where these agree for
+(:func:`src.running.provenance.code_fingerprint`). :func:`read_results` merges files only where these agree for
 each (dataset, method label): the same label computed under two settings is refused, never mixed.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .files import write_atomic
+from ..files import write_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +35,8 @@ IDENTITY = ("config_hash", "code_fingerprint")
 class RunIdentity:
     """How a run's cells are computed, as every row of the run records it.
 
-    ``settings`` are the cell settings (:meth:`src.settings.RunSpec.cell_settings`, plain dicts),
-    ``config_hash`` their hash and ``code_fingerprint`` that of the code (:func:`src.provenance.code_fingerprint`).
+    ``settings`` are the cell settings (:meth:`src.running.settings.RunSpec.cell_settings`, plain dicts),
+    ``config_hash`` their hash and ``code_fingerprint`` that of the code (:func:`src.running.provenance.code_fingerprint`).
     """
 
     settings: Mapping
@@ -52,7 +52,7 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
     ----------
     dataset : str
         The data set's name (column ``dataset``).
-    method : src.settings.MethodSpec
+    method : src.running.settings.MethodSpec
         Its label is the column ``method``, its registry name ``estimator``.
     seed : int
         The run's seed.
@@ -112,9 +112,9 @@ def rebase_row(row: Mapping, source: RunIdentity, dataset: str, method, target: 
     """The row of a cell computed under ``source``, as the run ``target`` would have written it.
 
     The cell's own columns (scores, costs, the trial's sizes) are kept; the data set's name and the method's
-    label are ``target``'s (``method`` is a :class:`src.settings.MethodSpec`), and so are the settings'
+    label are ``target``'s (``method`` is a :class:`src.running.settings.MethodSpec`), and so are the settings'
     columns, ``params``, ``config_hash`` and ``code_fingerprint``. Only meaningful when both runs compute
-    the cell alike (:func:`src.pool.jobs.sharing_key`).
+    the cell alike (:func:`src.running.pool.jobs.sharing_key`).
     """
     own = set(run_columns(source, None))
     out = {key: value for key, value in row.items() if key not in own}
@@ -204,7 +204,7 @@ def read_results(files) -> pd.DataFrame:
 
 
 def setting_columns(settings: dict) -> dict:
-    """The settings of a cell (see :meth:`src.settings.RunSpec.cell_settings`) as flat scalar columns.
+    """The settings of a cell (see :meth:`src.running.settings.RunSpec.cell_settings`) as flat scalar columns.
 
     ``dataset_<key>`` for the data set config (its name is the ``dataset`` column), ``param_<key>`` for
     the method's parameters, ``protocol_<key>`` (``protocol_labels_<key>``) for the protocol's.

@@ -8,7 +8,7 @@ that ended without a result (cancelled, over its time limit, killed for its memo
 such a task at all (submitit reads task states from ``sacct`` only) and waited for ever. Here:
 
 * every task is waited for; one that ends without a result becomes one line in the sweep's list of failed jobs
-  (``<sweep dir>/.failed_jobs/<job>.json``, listed by :class:`src.sweep.SweepGuard` at the end, exit status
+  (``<sweep dir>/.failed_jobs/<job>.json``, listed by :class:`src.running.sweep.SweepGuard` at the end, exit status
   1), e.g. ``job 3 (dataset=yale method=nmf): SLURM task 1234_3 ended without a result (state CANCELLED)``,
   and the other jobs' results are kept (a re-run computes only the missing cells);
 * the states come from ``sacct`` where the cluster keeps accounting, else from ``squeue``
@@ -53,8 +53,8 @@ from omegaconf import DictConfig
 from submitit import AutoExecutor
 from submitit.core.utils import FailedJobError, FailedSubmissionError
 
-from .errors import one_line
-from .files import write_atomic
+from ..errors import one_line
+from ..files import write_atomic
 from .progress import finish_job
 from .sweep import INVALID_EXIT, failures_dir
 
@@ -339,7 +339,7 @@ def wait_for(jobs: Sequence[Any], poll_seconds: float = POLL_SECONDS, grace_seco
 
 def record_failure(sweep_dir, job_number: int, overrides: Sequence[str], error: str) -> None:
     """Add job ``job_number`` to the sweep's list of failed jobs (``<sweep dir>/.failed_jobs/``, the list that
-    :class:`src.sweep.SweepGuard` prints at the end), unless the job recorded its own failure."""
+    :class:`src.running.sweep.SweepGuard` prints at the end), unless the job recorded its own failure."""
     path = failures_dir(sweep_dir) / f"{job_number}.json"
     if not path.exists():
         write_atomic(path, json.dumps({"job": job_number, "overrides": list(overrides), "error": error}))

@@ -2,7 +2,7 @@
 
 :func:`run_pool` takes the papers' sweeps (:mod:`.jobs`: each job composed as Hydra's multirun composes
 it, into the same run directory), checks every job before it starts any (settings, method, labels, data:
-:func:`src.run.open_run`; the invalid ones are listed, one line each, and nothing starts), and hands the
+:func:`src.running.cells.open_run`; the invalid ones are listed, one line each, and nothing starts), and hands the
 cells still to compute to a pool of workers (:mod:`.workers`: processes on this machine, or SLURM array
 tasks when the sweeps' ``hydra.launcher`` is submitit's SLURM launcher), longest expected first
 (:mod:`.schedule`). A cell two jobs share is computed once (:func:`.jobs.sharing_key`).
@@ -10,7 +10,7 @@ tasks when the sweeps' ``hydra.launcher`` is submitit's SLURM launcher), longest
 A cell stays the unit of results and of resumption: its row is written into ``cells/`` of its job's run
 directory as soon as it is done, and a re-run computes only the cells not on disk. When a job's last cell
 is in, its ``results.csv``, tables, figure and ``provenance.json`` are written as a sweep job writes them
-(:func:`src.run.end_run`); when a paper's last job is in (and those of the papers it reads), ``paper_done``
+(:func:`src.running.cells.end_run`); when a paper's last job is in (and those of the papers it reads), ``paper_done``
 is called with it (:mod:`src.reproduce` draws its figures and writes its report there).
 
 A cell that fails is reported on one line with its job; the job gets no ``results.csv``, the other cells
@@ -25,6 +25,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from typing import Protocol
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,21 +33,31 @@ from hydra.errors import HydraException
 from omegaconf.errors import OmegaConfBaseException
 from threadpoolctl import threadpool_limits
 
-from .. import methods
-from ..data import load_dataset
-from ..errors import StepFailed, UserError, one_line
-from ..presentation.papers import Paper
+from ... import methods
+from ...data import load_dataset
+from ...errors import StepFailed, UserError, one_line
 from ..progress import duration
-from ..protocol.cell import READOUTS
+from ...protocol.cell import READOUTS
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
-from ..run import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
-from ..resolvers import usable_cores
+from ..cells import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
+from ...resolvers import usable_cores
 from . import reuse, schedule
 from .jobs import Job, Task, expand, sharing_key, tasks_of
 from .workers import Done, Row, Work, run_local, run_slurm
 
 logger = logging.getLogger(__name__)
+
+
+class Home(Protocol):
+    """What the pool reads of a paper's home (:class:`src.reproduction.homes.Paper` is one; so is a reading's
+    or a benchmark track's): its name, the homes whose runs it waits for, and its sweeps as Hydra overrides."""
+
+    name: str
+    depends_on: tuple[str, ...]
+
+    def sweep_overrides(self) -> list[list[str]]:
+        ...
 
 #: Where submitit keeps the files of a reproduction's SLURM tasks, under the reproduction's folder.
 SLURM_FOLDER = ".slurm"
@@ -67,13 +78,13 @@ class PoolFailed(Exception):
                           "command again to compute the missing cells")
 
 
-def sweeps_of(chosen: list[Paper], overrides: list[str]) -> list[tuple[str, int, list[str]]]:
+def sweeps_of(chosen: list[Home], overrides: list[str]) -> list[tuple[str, int, list[str]]]:
     """Each sweep of the ``chosen`` papers as ``(paper, sweep index, overrides)``, ``overrides`` added last."""
     return [(paper.name, i, [*sweep, *overrides])
             for paper in chosen for i, sweep in enumerate(paper.sweep_overrides())]
 
 
-def plan_jobs(chosen: list[Paper], overrides: list[str]) -> list[Job]:
+def plan_jobs(chosen: list[Home], overrides: list[str]) -> list[Job]:
     """The jobs of the ``chosen`` papers' sweeps; a bad override or setting is one
     :class:`~src.errors.UserError` line."""
     try:
@@ -144,9 +155,9 @@ def mean_scores(rows: list[dict]) -> str:
     return f"mean AC {acc:.3f} NMI {nmi:.3f} over {len(rows)} cells"
 
 
-def run_pool(chosen: list[Paper], overrides: list[str], workers: int | None = None,
-             record_dir: Path | None = None, paper_done: Callable[[Paper], None] | None = None,
-             dry_run: bool = False, sources: list[Paper] = ()) -> dict:
+def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = None,
+             record_dir: Path | None = None, paper_done: Callable[[Home], None] | None = None,
+             dry_run: bool = False, sources: list[Home] = ()) -> dict:
     """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
     ``schedule.json`` records.
 
@@ -222,10 +233,10 @@ def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun]) -> None:
 class Books:
     """What the pool keeps while its cells come in: the cells each job still waits for, the failed jobs, the
     papers finished, the progress and its forecast. A job's results are written when its last cell is in
-    (:func:`src.run.end_run`), a paper's report when its last job is (``paper_done``)."""
+    (:func:`src.running.cells.end_run`), a paper's report when its last job is (``paper_done``)."""
 
-    def __init__(self, chosen: list[Paper], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
-                 workers: int | None, paper_done: Callable[[Paper], None] | None):
+    def __init__(self, chosen: list[Home], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
+                 workers: int | None, paper_done: Callable[[Home], None] | None):
         self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
         self.records = [begin_run(run, job.config, job.overrides) for job, run in zip(jobs, opened)]
         self.left = [len(run.todo) for run in opened]
@@ -331,7 +342,7 @@ def slurm_launcher(jobs: list[Job]) -> dict | None:
     return next((job.launcher for job in jobs if "slurm" in str(job.launcher.get("_target_", "")).lower()), None)
 
 
-def dry_run_summary(chosen: list[Paper], jobs: list[Job], sources: list[Job] = ()) -> dict:
+def dry_run_summary(chosen: list[Home], jobs: list[Job], sources: list[Job] = ()) -> dict:
     """What a reproduction would compute, from the settings and the cells on disk (no data loaded): one line
     per paper and one in all (the cells the ``sources`` would give counted apart); returns the counts."""
     totals = {"jobs": len(jobs), "cells": 0, "to_compute": 0}

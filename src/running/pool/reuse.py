@@ -4,9 +4,9 @@
 parameters, seed, (k, trial) and every protocol setting the cell reads, which is what
 :func:`.jobs.sharing_key` hashes. A cell of a *source* job (a paper's job of the reproduction) is copied into
 a job of the pool when the keys are equal and the source's row is valid for the source's own settings and
-today's code (:func:`src.run.stale_reason`: the same code fingerprint); a row computed by other code is
+today's code (:func:`src.running.cells.stale_reason`: the same code fingerprint); a row computed by other code is
 never copied. The copy is the source's row under the target job's name and settings
-(:func:`src.results.rebase_row`), so the target's ``results.csv`` reads it like one of its own, and a re-run
+(:func:`src.running.results.rebase_row`), so the target's ``results.csv`` reads it like one of its own, and a re-run
 of the target finds it on disk.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..results import RunIdentity, load_cell, rebase_row, save_cell
-from ..run import OpenRun, cell_paths, run_identity, stale_reason
+from ..cells import OpenRun, cell_paths, run_identity, stale_reason
 from .jobs import Job, sharing_key
 
 

@@ -1,9 +1,9 @@
-"""src.results: settings as columns, and no merging of one label computed under two settings or codes."""
+"""src.running.results: settings as columns, and no merging of one label computed under two settings or codes."""
 
 import pandas as pd
 import pytest
 
-from src.results import MixedResultsError, read_results, setting_columns
+from src.running.results import MixedResultsError, read_results, setting_columns
 
 
 def rows(method="GNMF", alpha=10.0, config_hash="aaaa", code="c0de", ks=(2, 3)):

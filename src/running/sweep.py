@@ -4,13 +4,13 @@
 
 * before the launcher starts anything, it expands the sweep as Hydra's basic sweeper does (the sweeper's
   ``params`` and the command line's overrides), composes every job's config and runs the same checks as a
-  single run (:func:`src.settings.prepare`: settings, method, labels, data set). If any job is invalid, each
+  single run (:func:`src.running.settings.prepare`: settings, method, labels, data set). If any job is invalid, each
   is listed on one line and the multirun exits with status 2 before any job starts; otherwise it starts the
-  sweep's job counter (:mod:`src.progress`);
+  sweep's job counter (:mod:`src.running.progress`);
 * a job that fails while it runs is recorded by :func:`job_failures` (its error on one line in its log)
   and the other jobs go on; at the end the sweep lists the failed jobs and exits with status 1.
 
-Each job ends with one line and the sweep's counter (:func:`job`, :func:`src.progress.finish_job`).
+Each job ends with one line and the sweep's counter (:func:`job`, :func:`src.running.progress.finish_job`).
 
 Run and sweep directories are named with :func:`src.resolvers.safe_name` (``${safe_name:${method.label}}``
 in the configs): ``FNMF(farness=0.001)`` becomes ``FNMF-farness=0.001``. The labels in tables stay as they are.
@@ -34,9 +34,9 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
 
-from .data import load_dataset
-from .errors import UserError, one_line
-from .files import write_atomic
+from ..data import load_dataset
+from ..errors import UserError, one_line
+from ..files import write_atomic
 from .progress import duration, finish_job, run_outcome, since_launch, start_progress
 from .settings import prepare, run_spec
 
@@ -137,7 +137,7 @@ class JobEnd:
 @contextmanager
 def job(sweep_dir, job_number: int, overrides: list[str], out_dir, cfg: DictConfig):
     """One job of a multirun: its failure is recorded (:func:`job_failures`) and its end is logged on one
-    line with the sweep's counter (:func:`src.progress.finish_job`), saying what its results give (or what
+    line with the sweep's counter (:func:`src.running.progress.finish_job`), saying what its results give (or what
     the :class:`JobEnd` it yields was told)."""
     started, failed, end = time.monotonic(), True, JobEnd()
     try:

@@ -1,4 +1,4 @@
-"""src.settings: a composed config as frozen specs with the defaults of the configs, each value checked once and
+"""src.running.settings: a composed config as frozen specs with the defaults of the configs, each value checked once and
 cheapest first; the solver group (conf/solver/) and the parameters it gives every method."""
 
 import copy
@@ -12,13 +12,14 @@ import yaml
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from src import methods, settings
+from src import methods
+from src.running import settings
 from src.data import Dataset
 from src.errors import ConfigError
-from src.settings import (FrozenMap, MethodSpec, ProtocolSpec, RunSpec, config_fingerprint, prepare, protocol_spec,
-                          run_spec)
+from src.running.settings import (FrozenMap, MethodSpec, ProtocolSpec, RunSpec, config_fingerprint, prepare,
+                                  protocol_spec, run_spec)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "conf"
 SOLVER_KEYS = ("stopping", "n_starts", "min_iter", "tol", "max_iter")
 REFERENCE = {"stopping": "reference", "n_starts": 10, "min_iter": 30, "tol": 1e-5, "max_iter": 10000}
@@ -87,7 +88,7 @@ def test_the_defaults_are_in_the_configs_only():
     with pytest.raises(ConfigError, match="protocol.subrun is not a setting of protocol"):
         protocol_spec({**defaults, "subrun": 2}, "yale")
     # the code reads the spec's values and writes no fallback of its own
-    for module in ("src/run.py", "src/protocol/cell.py", "src/settings.py"):
+    for module in ("src/run.py", "src/protocol/cell.py", "src/running/settings.py"):
         text = (REPO / module).read_text()
         assert not any(f'.get("{key}", ' in text or f".get('{key}', " in text for key in settings.PROTOCOL_KEYS), module
 
@@ -201,7 +202,7 @@ def test_an_explicit_method_parameter_wins_over_the_solver():
 
 
 def test_the_written_config_shows_the_parameters_each_method_got(tmp_path):
-    from src.run import run_experiment
+    from src.running.cells import run_experiment
 
     with initialize_config_dir(str(CONF), version_base="1.3"):
         cfg = compose("config", overrides=["method=nmf_kl", "dataset=yale", "protocol.ks=[2]", "protocol.n_trials=1",

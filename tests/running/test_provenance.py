@@ -1,11 +1,11 @@
-"""src.provenance: the code fingerprint follows the result-affecting sources; the record is complete and names the
+"""src.running.provenance: the code fingerprint follows the result-affecting sources; the record is complete and names the
 release, as the report footer does."""
 
 import json
 import shutil
 
 import src
-from src import provenance
+from src.running import provenance
 
 REQUIRED = ("version", "started", "ended", "command", "overrides", "git", "code_fingerprint", "python", "platform",
             "cpu_count", "cores_available", "blas", "data_files", "packages")
@@ -32,7 +32,7 @@ def test_fingerprint_changes_with_a_result_source_and_a_numerical_package(tmp_pa
 def test_fingerprint_follows_the_folders_that_compute_a_cell(tmp_path):
     root = copy_sources(tmp_path)
     before = provenance.fingerprint_of(root, {})
-    for name in ("presentation/report.py", "presentation/tables.py", "run.py", "sweep.py"):
+    for name in ("presentation/report.py", "presentation/tables.py", "run.py", "running/sweep.py"):
         with open(root / name, "a") as handle:
             handle.write("\n# wording\n")
     assert provenance.fingerprint_of(root, {}) == before

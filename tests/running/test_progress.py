@@ -1,10 +1,10 @@
-"""src.progress: a line per k of a run, a line per job of a multirun with the sweep's counter across processes,
+"""src.running.progress: a line per k of a run, a line per job of a multirun with the sweep's counter across processes,
 durations and the time left as a person says them."""
 
 import json
 import logging
 
-from src import progress
+from src.running import progress
 
 
 def test_duration_and_time_left_read_as_a_person_says_them():
@@ -16,11 +16,11 @@ def test_duration_and_time_left_read_as_a_person_says_them():
 
 
 def job_lines(caplog):
-    return [r.getMessage() for r in caplog.records if r.name == "src.progress" and r.getMessage().startswith("[")]
+    return [r.getMessage() for r in caplog.records if r.name == "src.running.progress" and r.getMessage().startswith("[")]
 
 
 def test_the_job_counter_counts_this_launchs_jobs_across_processes(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="src.progress")
+    caplog.set_level(logging.INFO, logger="src.running.progress")
     progress.start_progress(tmp_path, 3)
     progress.finish_job(tmp_path, 1, "yale NMF", 35, "mean AC 0.620 NMI 0.710 over 4 cells, 4 computed", True)
     progress.finish_job(tmp_path, 0, "yale KMeans", 2, "see the error above", False, failed=True)
@@ -54,7 +54,7 @@ def test_a_jobs_line_says_what_its_results_give(tmp_path):
 
 
 def test_run_progress_logs_a_line_per_k_with_the_cells_done(caplog):
-    caplog.set_level(logging.INFO, logger="src.progress")
+    caplog.set_level(logging.INFO, logger="src.running.progress")
     cells = [(2, 0), (2, 1), (3, 0), (3, 1)]
     run = progress.RunProgress("yale/NMF", cells, todo=cells[1:], every=float("inf"))
     for (k, trial), acc in zip(cells, (0.5, 0.7, 0.4, 0.6)):

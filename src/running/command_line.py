@@ -18,9 +18,9 @@ import yaml
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import OverrideParseException
 
-from .checks import POSITIVE_INT
-from .config_dir import CONF_DIR
-from .errors import ConfigError
+from ..checks import POSITIVE_INT
+from ..config_dir import CONF_DIR
+from ..errors import ConfigError
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 * A single run logs a line per k (:class:`RunProgress`): cells done of all, AC and NMI at that k, time so
   far and left; a k that takes long also gets a line every 30 s. (A line per cell is DEBUG, and in a sweep
-  so is the line per k: ``'hydra.verbose=[__main__,src.run,src.progress]'`` shows them; every cell's row is
+  so is the line per k: ``'hydra.verbose=[__main__,src.run,src.running.progress]'`` shows them; every cell's row is
   in ``cells/`` anyway.)
 * A multirun logs one line per finished job, ``[12/40] orl NMF done in 35 s (mean AC 0.620 NMI 0.710 over
   90 cells, 90 computed); 4 min so far, about 9 min left``. The counter works across the launcher's worker
@@ -20,7 +20,7 @@ import math
 import time
 from pathlib import Path
 
-from .files import locked, write_atomic
+from ..files import locked, write_atomic
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""src.sweep: a multirun checks every job before starting any, sums up the jobs that failed, ends each job with
+"""src.running.sweep: a multirun checks every job before starting any, sums up the jobs that failed, ends each job with
 a line; run directories have names a shell takes as they are (the job counter itself: test_progress.py)."""
 
 import json
@@ -14,12 +14,13 @@ from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
-from src import progress, resolvers, sweep
-from src.presentation import papers
+from src.running import progress, sweep
+from src import resolvers
+from src.reproduction import homes as papers
 from src.errors import ConfigError
 
 SHELL_SAFE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SMALL = ["protocol.ks=[2]", "protocol.n_trials=1", "protocol.kmeans_restarts=2", "method.params.max_iter=10"]
 
 
@@ -74,7 +75,7 @@ def test_failures_are_recorded_per_job_and_other_errors_pass(tmp_path):
 
 
 def sweep_config(params, task):
-    """The part of a multirun's config that :func:`src.sweep.sweep_jobs` reads."""
+    """The part of a multirun's config that :func:`src.running.sweep.sweep_jobs` reads."""
     return OmegaConf.create({"hydra": {"sweeper": {"params": params}, "overrides": {"task": list(task)}}})
 
 
@@ -148,11 +149,11 @@ def test_the_reproductions_run_directories_are_shell_safe_and_distinct():
 
 
 def job_lines(caplog):
-    return [r.getMessage() for r in caplog.records if r.name == "src.progress" and r.getMessage().startswith("[")]
+    return [r.getMessage() for r in caplog.records if r.name == "src.running.progress" and r.getMessage().startswith("[")]
 
 
 def test_a_job_marks_its_end_also_when_it_fails(tmp_path, caplog):
-    caplog.set_level(logging.INFO, logger="src.progress")
+    caplog.set_level(logging.INFO, logger="src.running.progress")
     progress.start_progress(tmp_path, 2)
     cfg = OmegaConf.create({"dataset": {"name": "yale"}, "method": {"label": "GNMF(alpha=1)"}})
     with sweep.job(tmp_path, 0, ["method=gnmf"], tmp_path / "0", cfg):
@@ -164,7 +165,7 @@ def test_a_job_marks_its_end_also_when_it_fails(tmp_path, caplog):
 
 def test_a_job_without_results_says_what_it_was_told(tmp_path, caplog):
     """A dry run's job writes no results: its line says so instead of 'no results read'."""
-    caplog.set_level(logging.INFO, logger="src.progress")
+    caplog.set_level(logging.INFO, logger="src.running.progress")
     progress.start_progress(tmp_path, 1)
     cfg = OmegaConf.create({"dataset": {"name": "yale"}, "method": {"label": "NMF"}})
     with sweep.job(tmp_path, 0, ["method=nmf"], tmp_path / "0", cfg) as end:

@@ -6,8 +6,8 @@ import json
 import pandas as pd
 from helpers import in_process, toy_benchmark, toy_papers
 
-import src.pool as pool
-from src.pool import schedule
+import src.running.pool as pool
+from src.running.pool import schedule
 
 SCORES = ["acc", "nmi", "n_iter", "objective", "acc_unlabelled", "nmi_unlabelled"]
 

@@ -9,8 +9,8 @@ from helpers import split_values, write_home
 from hydra import compose, initialize_config_dir
 
 from src.errors import ConfigError
-from src.presentation import papers
-from src.run import CONF_DIR
+from src.reproduction import homes as papers
+from src.config_dir import CONF_DIR
 
 PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
 

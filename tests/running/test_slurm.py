@@ -1,6 +1,6 @@
-"""src.slurm: sweeps on SLURM that wait for every task, with a dead task one line among the failed jobs.
+"""src.running.slurm: sweeps on SLURM that wait for every task, with a dead task one line among the failed jobs.
 
-The unit tests run the wait (:func:`src.slurm.wait_for`) on fake jobs, a fake clock and fake ``sacct`` /
+The unit tests run the wait (:func:`src.running.slurm.wait_for`) on fake jobs, a fake clock and fake ``sacct`` /
 ``squeue`` answers, and the launcher on fake jobs. The tests marked ``slurm`` run real sweeps through
 ``python -m src.run -m hydra/launcher=submitit_slurm`` on a running SLURM (``tools/slurm/setup_single_node.sh``
 makes one on this machine; the sweeps write into pytest's temporary directories, which only a one-node cluster
@@ -32,11 +32,11 @@ from omegaconf import OmegaConf
 from submitit.core.utils import cloudpickle_dump
 from submitit.slurm.slurm import SlurmJob
 
-from src import slurm
+from src.running import slurm
 from src.config_dir import CONF_DIR
-from src.sweep import SweepGuard
+from src.running.sweep import SweepGuard
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NO_ACCOUNTING = "Slurm accounting storage is disabled\n"
 
 
@@ -142,7 +142,7 @@ def test_an_array_that_has_left_the_queue_is_gone_and_a_failing_squeue_is_waited
     down = fake_commands({"sacct": (1, "", NO_ACCOUNTING),
                           "squeue": (1, "", "slurm_load_jobs error: Unable to contact slurm controller\n")})
     queue = slurm.SlurmQueue(run=down)
-    with caplog.at_level(logging.WARNING, logger="src.slurm"):
+    with caplog.at_level(logging.WARNING, logger="src.running.slurm"):
         assert queue.ended(["12_0"]) == {} and queue.ended(["12_0"]) == {}  # nothing is declared dead
     assert caplog.text.count("squeue does not answer") == 1
     hanging = fake_commands({"sacct": subprocess.TimeoutExpired("sacct", 60), "squeue": (0, "", "")})
@@ -300,7 +300,7 @@ def test_hydra_launcher_submitit_slurm_is_ours_with_its_task_requests_and_comman
     assert (launcher.cpus_per_task, launcher.timeout_min, launcher.mem_gb, launcher.partition) == (1, 120, 8, "short")
     assert launcher.additional_parameters == {"account": "proj"}
     assert config.runtime.blas_threads == launcher.cpus_per_task  # a task asks for the cores its BLAS uses
-    assert config.hydra.callbacks.slurm_setup._target_ == "src.slurm.SlurmSetup"
+    assert config.hydra.callbacks.slurm_setup._target_ == "src.running.slurm.SlurmSetup"
     assert list(config.hydra.callbacks) == ["slurm_setup", "sweep_guard"]
 
 

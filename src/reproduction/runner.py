@@ -1,0 +1,118 @@
+"""Reproducing papers: the chosen papers in dependency order, their cells in one pool, each paper's figures
+and report as soon as its cells are in.
+
+:func:`plan` orders the papers (a paper after those whose runs it reads, an unfinished dependency added);
+:func:`reproduce` runs every cell in one pool (:func:`src.running.pool.run_pool`) and calls
+:func:`finish_paper` (figures, wall time, report) for each paper whose cells are in. The clock of a timed
+run (:func:`start_clock`, :func:`stop_clock`: ``wall_seconds.txt``) and :func:`terminate` (SIGTERM as an
+interrupt) serve the explain and benchmark commands too.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from ..errors import StepFailed, UserError
+from ..files import write_atomic
+from ..presentation import paper_report
+from ..running.pool import PoolFailed, run_pool
+from ..running.progress import duration
+from . import homes as papers
+from .homes import Paper
+
+logger = logging.getLogger(__name__)
+
+WALL = "wall_seconds.txt"
+START = ".start"
+
+
+def start_clock(out: Path) -> float:
+    """Mark the start of a timed reproduction in ``out`` (``.start``, as epoch seconds; a stale
+    ``wall_seconds.txt`` is removed so an interrupted run never looks finished)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / WALL).unlink(missing_ok=True)
+    started = time.time()
+    write_atomic(out / START, f"{int(started)}\n")
+    return started
+
+
+def stop_clock(out: Path, started: float) -> int:
+    """Record the whole seconds since ``started`` in ``out/wall_seconds.txt`` and return them."""
+    seconds = int(round(time.time() - started))
+    write_atomic(out / WALL, f"{seconds}\n")
+    return seconds
+
+
+def finish_paper(paper: Paper, outputs: Path, started: float) -> Path:
+    """A paper whose cells are all in: its figures, its wall time, its report; returns the report's path.
+    A failure is a one-line :class:`~src.errors.StepFailed`."""
+    out = paper.out(outputs)
+    module = paper.module()
+    if module is not None and hasattr(module, "figures"):
+        logger.info("%s: figures (%s.figures)", paper.name, module.__name__)
+        try:
+            module.figures(out)
+        except UserError as exc:
+            raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
+    seconds = stop_clock(out, started)
+    try:
+        report = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
+    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
+        raise StepFailed(f"{paper.name}: report failed: {exc}") from None
+    logger.info("%s: all cells in after %d s (%s); wrote %s", paper.name, seconds, out / WALL, report)
+    return report
+
+
+def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | None = None,
+              outputs: Path = papers.OUTPUTS, dry_run: bool = False) -> list[Path]:
+    """Every cell of the ``chosen`` papers in one pool (:func:`src.running.pool.run_pool`), each paper's figures and
+    report as soon as its cells are in; returns the reports' paths.
+
+    Raises :class:`~src.errors.StepFailed` (one line; the failed jobs logged one per line before) when a
+    cell, a figure or a report failed; the papers that could be finished are.
+    """
+    started = {} if dry_run else {paper.name: start_clock(paper.out(outputs)) for paper in chosen}
+    reports, failures = {}, []
+
+    def paper_done(paper: Paper) -> None:
+        try:
+            reports[paper.name] = finish_paper(paper, outputs, started[paper.name])
+        except StepFailed as exc:
+            logger.error("%s", exc)
+            failures.append(str(exc))
+
+    try:
+        summary = run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run)
+        for error in summary.get("forecast_errors", []):
+            logger.info("the time left forecast at %.0f%% of the cells (%s in): %s, it took %s (%+.0f%%)",
+                        100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),
+                        duration(error["actual"]), 100 * error["error"])
+    except PoolFailed as exc:
+        raise exc.as_step() from None
+    if failures:
+        raise StepFailed(failures[0] if len(failures) == 1 else f"{len(failures)} papers failed: {failures[0]}; ...")
+    return [reports[paper.name] for paper in chosen if paper.name in reports]
+
+
+def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.OUTPUTS) -> list[Paper]:
+    """The papers to reproduce, in order: the selected ones, each after those it depends on, preceded by
+    any unselected dependency that has not run to the end in ``outputs``."""
+    chosen = papers.in_order(selected, home)
+    names = {p.name for p in chosen}
+    missing = []
+    for paper in chosen:
+        for dep in paper.depends_on:
+            if dep not in names and dep not in missing and not (Path(outputs) / dep / WALL).is_file():
+                logger.info("%s reads the runs of %s, which has not run to the end here: reproducing %s first",
+                            paper.name, dep, dep)
+                missing.append(dep)
+    if not missing:
+        return chosen
+    return plan([*missing, *selected], home, outputs)
+
+
+def terminate(signum, frame) -> None:
+    """SIGTERM as an interrupt: the pool's workers are stopped on the way out."""
+    raise KeyboardInterrupt
