@@ -91,3 +91,16 @@ def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied
 def test_without_a_reproduction_it_says_what_to_run(tmp_path):
     with pytest.raises(UserError, match="run make reproduce-all first"):
         front_page.table(tmp_path, tmp_path)
+
+
+@pytest.mark.parametrize("reused, note", [(0, "copied from the reproduction)"),
+                                          (17000, "copied from the reproduction, 17,000 on disk from an earlier run)")])
+def test_the_benchmark_row_says_when_its_run_found_cells_of_an_earlier_one(tmp_path, monkeypatch, reused, note):
+    """A resumed benchmark's wall time is not a fresh clone's: the row says how many cells were on disk already."""
+    (tmp_path / "report.md").write_text("# benchmark\n")
+    (tmp_path / "wall_seconds.txt").write_text("2400\n")
+    summary = {"computed": 5230, "copied": 0, "reused": reused, "workers": 2}
+    monkeypatch.setattr(schedule, "cell_table", lambda folder: (pd.DataFrame(), summary))
+    monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: None)
+    row = front_page.benchmark_row(tmp_path)
+    assert "**40 min wall** on 2 cores (5,230 cells computed, 0 " + note in row
