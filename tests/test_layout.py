@@ -1,6 +1,7 @@
 """The tests mirror the source tree: a folder of tests per package folder of src/ (and tools/), a test module
 per module where it has tests of its own, and one name per test module across folders."""
 
+import ast
 from collections import Counter
 from pathlib import Path
 
@@ -29,3 +30,27 @@ def test_every_source_folder_with_modules_has_its_test_folder():
         relative = init.parent.relative_to(REPO / "src")
         if relative.parts and "__pycache__" not in relative.parts:
             assert (TESTS / relative).is_dir(), f"src/{relative.as_posix()} has no tests/{relative.as_posix()}"
+
+
+LONGEST_FUNCTION = 80
+"""Lines of the longest function of src/ a reader should have to hold (from its ``def`` to its last line)."""
+
+
+def function_lengths() -> list[tuple[int, str]]:
+    """(lines, ``path:line name``) of every function and method of src/, longest first (an AST count)."""
+    import ast
+
+    found = []
+    for path in sorted((REPO / "src").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                where = f"{path.relative_to(REPO)}:{node.lineno} {node.name}"
+                found.append((node.end_lineno - node.lineno + 1, where))
+    return sorted(found, reverse=True)
+
+
+def test_no_function_is_longer_than_a_reader_can_hold():
+    lengths = function_lengths()
+    assert lengths and lengths[0][0] > 20  # the count sees the functions
+    too_long = [f"{n} lines: {where}" for n, where in lengths if n > LONGEST_FUNCTION]
+    assert not too_long, "split these functions:\n" + "\n".join(too_long)
