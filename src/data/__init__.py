@@ -35,7 +35,7 @@ import numpy as np
 
 from . import caltech, deng_cai, mnist, user_file
 from .fetch import recording_files
-from ..checks import integer, one_of
+from ..checks import NONNEGATIVE_INT, one_of
 from ..errors import ConfigError
 
 logger = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def load_dataset(cfg: Mapping, data_dir: str | Path, mirror: str | Path | None, 
         raise ConfigError(f"dataset.name={name!r} must be a non-empty string")
     one_of(DATASETS).check("dataset.loader", loader)
     preprocess = one_of(PREPROCESS).check("dataset.preprocess", cfg.get("preprocess", "unit_norm"))
-    integer(0).check("seed", seed)
+    NONNEGATIVE_INT.check("seed", seed)
     module = _LOADERS[loader]
     unknown = [k for k in cfg.keys() if k not in _COMMON_KEYS + module.KEYS]
     if unknown:
