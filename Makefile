@@ -51,7 +51,7 @@ test: $(STAMP) ## The CI suite: everything but the slow tests (unit + integratio
 test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integration), under a minute
 	$(PY) -m pytest -q -m 'not slow and not integration'
 
-test-slow: $(STAMP) ## End-to-end tests on real data (marked slow)
+test-slow: $(STAMP) ## End-to-end tests on real data, and cases repeating a path make test runs (marked slow)
 	$(PY) -m pytest -q -m slow
 
 # One command per paper: src.reproduce reads the paper's home papers/<paper>/ (sweeps, published numbers,

@@ -42,10 +42,9 @@ logger = logging.getLogger(__name__)
 
 def sources(overrides: list[str]) -> list[papers.Paper]:
     """The papers whose cells the benchmark may copy: every paper home, unless no reproduction can be on disk
-    (no ``outputs/reproduce`` and no ``paths.output_dir`` override pointing elsewhere), which saves composing
-    their jobs."""
-    elsewhere = any(item.lstrip("+~").startswith("paths.output_dir") for item in overrides)
-    return papers.in_order() if elsewhere or papers.OUTPUTS.is_dir() else []
+    (no ``outputs/reproduce`` and no ``paths.output_dir`` override pointing elsewhere:
+    :func:`src.reproduction.homes.runs_may_be_on_disk`), which saves composing their jobs."""
+    return papers.in_order() if papers.runs_may_be_on_disk(overrides) else []
 
 
 def main(argv=None) -> int:

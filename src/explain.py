@@ -98,7 +98,9 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # a killed run stops its workers too
     try:
         if homes and (args.dry_run or not args.report_only):
-            fit_readings(homes, plans, out_root, chosen, args.overrides, args.workers, args.dry_run)
+            # the primary runs' cells may be copied only if they may be on disk (else composing them is wasted)
+            sources = chosen if papers.runs_may_be_on_disk(args.overrides) else []
+            fit_readings(homes, plans, out_root, sources, args.overrides, args.workers, args.dry_run)
         if args.dry_run:
             return 0
         for paper in chosen:

@@ -1,5 +1,7 @@
 """Shared fixtures: the data mirror (../shared/datasets unless REPRO_DATA_MIRROR says otherwise), a per-module data
-directory for the CLI runs, the random generator and a tiny matrix. Shared plain helpers are in helpers.py."""
+directory for the CLI runs, the random generator and a tiny matrix; one BLAS thread in this process and, by
+default, in the processes the tests start; the work test modules start in the background once the session's
+tests are known (background.py). Shared plain helpers are in helpers.py."""
 
 import os
 from pathlib import Path
@@ -8,6 +10,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+import background
+from helpers import THREAD_VARIABLES
 from src import resolvers
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,6 +20,13 @@ if DEFAULT_MIRROR.is_dir():  # else: no mirror, the data are downloaded (tests n
     os.environ.setdefault("REPRO_DATA_MIRROR", str(DEFAULT_MIRROR))
 # The test matrices are tiny: one BLAS thread is much faster than two threads on two busy cores.
 threadpool_limits(1)
+# The same for the processes the tests start (CLI runs, pool workers, the docs build and its gallery) and for
+# the OpenMP runtime scikit-learn loads later in this one: one BLAS / OpenMP thread unless the environment says
+# otherwise (a run's runtime.blas_threads still sets its own limit). Two threads on two busy cores spin against
+# each other: the docs' gallery ran several times slower with them. A test that checks how a run chooses its
+# threads starts its process without these variables (helpers.THREAD_VARIABLES).
+for _name in THREAD_VARIABLES:
+    os.environ.setdefault(_name, "1")
 # The tests compose configs as the entry points do, with the configs' resolvers registered first.
 resolvers.register()
 
@@ -44,3 +55,22 @@ def tiny(rng):
 def data_dir(tmp_path_factory):
     """An empty data directory shared by the CLI runs of one test module (the datasets are prepared once)."""
     return tmp_path_factory.mktemp("data")
+
+
+def pytest_collection_finish(session):
+    """Each test module defining ``start_in_background(items)`` gets its selected tests, to start the processes
+    they wait for on the other core (background.py); not when the tests are only listed, nor with
+    REPRO_TEST_BACKGROUND=0."""
+    if session.config.option.collectonly or os.environ.get("REPRO_TEST_BACKGROUND") == "0":
+        return  # REPRO_TEST_BACKGROUND=0: every test runs its work itself, in this process's order
+    selected = {}
+    for item in session.items:
+        module = getattr(item, "module", None)
+        if module is not None and hasattr(module, "start_in_background"):
+            selected.setdefault(module, []).append(item)
+    for module, items in selected.items():
+        module.start_in_background(items)
+
+
+def pytest_sessionfinish(session):
+    background.shutdown()

@@ -7,6 +7,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""The environment variables conftest.py sets to 1 for the processes the tests start (one BLAS / OpenMP thread)."""
+
 FIXED = {"stopping": "fixed", "n_starts": 1}
 """Estimator parameters of the old protocol: one start, exactly ``max_iter`` iterations, the objective after each."""
 

@@ -7,7 +7,8 @@ scripts), so that the pages the build writes (``docs/_generated/``) do not touch
 the manual's own Markdown pages: none includes a part of README.md. ``repro_outputs`` points at a small
 made-up reproduction: the CNMF paper's report with one table and one figure, no other paper and no scorecard,
 so that both kinds of paper page are checked (a report shown, and the sentence saying which ``make`` target
-writes it).
+writes it). The build takes a minute (the gallery runs every example): it starts on the other core as soon as
+the session's tests are known, while the tests before this module run (tests/background.py).
 """
 
 import html
@@ -15,11 +16,11 @@ import importlib.util
 import re
 import shutil
 import struct
-import subprocess
 import sys
 import zlib
 from pathlib import Path
 
+import background
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,9 +59,9 @@ def png(width: int = 2, height: int = 2) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("site")
+def build_site() -> Path:
+    """The site built as the module docstring says; returns its html/ directory."""
+    root = background.directory("site")
     # auto_examples/ of an earlier build would let sphinx-gallery skip the examples: they run anew here
     shutil.copytree(REPO / "docs", root / "docs", ignore=shutil.ignore_patterns(
         "_build", "_generated", "auto_examples", "sg_execution_times.rst"))
@@ -71,13 +72,25 @@ def site(tmp_path_factory) -> Path:
     (outputs / "cnmf" / "report.md").write_text(REPORT)
     (outputs / "cnmf" / "figure_orl.png").write_bytes(png())
     html = root / "html"
-    result = subprocess.run(
+    result = background.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-b", "html", "-q",
          "-D", f"repro_outputs={outputs}", str(root / "docs"), str(html)],
-        cwd=root, capture_output=True, text=True, timeout=900)
+        cwd=root, timeout=900)
     assert result.returncode == 0, f"sphinx failed (status {result.returncode}):\n{result.stderr[-6000:]}"
     assert "WARNING" not in result.stderr, result.stderr[-6000:]
     return html
+
+
+def start_in_background(items):
+    """The build takes a minute (the gallery runs its examples): conftest.py starts it when the session's tests
+    are known, and it runs on the other core while the tests before this module run (background.py)."""
+    if not MISSING:
+        background.submit("docs site", build_site)
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    return background.result("docs site", build_site)
 
 
 def page(site: Path, name: str) -> str:

@@ -118,6 +118,21 @@ def test_main_reports_only_and_rebuilds_the_scorecard(toy, monkeypatch, tmp_path
     assert np.isfinite(pd.read_csv(out / "toy" / "readings.csv")["effect"]).all()
 
 
+def test_the_primary_runs_are_composed_as_sources_only_where_they_may_be_on_disk(tmp_path, monkeypatch):
+    """With no outputs/reproduce and no paths.output_dir override no primary cell can be copied: the readings'
+    pool gets no sources, and the primary jobs are not composed (as the benchmark's)."""
+    monkeypatch.chdir(tmp_path)
+    given = []
+    monkeypatch.setattr(explain, "fit_readings",
+                        lambda homes, plans, out, sources, *rest: given.append([paper.name for paper in sources]))
+    monkeypatch.setattr(explain.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+    assert explain.main(["lcf", "--dry-run"]) == 0
+    assert explain.main(["lcf", "--dry-run", "--overrides", "paths.output_dir=/elsewhere"]) == 0
+    (tmp_path / "outputs" / "reproduce").mkdir(parents=True)
+    assert explain.main(["lcf", "--dry-run"]) == 0
+    assert given == [[], ["lcf"], ["lcf"]]
+
+
 REAL = [name for name in papers.names() if (papers.HOME / name / readings.FILE).is_file()]
 
 

@@ -2,8 +2,13 @@
 
 (a) Every module of src/ is imported alone in a fresh interpreter (``python -c "import src.x.y"`` from the
     checkout): a module that only imports after another one was imported first (an order-dependent cycle, a
-    name taken from a half-initialized module) fails here. One subprocess per module, as many at a time as
-    there are cores (integration: about 60 interpreters).
+    name taken from a half-initialized module) fails here. One subprocess per package and per module that no
+    package above it loads (integration: about 50 interpreters), started on the other core as soon as the
+    session's tests are known (tests/background.py), two at a time once the tests below are reached.
+    ``import src.a.m`` first runs the package ``src``, then the package ``src.a``, then ``m``'s own code unless
+    a package above already loaded ``m``: then the import is, step for step, the import of that package alone
+    (``src.methods.cnmf``, which the package ``src.methods`` imports, is ``import src.methods``), and its case
+    reads that package's interpreter, which lists the modules it loaded (:func:`import_alone`).
 (b) The import graph of src/, read with ``ast`` (every ``import`` and ``from ... import``, relative ones
     resolved, those inside functions included), has no cycle; no function body imports anything, except the
     deferred heavy imports of :data:`DEFERRED`, each with its reason (a deferred import that only dodges a
@@ -18,13 +23,14 @@
 """
 
 import ast
+import functools
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import background
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -220,28 +226,65 @@ def cycles(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
 
 # -- (a) each module alone -----------------------------------------------------------------------------------
 def import_alone(module: str) -> subprocess.CompletedProcess:
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", f"import {module}"], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=300)
+    """``import module`` first thing in a fresh interpreter; once it is done, the interpreter prints the names
+    of the modules then loaded, one a line."""
+    env = {key: value for key, value in background.environ().items() if key != "PYTHONPATH"}
+    code = f"import {module}\nimport sys\nprint('\\n'.join(sys.modules))"
+    return background.run([sys.executable, "-c", code], cwd=REPO, env=env, timeout=300)
+
+
+def packages_above(module: str) -> list[str]:
+    """The packages ``import module`` runs first, outermost first: src.methods.core.loop -> src, src.methods,
+    src.methods.core."""
+    parts = module.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def selected(items) -> frozenset[str]:
+    """The modules of the selected cases of test_module_imports_alone."""
+    return frozenset(item.callspec.params["module"] for item in items
+                     if getattr(item, "originalname", "") == "test_module_imports_alone")
+
+
+def answer(module: str, wanted: frozenset[str]) -> tuple[str, subprocess.CompletedProcess]:
+    """(the module whose import alone answers for ``module``, that import's result): that of the first selected
+    package above it whose import alone loaded it (see the module docstring), else its own."""
+    for package in packages_above(module):
+        if package in wanted:
+            ran, result = answered(package, wanted)
+            if ran == package and module in result.stdout.split():
+                return package, result
+    return module, import_alone(module)
+
+
+def answered(module: str, wanted: frozenset[str]) -> tuple[str, subprocess.CompletedProcess]:
+    """:func:`answer`, once per module: waited for if it runs in the background, else run here."""
+    return background.result(("import alone", module), functools.partial(answer, module, wanted))
+
+
+def start_in_background(items):
+    """Called by conftest.py once the session's tests are known: the imports of the selected modules start on
+    the other core, the packages above a module before it (tests/background.py); when the tests below reach a
+    module whose import has not started, this process runs it, so that two run at a time."""
+    wanted = selected(items)
+    for module in sorted(wanted, key=lambda name: name.count(".")):
+        background.submit(("import alone", module), functools.partial(answer, module, wanted))
 
 
 @pytest.fixture(scope="module")
 def imported_alone(request):
-    """module -> future of its subprocess, started for every selected case at once (as many as cores)."""
-    wanted = [item.callspec.params["module"] for item in request.session.items
-              if item.path == request.path and getattr(item, "originalname", "") == "test_module_imports_alone"]
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        futures = {module: pool.submit(import_alone, module) for module in wanted}
-        yield lambda module: (futures.get(module) or pool.submit(import_alone, module)).result()
-        for future in futures.values():
-            future.cancel()
+    """module -> :func:`answered` for it (the selected cases' modules started by :func:`start_in_background`)."""
+    wanted = selected(request.session.items) if request.session.items else frozenset()
+    return lambda module: answered(module, wanted)
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("module", MODULES)
 def test_module_imports_alone(module, imported_alone):
-    result = imported_alone(module)
-    assert result.returncode == 0, f"python -c 'import {module}' failed:\n{result.stderr[-3000:]}"
+    ran, result = imported_alone(module)
+    loads = "" if ran == module else f" (which loads {module}: importing it alone runs the same code)"
+    assert result.returncode == 0, f"python -c 'import {ran}'{loads} failed:\n{result.stderr[-3000:]}"
+    assert module in result.stdout.split(), f"python -c 'import {ran}' did not load {module}"
 
 
 # -- (b) the import graph ------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ What "runs as typed" means, per kind of command (cheap, no computation):
 ``python -m src.run ...``, ``repro-mf ...``
     Run as typed with ``dry_run=true`` appended (the run checks everything and loads the data, computes
     nothing), ``paths.data_dir`` pointed at a data directory shared by the session (under a temporary
-    directory, filled from the mirror), and ``hydra.run.dir`` / ``hydra.sweep.dir`` into the test's
+    directory, filled from the mirror), and ``hydra.run.dir`` / ``hydra.sweep.dir`` into the case's
     temporary directory unless the command sets them (relative ones land there anyway); exit status 0.
     Files a command names with ``dataset.path=`` are written first (small labelled data sets, .npz or .csv
     with the command's delimiter). A command that launches on a cluster (``hydra/launcher=submitit_slurm``)
@@ -48,11 +48,21 @@ What "runs as typed" means, per kind of command (cheap, no computation):
     Skipped: they set up an environment (tests/test_install.py installs a wheel in another directory; the
     tests set ``REPRO_DATA_MIRROR`` themselves).
 
+Each case runs from an empty directory of its own. The cases start on the other core as soon as the
+session's tests are known (:func:`start_in_background`, tests/background.py): a case runs and checks its
+command there (:func:`check`), and the test raises what the check raised; a case not started yet when the test
+is reached runs in this process. Two cases that start the same process (``make benchmark``'s recipe and
+``python -m src.benchmark --dry-run``; the ``--help`` asked of a module by each ``make`` target that runs it)
+share one run of it (:func:`once`): composing every job of every paper for a dry run takes a minute. A command
+whose whole path another kept case or test already runs is marked ``slow`` (:data:`REPEATED`, each with the
+test that covers it); ``make test-slow`` runs it.
+
 A command of any other kind fails this test: say here how to run it. No fenced command is shown
 failing on purpose today. ``dry_run=true`` is a key of the top-level config: without it Hydra stops with
 "Could not override 'dry_run'", and the ``src.run`` / ``repro-mf`` cases fail.
 """
 
+import functools
 import importlib.util
 import os
 import re
@@ -61,6 +71,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import background
 import numpy as np
 import pytest
 
@@ -165,11 +176,30 @@ def kind(argv: list[str]) -> str:
     return "unknown"
 
 
+#: Commands whose path, end to end, a kept case or test runs already (each named here), marked ``slow``: the
+#: dry runs of the pool compose every job of their papers with Hydra, a minute each.
+REPEATED = {
+    # the same pattern rule (reproduce-%) and the same `python -m src.reproduce cnmf --dry-run`, composing the same
+    # 47 jobs, as the kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS="--overrides
+    # hydra/launcher=submitit_slurm hydra.launcher.partition=cpu hydra.launcher.timeout_min=240"]
+    "make reproduce-cnmf": "test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]",
+    # `python -m src.reproduce all --dry-run`: the same main(["all", "--dry-run"]) is run, its counts checked, by the
+    # kept tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells; the pattern rule reproduce-% by the
+    # kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]
+    "make reproduce-all": "tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells",
+    # the same pattern rule (explain-%) and `python -m src.explain all --dry-run`, which composes lcf's readings
+    # among all the papers', in the kept case test_readme_command_runs_as_typed[make explain-all]
+    "make explain-lcf": "test_readme_command_runs_as_typed[make explain-all]",
+}
+
+
 def case(command: str):
     argv = shlex.split(command)
     what = kind(argv)
     marks = [pytest.mark.skip(reason=SKIPPED[argv[0]])] if what == "skip" else []
     if what == "data" and SLOW_DATA & set(argv[3:]):
+        marks.append(pytest.mark.slow)
+    if command in REPEATED:
         marks.append(pytest.mark.slow)
     return pytest.param(command, marks=marks, id=command)
 
@@ -177,8 +207,11 @@ def case(command: str):
 CASES = [case(command) for command in readme_commands()]
 
 
-def environment(mirror: Path) -> dict:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("HYDRA_")}
+def environment(mirror: Path, base: dict | None = None) -> dict:
+    """The environment of a command: ``base`` (default: this process's) without Hydra's variables, this
+    interpreter's directory first on PATH, the checkout on PYTHONPATH, the mirror."""
+    base = os.environ if base is None else base
+    env = {key: value for key, value in base.items() if not key.startswith("HYDRA_")}
     env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", PYTHONPATH=str(REPO), REPRO_DATA_MIRROR=str(mirror),
                HYDRA_FULL_ERROR="0")
     return env
@@ -195,8 +228,11 @@ def executable(argv: list[str], mirror: Path) -> list[str]:
 
 
 def run(argv: list[str], cwd: Path, mirror: Path, **extra) -> subprocess.CompletedProcess:
-    return subprocess.run(argv, cwd=cwd, env={**environment(mirror), **extra}, capture_output=True, text=True,
-                          timeout=TIMEOUT)
+    """``argv`` run from ``cwd``, with :func:`environment` (and ``extra``) over the environment the session
+    started with: the cases run in the background too, while other tests change this process's environment
+    (tests/background.py, which kills the process if the session ends first)."""
+    env = {**environment(mirror, background.environ()), **extra}
+    return background.run(argv, cwd=cwd, env=env, timeout=TIMEOUT)
 
 
 def failure(result: subprocess.CompletedProcess) -> str:
@@ -207,6 +243,11 @@ def given(argv: list[str], key: str) -> str | None:
     """The value of override ``key`` on a Hydra command line (the last one), else None."""
     values = [arg.partition("=")[2] for arg in argv if arg.partition("=")[0].lstrip("+~") == key]
     return values[-1] if values else None
+
+
+def pool_dry_run(argv: list[str]) -> list[str]:
+    """A pool command (src.reproduce, src.explain, src.benchmark) with ``--dry-run`` added unless it is there."""
+    return [*argv, *([] if "--dry-run" in argv else ["--dry-run"])]
 
 
 def write_data_files(argv: list[str], where: Path) -> None:
@@ -228,12 +269,58 @@ def write_data_files(argv: list[str], where: Path) -> None:
             raise AssertionError(f"no sample data set for {path.name}: add its format to write_data_files")
 
 
-@pytest.fixture(scope="session")
-def session_dir(tmp_path_factory) -> Path:
-    """The session's working directory for the data commands; its data/ is every run's paths.data_dir."""
-    root = tmp_path_factory.mktemp("readme")
-    (root / "data").mkdir()
-    return root
+def session_directory() -> Path:
+    """The session's working directory for the data commands (made at first use); its data/ is every run's
+    paths.data_dir."""
+    def make() -> Path:
+        root = background.directory("readme-session")
+        (root / "data").mkdir()
+        return root
+
+    return background.result(("readme", "session directory"), make)
+
+
+def once(argv: list[str], mirror: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """The result of ``argv`` run from an empty directory of its own, and that directory; the same ``argv`` asked
+    again (by another case) is not run again, and one started in the background is waited for. For the
+    processes two cases start alike: a module's ``--help``, a dry run of the pool (see the module docstring)."""
+    def fresh():
+        where = background.directory("readme")
+        return run(argv, where, mirror), where
+
+    return background.result(("readme", tuple(argv), str(mirror)), fresh)
+
+
+def dry_runs(argv: list[str], mirror: Path) -> list[tuple[list[str], subprocess.CompletedProcess, Path]]:
+    """The dry runs a ``make`` case starts for its recipe (each ``python -m`` line of a module of the checkout
+    that offers ``--dry-run``), after ``make -n`` and each module's ``--help``: ``(recipe line, result,
+    directory)``."""
+    result = run(["make", "-n", *argv[1:]], REPO, mirror)
+    assert result.returncode == 0, failure(result)
+    found = []
+    for line in result.stdout.splitlines():
+        words = shlex.split(line)
+        if len(words) < 3 or not words[0].endswith("python") or words[1] != "-m" or not module_exists(words[2]):
+            continue
+        if not words[2].startswith(("src.", "tools.")):
+            continue
+        if "--dry-run" not in once([sys.executable, "-m", words[2], "--help"], mirror)[0].stdout:
+            continue
+        found.append((words, *once([sys.executable, *words[1:], "--dry-run"], mirror)))
+    return found
+
+
+def start_in_background(items):
+    """Called by conftest.py once the session's tests are known: the selected cases (:func:`check`) start on
+    the other core, in their order (tests/background.py); a case this process reaches before the background
+    does runs here, so that two run at a time."""
+    if not os.environ.get("REPRO_DATA_MIRROR") or not Path(os.environ["REPRO_DATA_MIRROR"]).is_dir():
+        return  # no mirror: the cases skip (the mirror fixture, which conftest.py points at this variable)
+    mirror = Path(os.environ["REPRO_DATA_MIRROR"])
+    for item in items:
+        command = item.callspec.params.get("command") if hasattr(item, "callspec") else None
+        if command is not None and not item.get_closest_marker("skip"):
+            background.submit(("case", command, str(mirror)), functools.partial(check, command, mirror))
 
 
 def module_exists(name: str) -> bool:
@@ -248,47 +335,40 @@ def module_exists(name: str) -> bool:
         return False
 
 
-def run_make(argv, mirror, tmp_path):
+def run_make(argv, mirror):
     result = run(["make", "-n", *argv[1:]], REPO, mirror)
     assert result.returncode == 0, failure(result)
     assert "No rule to make target" not in result.stderr and result.stdout.strip()
     for assignment in (arg for arg in argv[1:] if "=" in arg):
         value = assignment.partition("=")[2]
         assert value in result.stdout, f"{assignment.partition('=')[0]} is not passed on by the recipe"
-    for line in result.stdout.splitlines():
-        words = shlex.split(line)
-        if len(words) < 3 or not words[0].endswith("python") or words[1] != "-m" or not module_exists(words[2]):
-            continue
-        if not words[2].startswith(("src.", "tools.")):
-            continue
-        if "--dry-run" not in run([sys.executable, "-m", words[2], "--help"], tmp_path, mirror).stdout:
-            continue
-        dry = run([sys.executable, *words[1:], "--dry-run"], tmp_path, mirror)
+    for words, dry, where in dry_runs(argv, mirror):
         assert dry.returncode == 0, failure(dry)
+        assert not list(where.rglob("results.csv")), "a dry run computed cells"
         launched = [shlex.split(printed)[2] for printed in dry.stdout.splitlines()  # src.explain's sweeps
                     if printed.startswith("python -m ") and len(printed.split()) > 2]
         missing = sorted({module for module in launched if not module_exists(module)})
-        assert not missing, f"{line.strip()} --dry-run would launch modules that do not exist: {missing}"
+        assert not missing, f"{shlex.join(words)} --dry-run would launch modules that do not exist: {missing}"
 
 
-def run_hydra(argv, mirror, tmp_path, session_dir):
-    write_data_files(argv, tmp_path)
+def run_hydra(argv, mirror, where, session):
+    write_data_files(argv, where)
     program = 1 if argv[0] == "repro-mf" else 3  # repro-mf | python -m src.run
     argv = executable(argv, mirror)
     if given(argv, "hydra/launcher") == "submitit_slurm":  # a cluster launch: composed, not submitted
         argv = argv[:program] + [arg for arg in argv[program:] if arg not in ("-m", "--multirun")] + ["--cfg=hydra"]
     else:
-        argv += ["dry_run=true", f"paths.data_dir={session_dir / 'data'}"]
-        argv += [f"{key}={tmp_path / folder}" for key, folder in (("hydra.run.dir", "run"),
-                                                                  ("hydra.sweep.dir", "multirun"))
+        argv += ["dry_run=true", f"paths.data_dir={session / 'data'}"]
+        argv += [f"{key}={where / folder}" for key, folder in (("hydra.run.dir", "run"),
+                                                               ("hydra.sweep.dir", "multirun"))
                  if given(argv, key) is None]
-    result = run(argv, tmp_path, mirror)
+    result = run(argv, where, mirror)
     assert result.returncode == 0, failure(result)
-    assert not list(tmp_path.rglob("results.csv")), "a dry run computed cells"
+    assert not list(where.rglob("results.csv")), "a dry run computed cells"
 
 
-def run_data(argv, mirror, session_dir):
-    result = run(executable(argv, mirror), session_dir, mirror)
+def run_data(argv, mirror, session):
+    result = run(executable(argv, mirror), session, mirror)
     names = [arg for arg in argv[3:] if not arg.startswith("-")]
     if names or "--help" in argv or "--list" in argv:
         assert result.returncode == 0, failure(result)
@@ -297,22 +377,22 @@ def run_data(argv, mirror, session_dir):
         assert "yale" in result.stdout and "caltech101" in result.stdout, failure(result)
 
 
-def run_report(argv, mirror, tmp_path, session_dir):
-    sweep = tmp_path / "outputs" / "multirun" / "sweep"
+def run_report(argv, mirror, where, session):
+    sweep = where / "outputs" / "multirun" / "sweep"
     made = run([sys.executable, "-m", "src.run", "-m", "method=kmeans", "dataset=yale", "protocol.ks=[2]",
-                "protocol.n_trials=1", f"paths.data_dir={session_dir / 'data'}", f"hydra.sweep.dir={sweep}"],
-               tmp_path, mirror)
+                "protocol.n_trials=1", f"paths.data_dir={session / 'data'}", f"hydra.sweep.dir={sweep}"],
+               where, mirror)
     assert made.returncode == 0, "the sweep the report reads failed: " + failure(made)
-    argv = [str(sweep.relative_to(tmp_path)) if re.search(r"<\w+>", arg) else arg for arg in argv]
+    argv = [str(sweep.relative_to(where)) if re.search(r"<\w+>", arg) else arg for arg in argv]
     before = {path for path in sweep.rglob("*") if path.is_file()}
-    result = run(executable(argv, mirror), tmp_path, mirror)
+    result = run(executable(argv, mirror), where, mirror)
     assert result.returncode == 0, failure(result)
     assert {path for path in sweep.rglob("*") if path.is_file()} - before, "the report wrote nothing"
 
 
-def run_completion(argv, mirror, tmp_path):
+def run_completion(argv, mirror, where):
     line = " ".join(argv).split("<Tab>")[0]
-    result = run(executable([argv[0], "-sc", "query=bash"], mirror), tmp_path, mirror, COMP_LINE=line,
+    result = run(executable([argv[0], "-sc", "query=bash"], mirror), where, mirror, COMP_LINE=line,
                  COMP_POINT=str(len(line)))
     assert result.returncode == 0, failure(result)
     comment = next(raw for raw in documents_text().splitlines() if raw.strip().startswith(" ".join(argv)))
@@ -320,33 +400,39 @@ def run_completion(argv, mirror, tmp_path):
     assert promised and set(promised) <= set(result.stdout.split()), failure(result)
 
 
-@pytest.mark.parametrize("command", CASES)
-def test_readme_command_runs_as_typed(command, mirror, tmp_path, session_dir):
+def check(command: str, mirror: Path) -> None:
+    """Run ``command`` as its kind says (module docstring) from an empty directory of its own, and check it."""
     argv = shlex.split(command)
     what = kind(argv)
+    where = background.directory("case")
     if what == "make":
-        run_make(argv, mirror, tmp_path)
+        run_make(argv, mirror)
     elif what == "run":
-        run_hydra(argv, mirror, tmp_path, session_dir)
+        run_hydra(argv, mirror, where, session_directory())
     elif what == "data":
-        run_data(argv, mirror, session_dir)
+        run_data(argv, mirror, session_directory())
     elif what == "report":
-        run_report(argv, mirror, tmp_path, session_dir)
+        run_report(argv, mirror, where, session_directory())
     elif what == "tools":
         result = run(executable(argv, mirror), REPO, mirror)
         assert result.returncode == 0, failure(result)
     elif what == "pool":
-        dry = [*argv, *([] if "--dry-run" in argv else ["--dry-run"])]
-        result = run(executable(dry, mirror), tmp_path, mirror)
+        result, where = once(executable(pool_dry_run(argv), mirror), mirror)
         assert result.returncode == 0, failure(result)
-        assert not list(tmp_path.rglob("results.csv")), "a dry run computed cells"
+        assert not list(where.rglob("results.csv")), "a dry run computed cells"
     elif what == "eval":
-        result = run(["bash", "-c", command], tmp_path, mirror)
+        result = run(["bash", "-c", command], where, mirror)
         assert result.returncode == 0 and not result.stderr.strip(), failure(result)
     elif what == "completion":
-        run_completion(argv, mirror, tmp_path)
+        run_completion(argv, mirror, where)
     else:
         pytest.fail(f"a command of a kind this test does not run: {command!r} (add it to the docstring)")
+
+
+@pytest.mark.parametrize("command", CASES)
+def test_readme_command_runs_as_typed(command, mirror):
+    """:func:`check`, started in the background when the session's tests were known, else run here."""
+    background.result(("case", command, str(mirror)), functools.partial(check, command, mirror))
 
 
 def test_the_documents_have_commands_of_every_kind():

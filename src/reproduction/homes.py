@@ -161,6 +161,16 @@ def load(name: str, home: Path = HOME, group: str = "") -> Paper:
                  if report.get("datasets") else None)
 
 
+def runs_may_be_on_disk(overrides: list[str]) -> bool:
+    """Whether jobs composed with ``overrides`` may find a reproduction's runs on disk: ``outputs/reproduce``
+    exists in the working directory, or ``paths.output_dir`` is overridden (the runs may be elsewhere).
+
+    A command that copies a reproduction's cells (the benchmark, a paper's readings) composes the papers' jobs
+    only then: their run directories lie under ``paths.output_dir``, so with neither there is nothing to copy."""
+    elsewhere = any(item.lstrip("+~").startswith("paths.output_dir") for item in overrides)
+    return elsewhere or OUTPUTS.is_dir()
+
+
 def in_order(selected: list[str] | None = None, home: Path = HOME) -> list[Paper]:
     """The papers ``selected`` (default: all), each after the papers it depends on (only those selected).
 
