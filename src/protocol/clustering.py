@@ -10,19 +10,30 @@ embeddings) and Elkan's on data with more than :data:`ELKAN_ABOVE_DIMS` columns 
 COP-KMeans-like uses on raw samples). Elkan's variant is exact (the same iterates as Lloyd's up to floating-point
 ties; it skips distances that the triangle inequality rules out): it saves distance computations where they
 are expensive, in many dimensions, and costs more than it saves on low-dimensional embeddings.
+
+The restarts of one clustering advance together where Python, not arithmetic, would set the pace: the spherical
+runs always (:func:`_spherical_restarts`: one product per iteration for every run still going), the Euclidean
+ones from random starts on small problems (:data:`STACKED_UP_TO`; :mod:`.lloyd`, scikit-learn's iterates).
+Each run keeps its own start, its own stopping and its own result, so the partitions are those of the runs one
+after another: the same starts from the same generator, and each run's products computed as they would be alone
+(``numpy.matmul`` over the stack, one product per run).
 """
 
 import numpy as np
-from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import normalize
 
 from ..checks import one_of
+from .lloyd import lloyd_restarts
 
 METRICS = ("euclidean", "cosine")
 INITS = ("random", "k-means++")
 ELKAN_ABOVE_DIMS = 100
 """Euclidean KMeans uses Elkan's algorithm on data with more columns than this, Lloyd's otherwise."""
+STACKED_UP_TO = 2_000
+"""Euclidean KMeans from random starts runs its restarts as one stack (:func:`.lloyd.lloyd_restarts`, the same
+partitions as scikit-learn's) on problems of at most this many samples times clusters, where scikit-learn's
+cost per run is mostly set-up; above it, scikit-learn's compiled loop is the faster."""
 
 
 def best_kmeans(Z, n_clusters: int, n_restarts: int, metric: str, seed, init: str = "random", max_iter: int = 300):
@@ -52,45 +63,76 @@ def best_kmeans(Z, n_clusters: int, n_restarts: int, metric: str, seed, init: st
     one_of(INITS).check("protocol.kmeans_init", init)
     rng = np.random.default_rng(seed)
     if metric == "euclidean":
+        random_state = int(rng.integers(2**31 - 1))
+        if (init == "random" and Z.shape[1] <= ELKAN_ABOVE_DIMS and Z.dtype == np.float64
+                and Z.shape[0] * n_clusters <= STACKED_UP_TO):
+            return lloyd_restarts(Z, n_clusters, n_restarts, random_state, max_iter)
         algorithm = "elkan" if Z.shape[1] > ELKAN_ABOVE_DIMS else "lloyd"
         model = KMeans(n_clusters, init=init, n_init=n_restarts, max_iter=max_iter, algorithm=algorithm,
-                       random_state=int(rng.integers(2**31 - 1)))
+                       random_state=random_state)
         labels = model.fit_predict(Z)
         return labels, float(model.inertia_)
     Zn = normalize(np.asarray(Z, dtype=np.float64))
-    best = None
-    for _ in range(n_restarts):
-        labels, objective = _spherical_kmeans(Zn, n_clusters, rng, init, max_iter)
-        if best is None or objective < best[1]:
-            best = (labels, objective)
-    return best
+    starts = np.array([_spherical_start(Zn, n_clusters, rng, init) for _ in range(n_restarts)])
+    labels, objectives = _spherical_restarts(Zn, starts, max_iter)
+    best = 0
+    for restart in range(1, n_restarts):  # the first strictly lowest, restart after restart
+        if objectives[restart] < objectives[best]:
+            best = restart
+    return labels[best], float(objectives[best])
 
 
-def _spherical_kmeans(Zn, n_clusters, rng, init, max_iter):
-    """One spherical KMeans run on unit-norm rows Zn."""
+def _spherical_start(Zn, n_clusters, rng, init):
+    """Starting centroids of one spherical KMeans run (k x d): distinct random samples, or k-means++ seeding
+    with the cosine dissimilarity 1 - cos."""
     n = Zn.shape[0]
     if init == "random":
-        centers = Zn[rng.choice(n, n_clusters, replace=False)]
-    else:  # k-means++ seeding with the cosine dissimilarity 1 - cos
-        centers = [Zn[rng.integers(n)]]
-        for _ in range(1, n_clusters):
-            d = np.clip(1.0 - (Zn @ np.array(centers).T).max(axis=1), 0.0, None)
-            centers.append(Zn[rng.choice(n, p=d / d.sum())] if d.sum() > 0 else Zn[rng.integers(n)])
-        centers = np.array(centers)
+        return Zn[rng.choice(n, n_clusters, replace=False)]
+    centers = [Zn[rng.integers(n)]]
+    for _ in range(1, n_clusters):
+        d = np.clip(1.0 - (Zn @ np.array(centers).T).max(axis=1), 0.0, None)
+        centers.append(Zn[rng.choice(n, p=d / d.sum())] if d.sum() > 0 else Zn[rng.integers(n)])
+    return np.array(centers)
+
+
+def _spherical_restarts(Zn, centers, max_iter):
+    """Spherical KMeans runs on the unit-norm rows Zn (n x d) from the starts ``centers`` (r x k x d), advancing
+    together; each stops when its labels repeat (or after ``max_iter`` iterations) and leaves the stack.
+
+    Each run assigns a sample to the centroid of highest cosine, re-seeds an empty cluster with the samples
+    farthest from their centroid, and normalizes the members' sums. Returns the labels (r x n) and the objectives
+    sum of 1 - cos (r,).
+    """
+    r, k, d = centers.shape
+    n = len(Zn)
+    final = np.empty((r, n), dtype=np.intp)
+    final_centers = np.empty_like(centers)
+    active = np.arange(r)
     labels = None
     for _ in range(max_iter):
-        similarity = Zn @ centers.T
-        new_labels = similarity.argmax(axis=1)
-        if labels is not None and np.array_equal(new_labels, labels):
-            break
+        similarity = np.matmul(Zn, centers.transpose(0, 2, 1))  # (a, n, k): each run's own product, as alone
+        new_labels = similarity.argmax(axis=2)  # (a, n)
+        if labels is not None:  # a run whose labels repeat has its final centroids
+            done = (new_labels == labels).all(axis=1)
+            final_centers[active[done]] = centers[done]
+            active, centers, similarity, new_labels = (active[~done], centers[~done], similarity[~done],
+                                                       new_labels[~done])
+            if not active.size:
+                break
         labels = new_labels
-        members = sparse.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(n_clusters, n))
-        sums = np.asarray(members @ Zn)
-        empty = np.flatnonzero(members.getnnz(axis=1) == 0)
-        if empty.size:  # re-seed empty clusters with the samples farthest from their centroid
-            far = np.argsort(similarity[np.arange(n), labels])[: empty.size]
-            sums[empty] = Zn[far]
-        centers = normalize(sums)
-    similarity = Zn @ centers.T
-    labels = similarity.argmax(axis=1)
-    return labels, float((1.0 - similarity[np.arange(n), labels]).sum())
+        cluster = labels + (np.arange(len(active)) * k)[:, None]  # (a, n): its row among every run's clusters
+        bins = (cluster[:, :, None] * d + np.arange(d)).ravel()
+        values = np.broadcast_to(Zn, (len(active), n, d)).ravel()
+        sums = np.bincount(bins, weights=values, minlength=len(active) * k * d).reshape(-1, k, d)  # in sample order
+        counts = np.bincount(cluster.ravel(), minlength=len(active) * k).reshape(-1, k)
+        for run in np.flatnonzero((counts == 0).any(axis=1)):  # re-seed empty clusters: the farthest samples
+            empty = np.flatnonzero(counts[run] == 0)
+            far = np.argsort(similarity[run, np.arange(n), labels[run]])[: empty.size]
+            sums[run, empty] = Zn[far]
+        centers = normalize(sums.reshape(-1, d)).reshape(-1, k, d)
+    else:
+        final_centers[active] = centers
+    similarity = np.matmul(Zn, final_centers.transpose(0, 2, 1))
+    final = similarity.argmax(axis=2)
+    objectives = (1.0 - np.take_along_axis(similarity, final[:, :, None], axis=2)[:, :, 0]).sum(axis=1)
+    return final, objectives

@@ -198,6 +198,7 @@ def test_high_dimensional_kmeans_uses_elkan_with_lloyds_result(monkeypatch):
     monkeypatch.setattr(KMeans, "fit", spy)
     labels_elkan, objective_elkan = best_kmeans(Z, 4, 5, "euclidean", seed=2)
     monkeypatch.setattr(clustering, "ELKAN_ABOVE_DIMS", 10**6)
+    monkeypatch.setattr(clustering, "STACKED_UP_TO", 0)  # scikit-learn's Lloyd, not the stacked one
     labels_lloyd, objective_lloyd = best_kmeans(Z, 4, 5, "euclidean", seed=2)
     assert used == ["elkan", "lloyd"]
     # The same partition, up to the names of the clusters: the two variants round differently, and restarts
