@@ -20,6 +20,7 @@ after another: the same starts from the same generator, and each run's products 
 """
 
 import numpy as np
+from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.preprocessing import normalize
 
@@ -120,11 +121,11 @@ def _spherical_restarts(Zn, centers, max_iter):
             if not active.size:
                 break
         labels = new_labels
-        cluster = labels + (np.arange(len(active)) * k)[:, None]  # (a, n): its row among every run's clusters
-        bins = (cluster[:, :, None] * d + np.arange(d)).ravel()
-        values = np.broadcast_to(Zn, (len(active), n, d)).ravel()
-        sums = np.bincount(bins, weights=values, minlength=len(active) * k * d).reshape(-1, k, d)  # in sample order
-        counts = np.bincount(cluster.ravel(), minlength=len(active) * k).reshape(-1, k)
+        rows = (labels + (np.arange(len(active)) * k)[:, None]).ravel()  # each run's clusters, run after run
+        members = sparse.csr_matrix((np.ones(rows.size), (rows, np.tile(np.arange(n), len(active)))),
+                                    shape=(len(active) * k, n))
+        sums = np.asarray(members @ Zn).reshape(-1, k, d)  # each cluster's members summed in sample order
+        counts = members.getnnz(axis=1).reshape(-1, k)
         for run in np.flatnonzero((counts == 0).any(axis=1)):  # re-seed empty clusters: the farthest samples
             empty = np.flatnonzero(counts[run] == 0)
             far = np.argsort(similarity[run, np.arange(n), labels[run]])[: empty.size]

@@ -1,10 +1,11 @@
 """Lloyd's KMeans with every restart advancing together: scikit-learn's iterates, without its per-run cost.
 
 The protocol clusters each representation with the best of 20 KMeans runs (plus the readouts' 1 and 10). On the
-factorizations' embeddings (tens to a few thousand samples, k columns) one scikit-learn ``KMeans`` run costs
-about half a millisecond of Python and set-up around microseconds of arithmetic; :func:`lloyd_restarts` runs
-the restarts as one stack instead: one distance product for all of them per iteration, one count per cluster
-of every restart, each restart stopped by its own rule and dropped from the stack when it stops.
+small embeddings of ORL and Yale (tens to a few hundred samples, k columns) a scikit-learn ``KMeans`` run is
+mostly set-up and Python around a few microseconds of arithmetic; :func:`lloyd_restarts` runs the restarts as
+one stack instead: one call per step for all of them, each restart stopped by its own rule and dropped from
+the stack when it stops. On larger problems scikit-learn's compiled loop, which does a step in one pass over
+the data, is the faster (:data:`src.protocol.clustering.STACKED_UP_TO` chooses).
 
 It follows ``sklearn.cluster.KMeans(init="random", algorithm="lloyd")`` step for step, so that the partitions
 are scikit-learn's (tested against it, :mod:`tests.protocol.test_lloyd`):
@@ -21,9 +22,11 @@ are scikit-learn's (tested against it, :mod:`tests.protocol.test_lloyd`):
 * its objective is the summed squared distance of each sample to its centre; the kept restart is the first
   whose objective is lower than the kept one's with a partition that is not the kept one relabelled.
 
-The products (the distances, through BLAS, and the sums, which numpy and scikit-learn's compiled loops may
-round differently) can differ from scikit-learn's in the last bit, so a sample equidistant to two centres to
-rounding can be assigned differently; the tests bound how often.
+Each restart's distance product is its own BLAS call of scikit-learn's shape (``numpy.matmul`` over the stack),
+the sums run sample after sample as scikit-learn's loop adds them, and the norms and shifts are summed in its
+order, so the iterates agree to the last bit where numpy's BLAS and scikit-learn's round a product alike.
+Where they do not, a sample equidistant to two centres to rounding may be assigned differently; the tests
+allow that only where the data has such ties.
 
 References
 ----------
