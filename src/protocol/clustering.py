@@ -12,7 +12,7 @@ ties; it skips distances that the triangle inequality rules out): it saves dista
 are expensive, in many dimensions, and costs more than it saves on low-dimensional embeddings.
 
 The restarts of one clustering advance together where Python, not arithmetic, would set the pace: the spherical
-runs always (:func:`_spherical_restarts`: one product per iteration for every run still going), the Euclidean
+runs always (``_spherical_restarts``: one product per iteration for every run still going), the Euclidean
 ones from random starts on small problems (:data:`STACKED_UP_TO`; :mod:`.lloyd`, scikit-learn's iterates).
 Each run keeps its own start, its own stopping and its own result, so the partitions are those of the runs one
 after another: the same starts from the same generator, and each run's products computed as they would be alone

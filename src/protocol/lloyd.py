@@ -8,7 +8,7 @@ the stack when it stops. On larger problems scikit-learn's compiled loop, which 
 the data, is the faster (:data:`src.protocol.clustering.STACKED_UP_TO` chooses).
 
 It follows ``sklearn.cluster.KMeans(init="random", algorithm="lloyd")`` step for step, so that the partitions
-are scikit-learn's (tested against it, :mod:`tests.protocol.test_lloyd`):
+are scikit-learn's (tested against it in ``tests/protocol/test_lloyd.py``):
 
 * the data centred on its mean; the tolerance ``tol`` times the mean of the columns' variances;
 * the starts drawn from one ``RandomState`` as scikit-learn draws them, restart after restart
@@ -16,7 +16,7 @@ are scikit-learn's (tested against it, :mod:`tests.protocol.test_lloyd`):
 * an iteration assigns each sample to the centre with the lowest ``|c|^2 - 2 x.c`` (the first lowest), sums
   the members of each cluster in sample order, moves the centres of empty clusters to the samples farthest
   from their centres, divides by the counts (as a product with their inverse) and measures the shift
-  (:func:`_squared_distances`, the same unrolled sums);
+  (``_squared_distances``, the same unrolled sums);
 * a restart stops when its labels repeat (then they are final) or when its summed squared shift is at most
   the tolerance (then its samples are assigned once more to its last centres), or after ``max_iter``;
 * its objective is the summed squared distance of each sample to its centre; the kept restart is the first
