@@ -134,7 +134,8 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     """Return ``(update, objective)`` of PCGNMF on X (m x n), kNN graph W (n x n), labels y, over stacks of starts.
 
     As :func:`.gnmf.gnmf_rules` (the V update reads X once, the graph term of the objective is summed by
-    edges); the pairwise terms M V and C V are O(nk) per start.
+    edges); the pairwise terms M V and C V are O(nk) per start, and those the objective computes are
+    handed to the next update, which starts from the same V.
 
     Parameters
     ----------
@@ -153,7 +154,8 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     edges = graph_edges(W)
     alpha_D = alpha * D
     pairs = PairwiseConstraints(y, X.dtype)
-    handoff = Handoff()
+    handoff = Handoff()  # X V of the update, for the objective
+    to_update = Handoff()  # M V and C V of the objective, for the next update
     X_norm2 = squared_norm(X)
     blocks = SampleBlocks(X)
 
@@ -166,7 +168,8 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
         handoff.clear()
         WV = dot(W, V)  # V update (eq. 15 = appendix eq. 29): the graph and pairwise terms with the current V
         WV *= alpha
-        MV, CV = pairwise_terms(V)
+        kept = to_update.take(V)  # the objective's M V and C V when it was evaluated on this V
+        MV, CV = pairwise_terms(V) if kept is None else kept
         denominator = times_offdiagonal_ones(MV)
         denominator += CV
         denominator *= 0.5 * beta
@@ -178,6 +181,7 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     def objective(factors):
         U, V = factors["U"], factors["V"]
         MV, CV = pairwise_terms(V)
+        to_update.keep((MV, CV), V)  # the next update starts from this V
         pairwise = inner(MV, times_offdiagonal_ones(V)) + inner(V, CV)  # Tr(V^T M V A) + Tr(V^T C V)
         data = frobenius.objective(X, U, V, handoff.take(U, V), X_norm2)
         return data + alpha * graph_smoothness(edges, V) + 0.5 * beta * pairwise  # Tr(V^T L V) by edges

@@ -67,6 +67,27 @@ def test_one_pcgnmf_step_is_the_appendix_formula(rng):
     assert model.objective_history_[0] == pytest.approx(J, rel=1e-10)
 
 
+def test_two_pcgnmf_steps_are_the_appendix_formula_twice(rng):
+    """The second update starts from the V the objective was just evaluated on and takes its M V and C V from
+    it: a stale or wrong hand-over would move the second step off the formula."""
+    X = rng.random((18, 7))
+    y = random_partial_labels(rng, 18, 3, 9)
+    init = initial_factors(rng, 7, 18, 4)
+    alpha, beta = 3.0, 5.0
+    model = PCGNMF(n_components=4, max_iter=2, init=init, alpha=alpha, beta=beta, n_neighbors=3, normalize_init=False,
+                   **FIXED).fit(X, y)
+    Xp, U, V = X.T, init["U"], init["V"]
+    W = knn_graph(X, 3).toarray()
+    D = np.diag(W.sum(axis=1))
+    M, C = dense_pairs(y)
+    A = np.ones((4, 4)) - np.eye(4)
+    for _ in range(2):
+        V = V * (Xp.T @ U + alpha * W @ V) / (V @ U.T @ U + alpha * D @ V + beta / 2 * (M @ V @ A + C @ V))
+        U = U * (Xp @ V) / (U @ V.T @ V)
+    np.testing.assert_allclose(model.factors_["V"], V, rtol=1e-10)
+    np.testing.assert_allclose(model.factors_["U"], U, rtol=1e-10)
+
+
 def test_pcgnmf_objective_gradient_is_the_appendix_eq_21(rng):
     X = rng.random((6, 10))  # papers' orientation: 6 features x 10 samples
     y = np.array([0, 0, 1, -1, 1, 2, -1, 0, 2, -1])
