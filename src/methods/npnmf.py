@@ -59,8 +59,7 @@ import scipy.sparse as sp
 
 from .core import frobenius
 from .core.estimator import Factorization, NormalizedInitMixin, fit_stops_short
-from .core.loop import Handoff
-from .core.products import SampleBlocks, dot, inner, squared_norm
+from .core.products import dot, inner
 from ..checks import BOOLEAN, NONNEGATIVE, POSITIVE, POSITIVE_INT
 from .gnmf import GRAPH_OF_THE_BATCH, regularized_v_update
 from .graph.knn import ALGORITHM, NEIGHBOURS, check_algorithm, nearest_neighbours, neighbour_count
@@ -174,25 +173,22 @@ def npnmf_rules(X: np.ndarray, M, mu: float):
     M = sp.csr_matrix(M)
     L_plus, L_minus = (part.astype(X.dtype) for part in split_regularizer(M))
     M = M.astype(X.dtype)
-    handoff = Handoff()
-    X_norm2 = squared_norm(X)
-    blocks = SampleBlocks(X)
+    data = frobenius.DataTerm(X)  # X by blocks, ||X||^2, and the products the update and the objective share
 
-    def update(factors):
-        handoff.clear()
-        U, V = factors["U"], factors["V"]
-        numerator = dot(L_minus, V)  # V update (NPNMF rule for V, L = L^+ - L^-), the terms with the current V
+    def v_pass(U, V, UtU):  # V update (NPNMF rule for V, L = L^+ - L^-), in one pass over X; returns X V
+        numerator = dot(L_minus, V)  # the terms with the current V
         numerator *= mu
         denominator = dot(L_plus, V)
         denominator *= mu
-        XV = regularized_v_update(blocks, U, V, numerator, denominator)
-        frobenius.u_update(U, V, XV)  # U update (NPNMF rule for U = Lee and Seung's)
-        handoff.keep(XV, U, V)
+        return regularized_v_update(data.blocks, U, V, numerator, denominator, UtU)
+
+    def update(factors):
+        data.update(factors["U"], factors["V"], v_pass)  # then U (NPNMF rule for U = Lee and Seung's)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
         residual = V - dot(M, V)  # (I - M) V: Tr(V^T L V) = ||(I - M) V||^2 without cancellation
-        return frobenius.objective(X, U, V, handoff.take(U, V), X_norm2) + mu * inner(residual, residual)
+        return data.objective(U, V) + mu * inner(residual, residual)
 
     return update, objective
 

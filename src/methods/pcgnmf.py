@@ -60,7 +60,7 @@ import scipy.sparse as sp
 from .core import frobenius
 from .core.estimator import LabelConstrainedMixin, labels_in_fit_only
 from .core.loop import Handoff
-from .core.products import SampleBlocks, column_sums, dot, inner, squared_norm
+from .core.products import column_sums, dot, inner
 from ..checks import NONNEGATIVE
 from .core.validation import UNLABELLED
 from .gnmf import GNMF, graph_edges, graph_operator, graph_smoothness, regularized_v_update
@@ -154,19 +154,15 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
     edges = graph_edges(W)
     alpha_D = alpha * D
     pairs = PairwiseConstraints(y, X.dtype)
-    handoff = Handoff()  # X V of the update, for the objective
+    data = frobenius.DataTerm(X)  # X by blocks, ||X||^2, and the products the update and the objective share
     to_update = Handoff()  # M V and C V of the objective, for the next update
-    X_norm2 = squared_norm(X)
-    blocks = SampleBlocks(X)
 
     def pairwise_terms(V):
         same = pairs.same_class(V)
         return pairs.must(V, same), pairs.cannot(V, same)
 
-    def update(factors):
-        U, V = factors["U"], factors["V"]
-        handoff.clear()
-        WV = dot(W, V)  # V update (eq. 15 = appendix eq. 29): the graph and pairwise terms with the current V
+    def v_pass(U, V, UtU):  # V update (eq. 15 = appendix eq. 29), in one pass over X; returns X V
+        WV = dot(W, V)  # the graph and pairwise terms with the current V
         WV *= alpha
         kept = to_update.take(V)  # the objective's M V and C V when it was evaluated on this V
         MV, CV = pairwise_terms(V) if kept is None else kept
@@ -174,17 +170,18 @@ def pcgnmf_rules(X: np.ndarray, W, alpha: float, beta: float, y):
         denominator += CV
         denominator *= 0.5 * beta
         denominator += alpha_D * V
-        XV = regularized_v_update(blocks, U, V, WV, denominator)
-        frobenius.u_update(U, V, XV)  # U update (eq. 16, NMF's rule)
-        handoff.keep(XV, U, V)
+        return regularized_v_update(data.blocks, U, V, WV, denominator, UtU)
+
+    def update(factors):
+        data.update(factors["U"], factors["V"], v_pass)  # then U (eq. 16, NMF's rule)
 
     def objective(factors):
         U, V = factors["U"], factors["V"]
         MV, CV = pairwise_terms(V)
         to_update.keep((MV, CV), V)  # the next update starts from this V
         pairwise = inner(MV, times_offdiagonal_ones(V)) + inner(V, CV)  # Tr(V^T M V A) + Tr(V^T C V)
-        data = frobenius.objective(X, U, V, handoff.take(U, V), X_norm2)
-        return data + alpha * graph_smoothness(edges, V) + 0.5 * beta * pairwise  # Tr(V^T L V) by edges
+        smoothness = graph_smoothness(edges, V)  # Tr(V^T L V), summed by edges
+        return data.objective(U, V) + alpha * smoothness + 0.5 * beta * pairwise
 
     return update, objective
 

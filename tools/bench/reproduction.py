@@ -52,7 +52,7 @@ nmf nmf_ncw sparse_nmf nlcf cnmf ntf   2   2   0   1   1, 0     --       X^T U a
                                                                          ``reconstruction_err_`` (estimator.py:345)
 gnmf semignmf pcgnmf fnmf npnmf        2   2   0   1   1, 0     2 n^2 m  gnmf.py:194 ``regularized_v_update`` (one
                                                                          fused pass, gnmf.py:113); fnmf.py:200,
-                                                                         npnmf.py:188, pcgnmf.py:173; set-up: the
+                                                                         npnmf.py:183, pcgnmf.py:173; set-up: the
                                                                          kNN graph's distances, brute force
                                                                          (graph/knn.py:177)
 cf ccf lcf                             4   4   0   1   3, 1     --       two fused passes, X^T (X W) with X V and

@@ -44,7 +44,8 @@ def objective(X, U: np.ndarray, V: np.ndarray, XV: np.ndarray | None = None, X_n
 
 
 class DataTerm:
-    """The data term ||X - U V^T||_F^2 of rules that update V in one pass over X, then U (NMF, GNMF, SemiGNMF).
+    """The data term ||X - U V^T||_F^2 of rules that update V in one pass over X, then U (NMF, GNMF, SemiGNMF,
+    NPNMF, PCGNMF).
 
     Holds what such rules set up once: X by blocks of samples (:class:`~.products.SampleBlocks`), ||X||_F^2,
     and the products one step computes and the next needs (:class:`~.loop.Handoff`): the update hands X V
