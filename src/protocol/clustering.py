@@ -106,7 +106,6 @@ def _spherical_restarts(Zn, centers, max_iter):
     """
     r, k, d = centers.shape
     n = len(Zn)
-    final = np.empty((r, n), dtype=np.intp)
     final_centers = np.empty_like(centers)
     active = np.arange(r)
     labels = None

@@ -168,7 +168,7 @@ def lloyd_restarts(Z, n_clusters: int, n_restarts: int, random_state: int, max_i
         new_centers = _update_centers(X, new_labels, centers)
         shift = np.sqrt(_squared_distances(new_centers, centers))
         strict = (new_labels == labels).all(axis=1)
-        within = (shift ** 2).sum(axis=1) <= tolerance
+        within = (shift ** 2).sum(axis=1) <= tolerance  # the shift's root squared again, as scikit-learn
         done = strict | within
         if within[~strict].any():  # stopped on the shift: the samples assigned to the last centres
             relabel = within & ~strict

@@ -43,49 +43,32 @@ def test_pairwise_constraints_equal_the_dense_must_and_cannot_link_matrices(rng)
     assert np.all(none.must(V) == 0) and np.all(none.cannot(V) == 0)
 
 
-def test_one_pcgnmf_step_is_the_appendix_formula(rng):
+@pytest.mark.parametrize("steps", [1, 2])
+def test_pcgnmf_steps_are_the_appendix_formula(rng, steps):
+    """One step, and a second that starts from the V the objective was just evaluated on and takes its M V and
+    C V from it: a stale or wrong hand-over would move the second step off the formula."""
     X = rng.random((18, 7))
     y = random_partial_labels(rng, 18, 3, 9)
     init = initial_factors(rng, 7, 18, 4)
     alpha, beta = 3.0, 5.0
-    model = PCGNMF(n_components=4, max_iter=1, init=init, alpha=alpha, beta=beta, n_neighbors=3, normalize_init=False,
-                   **FIXED).fit(X, y)
+    model = PCGNMF(n_components=4, max_iter=steps, init=init, alpha=alpha, beta=beta, n_neighbors=3,
+                   normalize_init=False, **FIXED).fit(X, y)
     Xp, U, V = X.T, init["U"], init["V"]
     W = knn_graph(X, 3).toarray()
     D = np.diag(W.sum(axis=1))
     M, C = dense_pairs(y)
     A = np.ones((4, 4)) - np.eye(4)
-    V1 = V * (Xp.T @ U + alpha * W @ V) / (V @ U.T @ U + alpha * D @ V + beta / 2 * (M @ V @ A + C @ V))
-    U1 = U * (Xp @ V1) / (U @ V1.T @ V1)
-    np.testing.assert_allclose(model.factors_["V"], V1, rtol=1e-10)
-    np.testing.assert_allclose(model.factors_["U"], U1, rtol=1e-10)
-    J = (
-        np.linalg.norm(Xp - U1 @ V1.T) ** 2
-        + alpha * np.trace(V1.T @ (D - W) @ V1)
-        + beta / 2 * (np.trace(V1.T @ M @ V1 @ A) + np.trace(V1.T @ C @ V1))
-    )
-    assert model.objective_history_[0] == pytest.approx(J, rel=1e-10)
-
-
-def test_two_pcgnmf_steps_are_the_appendix_formula_twice(rng):
-    """The second update starts from the V the objective was just evaluated on and takes its M V and C V from
-    it: a stale or wrong hand-over would move the second step off the formula."""
-    X = rng.random((18, 7))
-    y = random_partial_labels(rng, 18, 3, 9)
-    init = initial_factors(rng, 7, 18, 4)
-    alpha, beta = 3.0, 5.0
-    model = PCGNMF(n_components=4, max_iter=2, init=init, alpha=alpha, beta=beta, n_neighbors=3, normalize_init=False,
-                   **FIXED).fit(X, y)
-    Xp, U, V = X.T, init["U"], init["V"]
-    W = knn_graph(X, 3).toarray()
-    D = np.diag(W.sum(axis=1))
-    M, C = dense_pairs(y)
-    A = np.ones((4, 4)) - np.eye(4)
-    for _ in range(2):
+    for _ in range(steps):
         V = V * (Xp.T @ U + alpha * W @ V) / (V @ U.T @ U + alpha * D @ V + beta / 2 * (M @ V @ A + C @ V))
         U = U * (Xp @ V) / (U @ V.T @ V)
     np.testing.assert_allclose(model.factors_["V"], V, rtol=1e-10)
     np.testing.assert_allclose(model.factors_["U"], U, rtol=1e-10)
+    J = (
+        np.linalg.norm(Xp - U @ V.T) ** 2
+        + alpha * np.trace(V.T @ (D - W) @ V)
+        + beta / 2 * (np.trace(V.T @ M @ V @ A) + np.trace(V.T @ C @ V))
+    )
+    assert model.objective_history_[-1] == pytest.approx(J, rel=1e-10)
 
 
 def test_pcgnmf_objective_gradient_is_the_appendix_eq_21(rng):
