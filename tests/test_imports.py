@@ -1,14 +1,11 @@
 """The imports of src/: each module imports alone, the import graph has no cycle, imports are relative.
 
-(a) Every module of src/ is imported alone in a fresh interpreter (``python -c "import src.x.y"`` from the
-    checkout): a module that only imports after another one was imported first (an order-dependent cycle, a
-    name taken from a half-initialized module) fails here. One subprocess per package and per module that no
-    package above it loads (integration: about 50 interpreters), started on the other core as soon as the
-    session's tests are known (tests/background.py), two at a time once the tests below are reached.
-    ``import src.a.m`` first runs the package ``src``, then the package ``src.a``, then ``m``'s own code unless
-    a package above already loaded ``m``: then the import is, step for step, the import of that package alone
-    (``src.methods.cnmf``, which the package ``src.methods`` imports, is ``import src.methods``), and its case
-    reads that package's interpreter, which lists the modules it loaded (:func:`import_alone`).
+(a) Every module of src/ is imported first thing in an interpreter that has loaded the libraries src/ uses
+    (numpy, scikit-learn, Hydra, ...: :func:`libraries`) and none of src/: a module that only imports after
+    another one was imported first (an order-dependent cycle, a name taken from a half-initialized module)
+    fails here. One interpreter loads the libraries once and forks for each module (:data:`FORK_EACH`), so a
+    module's import costs its own code, not the libraries' (integration; started on the other core as soon as
+    the session's tests are known, tests/background.py).
 (b) The import graph of src/, read with ``ast`` (every ``import`` and ``from ... import``, relative ones
     resolved, those inside functions included), has no cycle; no function body imports anything, except the
     deferred heavy imports of :data:`DEFERRED`, each with its reason (a deferred import that only dodges a
@@ -24,6 +21,7 @@
 
 import ast
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -225,19 +223,61 @@ def cycles(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
 
 
 # -- (a) each module alone -----------------------------------------------------------------------------------
-def import_alone(module: str) -> subprocess.CompletedProcess:
-    """``import module`` first thing in a fresh interpreter; once it is done, the interpreter prints the names
-    of the modules then loaded, one a line."""
+FORK_EACH = r"""
+import importlib, json, os, sys, tempfile, traceback
+for name in json.loads(sys.argv[1]):  # the libraries, so that each fork imports only the project's code
+    try:
+        importlib.import_module(name)
+    except ImportError:  # an optional one: the modules that import it do so in their fork
+        pass
+for module in json.loads(sys.argv[2]):
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:  # the fork: nothing of the project loaded yet
+            os.dup2(out.fileno(), 1)
+            os.dup2(err.fileno(), 2)
+            try:
+                importlib.import_module(module)
+                print("\n".join(sys.modules))
+                status = 0
+            except BaseException:
+                traceback.print_exc()
+                status = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        out.seek(0)
+        err.seek(0)
+        print(json.dumps([module, status, out.read().decode(errors="replace"), err.read().decode(errors="replace")]),
+              flush=True)
+"""
+"""The program of :func:`imports_alone`: after ``import``-ing the libraries named in its argument (a JSON list),
+it takes each module of its second argument (a JSON list) in turn, forks, imports that module first thing in the fork and prints, as a
+JSON line ``[module, exit status, output, errors]``, what the fork wrote: the names of the modules then loaded,
+one a line, or the traceback."""
+
+
+def libraries() -> list[str]:
+    """The modules outside src/ and the standard library that src/ imports at module level (numpy, sklearn.base,
+    hydra.core.plugins, ...): what every interpreter running the project loads whatever it imports."""
+    names = {found.target for found in IMPORTS if found.function is None and in_package(found.target) is None}
+    return sorted(name for name in names if name.split(".")[0] not in sys.stdlib_module_names)
+
+
+def imports_alone(modules: frozenset[str]) -> dict[str, subprocess.CompletedProcess]:
+    """module -> the outcome of ``import module`` first thing in a fork of an interpreter that has loaded the
+    libraries (:func:`libraries`) and no module of src/ (one interpreter for all modules, :data:`FORK_EACH`,
+    run from the checkout); its ``stdout`` lists the modules loaded once the import was done."""
     env = {key: value for key, value in background.environ().items() if key != "PYTHONPATH"}
-    code = f"import {module}\nimport sys\nprint('\\n'.join(sys.modules))"
-    return background.run([sys.executable, "-c", code], cwd=REPO, env=env, timeout=300)
-
-
-def packages_above(module: str) -> list[str]:
-    """The packages ``import module`` runs first, outermost first: src.methods.core.loop -> src, src.methods,
-    src.methods.core."""
-    parts = module.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts))]
+    result = background.run([sys.executable, "-c", FORK_EACH, json.dumps(libraries()), json.dumps(sorted(modules))],
+                            cwd=REPO, env=env, timeout=600)
+    assert result.returncode == 0, f"the interpreter forking the imports failed:\n{result.stderr[-3000:]}"
+    outcomes = {}
+    for line in result.stdout.splitlines():
+        module, status, stdout, stderr = json.loads(line)
+        outcomes[module] = subprocess.CompletedProcess(["import", module], status, stdout, stderr)
+    return outcomes
 
 
 def selected(items) -> frozenset[str]:
@@ -246,45 +286,43 @@ def selected(items) -> frozenset[str]:
                      if getattr(item, "originalname", "") == "test_module_imports_alone")
 
 
-def answer(module: str, wanted: frozenset[str]) -> tuple[str, subprocess.CompletedProcess]:
-    """(the module whose import alone answers for ``module``, that import's result): that of the first selected
-    package above it whose import alone loaded it (see the module docstring), else its own."""
-    for package in packages_above(module):
-        if package in wanted:
-            ran, result = answered(package, wanted)
-            if ran == package and module in result.stdout.split():
-                return package, result
-    return module, import_alone(module)
-
-
-def answered(module: str, wanted: frozenset[str]) -> tuple[str, subprocess.CompletedProcess]:
-    """:func:`answer`, once per module: waited for if it runs in the background, else run here."""
-    return background.result(("import alone", module), functools.partial(answer, module, wanted))
-
-
 def start_in_background(items):
     """Called by conftest.py once the session's tests are known: the imports of the selected modules start on
-    the other core, the packages above a module before it (tests/background.py); when the tests below reach a
-    module whose import has not started, this process runs it, so that two run at a time."""
+    the other core (tests/background.py)."""
     wanted = selected(items)
-    for module in sorted(wanted, key=lambda name: name.count(".")):
-        background.submit(("import alone", module), functools.partial(answer, module, wanted))
+    background.submit(("imports alone", wanted), functools.partial(imports_alone, wanted))
 
 
 @pytest.fixture(scope="module")
 def imported_alone(request):
-    """module -> :func:`answered` for it (the selected cases' modules started by :func:`start_in_background`)."""
-    wanted = selected(request.session.items) if request.session.items else frozenset()
-    return lambda module: answered(module, wanted)
+    """module -> the outcome of its import alone (:func:`imports_alone` of the selected cases' modules, started
+    by :func:`start_in_background`, else run at the first case reached)."""
+    wanted = selected(request.session.items) if request.session.items else frozenset(MODULES)
+    return lambda module: background.result(("imports alone", wanted),
+                                            functools.partial(imports_alone, wanted))[module]
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("module", MODULES)
 def test_module_imports_alone(module, imported_alone):
-    ran, result = imported_alone(module)
-    loads = "" if ran == module else f" (which loads {module}: importing it alone runs the same code)"
-    assert result.returncode == 0, f"python -c 'import {ran}'{loads} failed:\n{result.stderr[-3000:]}"
-    assert module in result.stdout.split(), f"python -c 'import {ran}' did not load {module}"
+    result = imported_alone(module)
+    assert result.returncode == 0, f"importing {module} alone failed:\n{result.stderr[-3000:]}"
+    assert module in result.stdout.split(), f"importing {module} alone did not load it"
+
+
+def test_a_module_that_imports_only_after_another_fails_alone(tmp_path):
+    """The forked imports tell an order-dependent import apart: a module taking a name from a module that is
+    only half-initialized when imported first fails alone, and the same module imported after the other passes."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from . import b\nVALUE = 1\n")
+    (tmp_path / "pkg" / "b.py").write_text("from .a import VALUE\n")
+    env = {key: value for key, value in background.environ().items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-c", FORK_EACH, json.dumps(["numpy"]), json.dumps(["pkg.a", "pkg.b"])],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    outcomes = {module: (status, err) for module, status, _, err in map(json.loads, result.stdout.splitlines())}
+    assert outcomes["pkg.a"][0] != 0 and "ImportError" in outcomes["pkg.a"][1]
+    assert outcomes["pkg.b"][0] == 0
 
 
 # -- (b) the import graph ------------------------------------------------------------------------------------
