@@ -22,7 +22,6 @@
 import ast
 import functools
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
