@@ -183,8 +183,8 @@ REPEATED = {
     # 47 jobs, as the kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS="--overrides
     # hydra/launcher=submitit_slurm hydra.launcher.partition=cpu hydra.launcher.timeout_min=240"]
     "make reproduce-cnmf": "test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]",
-    # `python -m src.reproduce all --dry-run`: the same main(["all", "--dry-run"]) is run, its counts checked, by the
-    # kept tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells; the pattern rule reproduce-% by the
+    # `python -m src.reproduce all --dry-run`: the same command is run, its counts checked, by the kept
+    # tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells; the pattern rule reproduce-% by the
     # kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]
     "make reproduce-all": "tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells",
     # the same pattern rule (explain-%) and `python -m src.explain all --dry-run`, which composes lcf's readings
