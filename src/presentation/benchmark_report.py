@@ -392,9 +392,13 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
         lines += track_section(track, frame, out, ran.get("unsupervised"))
     lines += claims_section(ran)
     lines += second_opinion_section(ran.get("labels30"))
+    files = [f for track in ran for f in find_results([out / track / "runs"])]
+    runs = [r for r in (provenance.read(f.parent / provenance.FILE) for f in files) if r is not None]
     record = provenance.collect(started, provenance.now(), extra={"tracks": sorted(ran)})
-    provenance.write(out, record)
-    lines += ["", *provenance.markdown(record, [])]
+    provenance.write(out, {**record, "runs": runs})
+    lines += ["", *provenance.markdown(record, runs)]
+    if len(runs) < len(files):
+        lines.append(f"{len(files) - len(runs)} of the {len(files)} results files have no {provenance.FILE}.")
     path = out / "report.md"
     write_atomic(path, "\n".join(lines) + "\n")
     return path

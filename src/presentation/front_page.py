@@ -223,7 +223,9 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
             group = [m for m in ranking.groups_wilcoxon[0] if m != ranking.methods[0]]
             found.append(f"{benchmark_report.TITLES.get(track, track).lower()}: {ranking.methods[0]} first"
                          + (f", not separated from {', '.join(group)}" if group else ", ahead of every other"))
-    earlier = summary.get("reused", 0)  # an incremental run: its wall time is not that of a fresh clone
+    # cells on disk before the run (reused, the copies from the reproduction aside): its wall time is not a fresh
+    # clone's
+    earlier = summary.get("reused", 0) - summary.get("copied", 0)
     since = f", {earlier:,} on disk from an earlier run" if earlier else ""
     return (f"| **the family** | `make benchmark` | **{minutes(total)} wall** on {summary.get('workers') or 'SLURM'} "
             f"cores ({summary.get('computed', 0):,} cells computed, {summary.get('copied', 0):,} copied from the "

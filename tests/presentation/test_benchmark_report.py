@@ -61,12 +61,21 @@ def test_the_cost_counts_the_cells_copied_from_the_reproduction(toy_report):
     assert "16 cells: 4 computed, 0 shared between tracks (computed once), 12 copied" in report
 
 
+def test_the_provenance_names_the_runs_the_tables_come_from(toy_report):
+    out, report = toy_report
+    runs = sorted((out / "labels10/runs").glob("*/results.csv"))
+    provenance = report.split("## Provenance", 1)[1]
+    assert f"- The results come from {len(runs)} run directories:" in provenance and len(runs) > 0
+    assert "- Commands of the runs:" in provenance and "  - `" in provenance.split("- Commands of the runs:")[1]
+
+
 def test_the_front_page_gets_a_row_for_the_benchmark(toy_report):
     from src.presentation import front_page
 
     out, report = toy_report
     row = front_page.benchmark_row(out)
-    assert row.startswith("| **the family** | `make benchmark` |") and "4 cells computed, 12 copied" in row
+    assert row.startswith("| **the family** | `make benchmark` |")
+    assert "(4 cells computed, 12 copied from the reproduction) |" in row  # none on disk before the run
     leader = re.search(r"\| (\w+) \| [\d.]+ \| [\d.]+ \| a \|", report.split("#### AC, over all", 1)[1]).group(1)
     assert f"semi-supervised track, 10% labelled: {leader} first" in row
     assert front_page.benchmark_row(out / "absent") is None

@@ -93,14 +93,18 @@ def test_without_a_reproduction_it_says_what_to_run(tmp_path):
         front_page.table(tmp_path, tmp_path)
 
 
-@pytest.mark.parametrize("reused, note", [(0, "copied from the reproduction)"),
-                                          (17000, "copied from the reproduction, 17,000 on disk from an earlier run)")])
-def test_the_benchmark_row_says_when_its_run_found_cells_of_an_earlier_one(tmp_path, monkeypatch, reused, note):
+@pytest.mark.parametrize("copied, reused, note", [
+    (0, 0, "0 copied from the reproduction)"),
+    (0, 17000, "0 copied from the reproduction, 17,000 on disk from an earlier run)"),
+    (2670, 2670, "2,670 copied from the reproduction)"),  # the copies are counted among the reused cells
+    (2670, 2700, "2,670 copied from the reproduction, 30 on disk from an earlier run)")])
+def test_the_benchmark_row_says_when_its_run_found_cells_of_an_earlier_one(tmp_path, monkeypatch, copied, reused,
+                                                                            note):
     """A resumed benchmark's wall time is not a fresh clone's: the row says how many cells were on disk already."""
     (tmp_path / "report.md").write_text("# benchmark\n")
     (tmp_path / "wall_seconds.txt").write_text("2400\n")
-    summary = {"computed": 5230, "copied": 0, "reused": reused, "workers": 2}
+    summary = {"computed": 5230, "copied": copied, "reused": reused, "workers": 2}
     monkeypatch.setattr(schedule, "cell_table", lambda folder: (pd.DataFrame(), summary))
     monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: None)
     row = front_page.benchmark_row(tmp_path)
-    assert "**40 min wall** on 2 cores (5,230 cells computed, 0 " + note in row
+    assert "**40 min wall** on 2 cores (5,230 cells computed, " + note in row
