@@ -18,6 +18,7 @@ removed. With ``REPRO_TEST_BACKGROUND=0`` conftest.py starts nothing: each test 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -66,6 +67,28 @@ def result(key: Hashable, work: Callable[[], object]):
         except BaseException as exc:  # noqa: BLE001 - handed to the test, as work() raised it
             outcome.set_exception(exc)
     return outcome.result()
+
+
+def start_tests(items, works: dict[str, Callable[..., object]]) -> None:
+    """For a module's ``start_in_background(items)``: submit ``works[name](**parameters)`` for each selected test
+    whose function is called ``name`` (``parameters``: its case's, when parametrized); :func:`outcome` is its
+    result, in the test."""
+    for item in items:
+        name = getattr(item, "originalname", item.name)
+        if name in works:
+            submit((item.module.__name__, item.name), _work(item, works[name]))
+
+
+def outcome(request, works: dict[str, Callable[..., object]]):
+    """In a test (``request``: pytest's fixture), the :func:`result` of its entry in ``works`` (see
+    :func:`start_tests`)."""
+    item = request.node
+    return result((item.module.__name__, item.name), _work(item, works[item.originalname]))
+
+
+def _work(item, work: Callable[..., object]) -> Callable[[], object]:
+    callspec = getattr(item, "callspec", None)
+    return functools.partial(work, **callspec.params) if callspec is not None else work
 
 
 def environ() -> dict[str, str]:

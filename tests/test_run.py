@@ -1,10 +1,14 @@
-"""The command line end to end on small protocols: files written, determinism, bad input, multirun."""
+"""The command line end to end on small protocols: files written, determinism, bad input, multirun.
+
+The command-line runs of these tests (:data:`COMMANDS`) start on the other core as soon as the session's tests are
+known (tests/background.py); each test checks what its commands did."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import background
 import pandas as pd
 import pytest
 from helpers import THREAD_VARIABLES
@@ -16,17 +20,56 @@ SMALL = ["protocol.ks=[2,3]", "protocol.n_trials=2", "protocol.kmeans_restarts=3
 
 
 def run(*args, cwd=REPO):
-    env = dict(os.environ, HYDRA_FULL_ERROR="0")
-    return subprocess.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    env = dict(background.environ(), HYDRA_FULL_ERROR="0")
+    return background.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, timeout=600)
+
+
+def shared_data_dir():
+    """The data directory of this module's command-line runs (made once)."""
+    return background.result(("test_run", "data"), lambda: background.directory("run-data"))
+
+
+def single_run_twice():
+    where, data = background.directory("run"), shared_data_dir()
+    return [(where / attempt, run("method=nmf", "dataset=yale", *SMALL, f"hydra.run.dir={where / attempt}",
+                                  f"paths.data_dir={data}")) for attempt in ("a", "b")]
+
+
+def bad_input_run(override, message):
+    out = background.directory("run") / "run"
+    return out, run("method=nmf", "dataset=yale", "protocol=cnmf", override, f"hydra.run.dir={out}",
+                    f"paths.data_dir={shared_data_dir()}")
+
+
+def multirun_of_two_methods(*extra):
+    sweep = background.directory("run") / "sweep"
+    return sweep, run("-m", "method=kmeans,nmf", "dataset=orl,yale", *SMALL[:3], f"hydra.sweep.dir={sweep}",
+                      f"paths.data_dir={shared_data_dir()}", *extra)
+
+
+def old_and_new_form():
+    return (run("+paper/ccf=experiment", "dataset=yale", "method=ccf", "--cfg=job"),
+            run("experiment=ccf", "dataset=yale", "method=ccf", "--cfg=job"))
+
+
+COMMANDS = {
+    "test_single_run_writes_results_table_and_figure_and_is_deterministic": single_run_twice,
+    "test_bad_input_is_one_line_nonzero_and_leaves_no_results": bad_input_run,
+    "test_multirun_in_parallel_then_one_table_per_dataset": multirun_of_two_methods,
+    "test_the_command_line_reads_the_old_form_as_the_new_with_one_warning": old_and_new_form,
+    "test_a_dry_multirun_checks_every_job_and_computes_nothing": lambda: multirun_of_two_methods("dry_run=true"),
+}
+"""Test -> the command-line runs it checks (a parametrized test's case gets its parameters)."""
+
+
+def start_in_background(items):
+    background.start_tests(items, COMMANDS)
 
 
 @pytest.mark.integration  # python -m src.run in a subprocess
-def test_single_run_writes_results_table_and_figure_and_is_deterministic(tmp_path, data_dir):
+def test_single_run_writes_results_table_and_figure_and_is_deterministic(request):
     outputs = []
-    for attempt in ("a", "b"):
-        out = tmp_path / attempt
-        done = run("method=nmf", "dataset=yale", *SMALL, f"hydra.run.dir={out}", f"paths.data_dir={data_dir}")
+    for out, done in background.outcome(request, COMMANDS):
         assert done.returncode == 0, done.stderr + done.stdout
         outputs.append(out)
     log = done.stdout + done.stderr
@@ -72,9 +115,8 @@ def repeated(override: str, message: str):
         repeated("protocol.kmeans_metric=manhattan", "protocol.kmeans_metric='manhattan'"),
     ],
 )
-def test_bad_input_is_one_line_nonzero_and_leaves_no_results(override, message, tmp_path, data_dir):
-    out = tmp_path / "run"
-    done = run("method=nmf", "dataset=yale", "protocol=cnmf", override, f"hydra.run.dir={out}", f"paths.data_dir={data_dir}")
+def test_bad_input_is_one_line_nonzero_and_leaves_no_results(override, message, request):
+    out, done = background.outcome(request, COMMANDS)
     assert done.returncode != 0
     errors = [line for line in (done.stdout + done.stderr).splitlines() if "ERROR" in line]
     assert len(errors) == 1 and message in errors[0], done.stdout + done.stderr
@@ -82,10 +124,8 @@ def test_bad_input_is_one_line_nonzero_and_leaves_no_results(override, message, 
 
 
 @pytest.mark.integration  # python -m src.run in a subprocess
-def test_multirun_in_parallel_then_one_table_per_dataset(tmp_path, data_dir):
-    sweep = tmp_path / "sweep"
-    done = run("-m", "method=kmeans,nmf", "dataset=orl,yale", *SMALL[:3], f"hydra.sweep.dir={sweep}",
-               f"paths.data_dir={data_dir}")
+def test_multirun_in_parallel_then_one_table_per_dataset(tmp_path, request):
+    sweep, done = background.outcome(request, COMMANDS)
     assert done.returncode == 0, done.stderr + done.stdout
     assert len(list(sweep.rglob("results.csv"))) == 4
     assert report.main([str(sweep), "--out", str(tmp_path / "report")]) == 0
@@ -356,9 +396,8 @@ def test_the_old_selection_of_a_papers_settings_composes_the_same_config_with_on
 
 
 @pytest.mark.integration  # python -m src.run in a subprocess, Hydra's --cfg: ~3 s
-def test_the_command_line_reads_the_old_form_as_the_new_with_one_warning():
-    old = run("+paper/ccf=experiment", "dataset=yale", "method=ccf", "--cfg=job")
-    new = run("experiment=ccf", "dataset=yale", "method=ccf", "--cfg=job")
+def test_the_command_line_reads_the_old_form_as_the_new_with_one_warning(request):
+    old, new = background.outcome(request, COMMANDS)
     assert old.returncode == new.returncode == 0, old.stderr + new.stderr
     assert old.stdout == new.stdout and "fraction: 0.3" in new.stdout  # the CCF protocol: 30% labelled
     warnings = [line for line in old.stderr.splitlines() if "WARNING" in line]
@@ -411,10 +450,8 @@ def test_a_dry_run_checks_loads_and_counts_the_cells_but_computes_and_writes_not
 
 
 @pytest.mark.integration  # python -m src.run -m in a subprocess
-def test_a_dry_multirun_checks_every_job_and_computes_nothing(tmp_path, data_dir):
-    sweep = tmp_path / "sweep"
-    done = run("-m", "method=kmeans,nmf", "dataset=orl,yale", *SMALL[:3], f"hydra.sweep.dir={sweep}",
-               f"paths.data_dir={data_dir}", "dry_run=true")
+def test_a_dry_multirun_checks_every_job_and_computes_nothing(request):
+    sweep, done = background.outcome(request, COMMANDS)
     log = done.stdout + done.stderr
     assert done.returncode == 0, log
     assert "checked the 4 jobs of this sweep: all valid" in log

@@ -1,12 +1,14 @@
-"""src.data.user_file: a user's own .npz, .mat or .csv file as a data set (``dataset=file dataset.path=...``)."""
+"""src.data.user_file: a user's own .npz, .mat or .csv file as a data set (``dataset=file dataset.path=...``).
+
+The two command-line runs on files (:data:`COMMANDS`) start on the other core as soon as the session's tests are
+known (tests/background.py); their tests check what they wrote."""
 
 import hashlib
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
+import background
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,14 +24,18 @@ CONF = REPO / "conf"
 ORIGINAL = np.array([30, 10, 20])  # the file's labels, class by class; sorted: 10 -> 0, 20 -> 1, 30 -> 2
 
 
-@pytest.fixture
-def blobs():
+def make_blobs():
     """3 classes x 5 samples of nonnegative data (6 features), labels 30, 10, 20, rows shuffled."""
     rng = np.random.default_rng(7)
     X = np.concatenate([rng.random((5, 6)) + 3 * np.eye(6)[c] for c in range(3)])
     y = np.repeat(ORIGINAL, 5)
     order = rng.permutation(15)
     return X[order], y[order]
+
+
+@pytest.fixture
+def blobs():
+    return make_blobs()
 
 
 def sha256(path):
@@ -268,17 +274,44 @@ def test_a_run_checks_k_against_the_classes_of_the_file(tmp_path, blobs):
 
 
 def run_cli(*args, cwd):
-    env = dict(os.environ, HYDRA_FULL_ERROR="0", PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    env = dict(background.environ(), HYDRA_FULL_ERROR="0", PYTHONPATH=str(REPO))
+    return background.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, timeout=600)
+
+
+def run_on_a_relative_file():
+    where = background.directory("user-file")
+    path = write(where, "npz", *make_blobs())
+    out = where / "run"
+    done = run_cli("dataset=file", "dataset.path=mine.npz", "method=cnmf", "protocol=cnmf", "protocol.ks=[2]",
+                   "protocol.n_trials=1", "method.params.max_iter=50", f"hydra.run.dir={out}", cwd=where)
+    return path, out, done
+
+
+def sweep_over_two_relative_files():
+    where = background.directory("user-file")
+    X, y = make_blobs()
+    write(where, "npz", X, y, name="a")
+    write(where, "csv", X[::-1], y[::-1], name="b")
+    sweep = where / "sweep"
+    done = run_cli("-m", "dataset=file", "dataset.path=a.npz,b.csv", "method=nmf", "protocol.ks=[3]",
+                   "protocol.n_trials=1", "method.params.max_iter=20", f"hydra.sweep.dir={sweep}", cwd=where)
+    return where, sweep, done
+
+
+COMMANDS = {
+    "test_a_run_on_a_relative_file_records_its_absolute_path_and_sha256": run_on_a_relative_file,
+    "test_a_sweep_over_two_relative_files": sweep_over_two_relative_files,
+}
+"""Test -> the command-line run it checks, on files written beside its launch directory."""
+
+
+def start_in_background(items):
+    background.start_tests(items, COMMANDS)
 
 
 @pytest.mark.integration  # python -m src.run in a subprocess, launched beside the file (a relative path)
-def test_a_run_on_a_relative_file_records_its_absolute_path_and_sha256(tmp_path, blobs):
-    path = write(tmp_path, "npz", *blobs)
-    out = tmp_path / "run"
-    done = run_cli("dataset=file", "dataset.path=mine.npz", "method=cnmf", "protocol=cnmf", "protocol.ks=[2]",
-                   "protocol.n_trials=1", "method.params.max_iter=50", f"hydra.run.dir={out}", cwd=tmp_path)
+def test_a_run_on_a_relative_file_records_its_absolute_path_and_sha256(request):
+    path, out, done = background.outcome(request, COMMANDS)
     assert done.returncode == 0, done.stderr + done.stdout
     results = pd.read_csv(out / "results.csv")
     assert len(results) == 1 and results["dataset"].tolist() == ["mine"] and results["acc"].between(0, 1).all()
@@ -289,15 +322,10 @@ def test_a_run_on_a_relative_file_records_its_absolute_path_and_sha256(tmp_path,
 
 
 @pytest.mark.integration  # a multirun over two files given relative to the launch directory
-def test_a_sweep_over_two_relative_files(tmp_path, blobs):
-    X, y = blobs
-    write(tmp_path, "npz", X, y, name="a")
-    write(tmp_path, "csv", X[::-1], y[::-1], name="b")
-    sweep = tmp_path / "sweep"
-    done = run_cli("-m", "dataset=file", "dataset.path=a.npz,b.csv", "method=nmf", "protocol.ks=[3]",
-                   "protocol.n_trials=1", "method.params.max_iter=20", f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+def test_a_sweep_over_two_relative_files(request):
+    where, sweep, done = background.outcome(request, COMMANDS)
     assert done.returncode == 0, done.stderr + done.stdout
     for job, name, fmt in ((0, "a", "npz"), (1, "b", "csv")):
         job_dir = sweep / f"{job}_{name}_NMF"
-        assert OmegaConf.load(job_dir / "config.yaml").dataset.path == str(tmp_path / f"{name}.{fmt}")
+        assert OmegaConf.load(job_dir / "config.yaml").dataset.path == str(where / f"{name}.{fmt}")
         assert pd.read_csv(job_dir / "results.csv")["dataset"].tolist() == [name]

@@ -1,14 +1,16 @@
 """src.running.sweep: a multirun checks every job before starting any, sums up the jobs that failed, ends each job with
-a line; run directories have names a shell takes as they are (the job counter itself: test_progress.py)."""
+a line; run directories have names a shell takes as they are (the job counter itself: test_progress.py).
+
+The multiruns these tests read run as commands started on the other core as soon as the session's tests are known
+(:data:`MULTIRUNS`, tests/background.py); each test then checks what its command did."""
 
 import json
 import logging
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import background
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
@@ -25,16 +27,48 @@ SMALL = ["protocol.ks=[2]", "protocol.n_trials=1", "protocol.kmeans_restarts=2",
 
 
 def multirun(*args, data_dir):
-    env = dict(os.environ, HYDRA_FULL_ERROR="0")
-    return subprocess.run([sys.executable, "-m", "src.run", "-m", *args, f"paths.data_dir={data_dir}"], cwd=REPO,
-                          env=env, capture_output=True, text=True, timeout=600)
+    env = dict(background.environ(), HYDRA_FULL_ERROR="0")
+    return background.run([sys.executable, "-m", "src.run", "-m", *args, f"paths.data_dir={data_dir}"], cwd=REPO,
+                          env=env, timeout=600)
+
+
+def sweep_with_invalid_jobs():
+    root = background.directory("sweep")
+    out = root / "sweep"
+    return out, multirun("method=nmf,cnmf,ccf", "dataset=yale", "method.params.max_iter=5,-1", *SMALL[:3],
+                         f"hydra.sweep.dir={out}", data_dir=root / "data")
+
+
+def sweep_with_a_job_failing():
+    root = background.directory("sweep")
+    out = root / "sweep"
+    (out / "1_orl_NMF" / "results.csv").mkdir(parents=True)  # job 1 cannot write its results.csv
+    return out, multirun("method=nmf", "dataset=yale,orl,coil20", *SMALL, f"hydra.sweep.dir={out}",
+                         data_dir=root / "data")
+
+
+def sweep_of_two_jobs():
+    root = background.directory("sweep")
+    out = root / "sweep"
+    return out, multirun("method=nmf,fnmf", "dataset=yale", *SMALL, f"hydra.sweep.dir={out}",
+                         data_dir=root / "data")
+
+
+MULTIRUNS = {
+    "test_a_sweep_with_invalid_jobs_lists_each_on_one_line_and_starts_nothing": sweep_with_invalid_jobs,
+    "test_a_job_failing_at_run_time_lets_the_others_finish_and_the_sweep_exits_nonzero": sweep_with_a_job_failing,
+    "test_a_multirun_logs_one_line_per_job_with_the_counter_and_shell_safe_directories": sweep_of_two_jobs,
+}
+"""Test -> the multirun it checks: ``(its sweep directory, its completed process)``."""
+
+
+def start_in_background(items):
+    background.start_tests(items, MULTIRUNS)
 
 
 @pytest.mark.integration  # python -m src.run -m in a subprocess
-def test_a_sweep_with_invalid_jobs_lists_each_on_one_line_and_starts_nothing(tmp_path):
-    out = tmp_path / "sweep"
-    done = multirun("method=nmf,cnmf,ccf", "dataset=yale", "method.params.max_iter=5,-1", *SMALL[:3],
-                    f"hydra.sweep.dir={out}", data_dir=tmp_path / "data")
+def test_a_sweep_with_invalid_jobs_lists_each_on_one_line_and_starts_nothing(request):
+    out, done = background.outcome(request, MULTIRUNS)
     log = done.stdout + done.stderr
     assert done.returncode == 2, log
     invalid = [line for line in log.splitlines() if "  job " in line]
@@ -47,11 +81,8 @@ def test_a_sweep_with_invalid_jobs_lists_each_on_one_line_and_starts_nothing(tmp
 
 
 @pytest.mark.integration  # python -m src.run -m in a subprocess
-def test_a_job_failing_at_run_time_lets_the_others_finish_and_the_sweep_exits_nonzero(tmp_path):
-    out = tmp_path / "sweep"
-    (out / "1_orl_NMF" / "results.csv").mkdir(parents=True)  # job 1 cannot write its results.csv
-    done = multirun("method=nmf", "dataset=yale,orl,coil20", *SMALL, f"hydra.sweep.dir={out}",
-                    data_dir=tmp_path / "data")
+def test_a_job_failing_at_run_time_lets_the_others_finish_and_the_sweep_exits_nonzero(request):
+    out, done = background.outcome(request, MULTIRUNS)
     log = done.stdout + done.stderr
     assert done.returncode == 1, log
     assert (out / "0_yale_NMF" / "results.csv").is_file() and (out / "2_coil20_NMF" / "results.csv").is_file()
@@ -174,9 +205,8 @@ def test_a_job_without_results_says_what_it_was_told(tmp_path, caplog):
 
 
 @pytest.mark.integration  # python -m src.run -m in a subprocess
-def test_a_multirun_logs_one_line_per_job_with_the_counter_and_shell_safe_directories(tmp_path):
-    out = tmp_path / "sweep"
-    done = multirun("method=nmf,fnmf", "dataset=yale", *SMALL, f"hydra.sweep.dir={out}", data_dir=tmp_path / "data")
+def test_a_multirun_logs_one_line_per_job_with_the_counter_and_shell_safe_directories(request):
+    out, done = background.outcome(request, MULTIRUNS)
     log = done.stdout + done.stderr
     assert done.returncode == 0, log
     jobs = [line for line in log.splitlines() if re.search(r"\] - \[\d+/2\] yale ", line)]
