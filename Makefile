@@ -14,8 +14,7 @@ STAMP := $(VENV)/.installed-py$(PYVER)
 # it runs on) and read by plain pip with --require-hashes --no-deps, so installing needs nothing but Python
 # and PyPI; uv (pinned below, in a throw-away venv) is needed only to refresh the lock with `make lock`.
 # pyproject.toml keeps compatible ranges; the lock is what gets installed. .venv is rebuilt from scratch
-# whenever the lock or pyproject.toml changes, so it never keeps a package the lock dropped. --no-compile: the
-# packages' modules are byte-compiled when first imported, not all of them at install (half the install's time).
+# whenever the lock or pyproject.toml changes, so it never keeps a package the lock dropped.
 LOCK := requirements.lock
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.9
@@ -32,7 +31,7 @@ $(STAMP): $(LOCK) pyproject.toml
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet pip==$(PIP_VERSION)
-	$(PY) -m pip install --quiet --no-compile --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m pip check
 	touch $(STAMP)
