@@ -3,13 +3,14 @@ failed cell one line, a re-run that resumes, the schedule recorded.
 
 Most tests run the workers in this process (``helpers.in_process``, a stand-in for the process pool that
 calls the same :func:`src.running.pool.workers.work`); one runs the real pool of worker processes and compares it with the
-same sweep through ``python -m src.run -m``."""
+same sweep through ``python -m src.run -m``, started on the other core as soon as the session's tests are known
+(:data:`SWEEPS`, tests/background.py)."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
+import background
 import pandas as pd
 import pytest
 from helpers import in_process, toy_papers
@@ -85,22 +86,39 @@ def test_a_dry_run_counts_and_writes_nothing(tmp_path):
     assert not (tmp_path / "outputs").exists() and not (tmp_path / schedule.SCHEDULE).exists()
 
 
+CAI_SMALL = ["protocol.n_trials=1", "protocol.ks=[4]"]  # Cai's demo, one trial of k = 4 (its k = 20 costs 5x more)
+
+
+def cai_sweeps() -> Path:
+    """The output folder of Cai's demo's sweeps run as ``python -m src.run -m`` (:data:`CAI_SMALL`)."""
+    root = background.directory("cai-sweeps")
+    for sweep in papers.load("cai").sweep_overrides():
+        done = background.run([sys.executable, "-m", "src.run", "-m", *sweep, *CAI_SMALL,
+                               f"paths.output_dir={root}"], cwd=REPO, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+    return root
+
+
+SWEEPS = {"test_the_pool_of_processes_gives_the_sweeps_tables": cai_sweeps}
+
+
+def start_in_background(items):
+    background.start_tests(items, SWEEPS)
+
+
 @pytest.mark.integration
-def test_the_pool_of_processes_gives_the_sweeps_tables(tmp_path):
-    cai = papers.load("cai")  # KMeans, NMF, GNMF on COIL20; one trial of k = 4 (the demo's k = 20 costs 5x more)
-    small = ["protocol.n_trials=1", "protocol.ks=[4]"]
-    pool.run_pool([cai], [*small, f"paths.output_dir={tmp_path / 'pool'}"], 2, tmp_path)
-    for sweep in cai.sweep_overrides():
-        subprocess.run([sys.executable, "-m", "src.run", "-m", *sweep, *small,
-                        f"paths.output_dir={tmp_path / 'sweep'}"], cwd=REPO, check=True, capture_output=True)
-    jobs = sorted(path.parent.name for path in (tmp_path / "sweep/reproduce/cai/runs").glob("*/results.csv"))
+def test_the_pool_of_processes_gives_the_sweeps_tables(tmp_path, request):
+    cai = papers.load("cai")  # KMeans, NMF, GNMF on COIL20
+    pool.run_pool([cai], [*CAI_SMALL, f"paths.output_dir={tmp_path / 'pool'}"], 2, tmp_path)
+    swept = background.outcome(request, SWEEPS)
+    jobs = sorted(path.parent.name for path in (swept / "reproduce/cai/runs").glob("*/results.csv"))
     assert len(jobs) == 3
     for job in jobs:
-        ours, theirs = (tmp_path / where / "reproduce/cai/runs" / job for where in ("pool", "sweep"))
+        ours, theirs = (root / "reproduce/cai/runs" / job for root in (tmp_path / "pool", swept))
         timing = ["fit_seconds", "kmeans_seconds", "peak_rss_mb"]
         pd.testing.assert_frame_equal(pd.read_csv(ours / "results.csv").drop(columns=timing),
                                       pd.read_csv(theirs / "results.csv").drop(columns=timing))
-        theirs_config = (theirs / "config.yaml").read_text().replace(str(tmp_path / "sweep"), str(tmp_path / "pool"))
+        theirs_config = (theirs / "config.yaml").read_text().replace(str(swept), str(tmp_path / "pool"))
         assert (ours / "config.yaml").read_text() == theirs_config  # the same config, but for its output_dir
 
 
