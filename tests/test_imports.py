@@ -251,10 +251,10 @@ for module in json.loads(sys.argv[2]):
         print(json.dumps([module, status, out.read().decode(errors="replace"), err.read().decode(errors="replace")]),
               flush=True)
 """
-"""The program of :func:`imports_alone`: after ``import``-ing the libraries named in its argument (a JSON list),
-it takes each module of its second argument (a JSON list) in turn, forks, imports that module first thing in the fork and prints, as a
-JSON line ``[module, exit status, output, errors]``, what the fork wrote: the names of the modules then loaded,
-one a line, or the traceback."""
+"""The program of :func:`imports_alone`: after ``import``-ing the libraries named in its first argument (a JSON
+list), it takes each module of its second (a JSON list) in turn, forks, imports that module first thing in the
+fork and prints, as a JSON line ``[module, exit status, output, errors]``, what the fork wrote: the names of the
+modules then loaded, one a line, or the traceback."""
 
 
 def libraries() -> list[str]:

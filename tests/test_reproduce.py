@@ -27,10 +27,11 @@ def dry_run_of_every_paper():
                           cwd=background.directory("dry-run"), env=env, timeout=900)
 
 
+COMMANDS = {"test_a_dry_run_counts_every_papers_cells": dry_run_of_every_paper}
+
+
 def start_in_background(items):
-    """Called by conftest.py once the session's tests are known: the dry run starts on the other core."""
-    if any(getattr(item, "originalname", "") == "test_a_dry_run_counts_every_papers_cells" for item in items):
-        background.submit("dry run of every paper", dry_run_of_every_paper)
+    background.start_tests(items, COMMANDS)
 
 
 def test_a_missing_dependency_is_reproduced_first(tmp_path):
@@ -63,8 +64,8 @@ def test_unknown_paper_exits_2_with_one_line(caplog):
 
 
 @pytest.mark.integration
-def test_a_dry_run_counts_every_papers_cells():
-    result = background.result("dry run of every paper", dry_run_of_every_paper)
+def test_a_dry_run_counts_every_papers_cells(request):
+    result = background.outcome(request, COMMANDS)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = [line.partition("] ")[2] for line in result.stderr.splitlines()]  # "[INFO] message"
     assert any(line.startswith("dry run of cnmf: 47 jobs, 4,230 cells") for line in lines)

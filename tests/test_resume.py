@@ -6,7 +6,8 @@ the same jobs is killed with SIGKILL (its whole process group, workers included)
 have appeared (no timing window: a ``sitecustomize`` hook holds every worker that has just stored a cell once
 three are on disk, so the sweep cannot finish before the kill whatever the machine's load), then resumed by two concurrent sweeps pointed at the same ``hydra.sweep.dir``: they must skip
 the cells on disk (files untouched), recompute the rest without corrupting each other's files, and end with
-the reference's results.csv files and report table. Only the timing columns may differ.
+the reference's results.csv files and report table. Only the timing columns may differ. The submitit sweep runs
+on the other core, started as soon as the session's tests are known (:data:`SWEEPS`, tests/background.py).
 """
 
 import json
@@ -17,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import background
 import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
@@ -193,12 +195,27 @@ def test_damaged_cell_files_are_recomputed(tmp_path, data_dir, caplog):
     assert [json.loads(path.read_text())["trial"] for path in cells] == [0, 1]  # rewritten whole
 
 
+def submitit_sweep():
+    """The sweep through submitit's local launcher: (its directory, its completed process)."""
+    root = background.directory("submitit")
+    env = dict(background.environ(), HYDRA_FULL_ERROR="0")
+    return root / "submitit", background.run(
+        command(*SWEEP, "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=10",
+                "hydra.launcher.cpus_per_task=1", f"hydra.sweep.dir={root / 'submitit'}",
+                f"paths.data_dir={root / 'data'}"), cwd=REPO, env=env, timeout=600)
+
+
+SWEEPS = {"test_submitit_local_multirun_reports_like_joblib": submitit_sweep}
+
+
+def start_in_background(items):
+    background.start_tests(items, SWEEPS)
+
+
 @pytest.mark.integration  # CLI sweeps in subprocesses
-def test_submitit_local_multirun_reports_like_joblib(reference, tmp_path, data_dir):
+def test_submitit_local_multirun_reports_like_joblib(reference, tmp_path, request):
     want, reference_sweep = reference
-    sweep = tmp_path / "submitit"
-    done = run(*SWEEP, "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=10",
-               "hydra.launcher.cpus_per_task=1", f"hydra.sweep.dir={sweep}", f"paths.data_dir={data_dir}")
+    sweep, done = background.outcome(request, SWEEPS)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (sweep / ".submitit").is_dir() and job_dirs(sweep) == JOBS  # laid out as the joblib sweep
     assert_same_results(tables(sweep), want)
