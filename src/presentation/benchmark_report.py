@@ -393,7 +393,7 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
     lines += claims_section(ran)
     lines += second_opinion_section(ran.get("labels30"))
     files = [f for track in ran for f in find_results([out / track / "runs"])]
-    runs = [r for r in (provenance.read(f.parent / provenance.FILE) for f in files) if r is not None]
+    runs = [r for r in provenance.of_results(files) if r is not None]
     record = provenance.collect(started, provenance.now(), extra={"tracks": sorted(ran)})
     provenance.write(out, {**record, "runs": runs})
     lines += ["", *provenance.markdown(record, runs)]

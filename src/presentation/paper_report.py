@@ -299,7 +299,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     if extra.exists():
         lines += ["", extra.read_text()]
     lines += [""] + cost_section(frame, out)
-    run_records = [provenance.read(f.parent / provenance.FILE) for f in files]
+    run_records = provenance.of_results(files)
     record = provenance.collect(started, provenance.now(), extra={"sources": [str(f) for f in files]})
     provenance.write(out, {**record, "runs": [r for r in run_records if r is not None]})
     lines += ["", *provenance.markdown(record, [r for r in run_records if r is not None])]

@@ -158,6 +158,12 @@ def read(path: Path) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
+def of_results(files) -> list[dict | None]:
+    """The record of the run that wrote each results file (its directory's ``provenance.json``), None where
+    there is none."""
+    return [read(Path(f).parent / FILE) for f in files]
+
+
 def _blas_line(record: dict) -> str:
     libs = sorted(f"{lib.get('internal_api')} {lib.get('version')} ({lib.get('architecture') or lib.get('user_api')}, "
             f"{lib.get('num_threads')} thread{'s' if lib.get('num_threads') != 1 else ''})"
