@@ -8,29 +8,41 @@ test or fixture takes the outcome with :func:`result`: waited for if the work is
 has not started (or was never submitted: a module run alone works as before). The work itself is unchanged and so
 is what the test checks of it: an exception raised by the work is raised by :func:`result`, in the test.
 
-One piece of work runs at a time, in the order submitted, so that this process and the background share two
-cores. The tests meanwhile change this process's environment (``monkeypatch.setenv``) and working directory:
-the work uses absolute paths and the environment as it was when the first work was submitted (:func:`environ`,
-the default of :func:`run`). The processes started through :func:`run` that are still running when the session
-ends are killed (:func:`shutdown`, called by conftest.py), and the directories made by :func:`directory` are
-removed. With ``REPRO_TEST_BACKGROUND=0`` conftest.py starts nothing: each test runs its work itself, in turn.
+The background runs one piece of work at a time, in the order submitted; a test waiting for work the background is
+running takes the next pending work meanwhile and runs it itself (:func:`result`), so that two things run at a
+time, never more, and neither core idles while work is left. The tests meanwhile change this process's environment
+(``monkeypatch.setenv``) and working directory: the work uses absolute paths and the environment as it was when
+the first work was submitted (:func:`environ`, the default of :func:`run`). The processes started through
+:func:`run` that are still running when the session ends are killed (:func:`shutdown`, called by conftest.py), and
+the directories made by :func:`directory` are removed. With ``REPRO_TEST_BACKGROUND=0`` conftest.py starts
+nothing: each test runs its work itself, in turn.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Hashable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+#: Where a pytest process started by :func:`run_tests` records its tests' outcomes (conftest.py writes them).
+OUTCOMES_VARIABLE = "REPRO_TEST_OUTCOMES"
+
 _lock = threading.Lock()
-_queue: ThreadPoolExecutor | None = None
+_wake = threading.Condition(_lock)  # the worker waits on it for work
+_worker: threading.Thread | None = None
+_pending: dict[Hashable, tuple[Future, Callable[[], object]]] = {}  # submitted, not started, in order
 _outcomes: dict[Hashable, Future] = {}
 _processes: set[subprocess.Popen] = set()
 _directories: list[Path] = []
@@ -42,30 +54,67 @@ def submit(key: Hashable, work: Callable[[], object]) -> None:
     """Run ``work()`` in the background, after the work submitted before it; its outcome is :func:`result`
     of ``key`` (a key already known is left as it is). ``work`` may take the :func:`result` of other keys, not
     of its own (it would wait for itself)."""
-    global _queue, _environ
+    global _worker, _environ
     with _lock:
         if _closed or key in _outcomes:
             return
-        if _queue is None:
-            _queue = ThreadPoolExecutor(max_workers=1, thread_name_prefix="background")
+        if _worker is None:
             _environ = dict(os.environ)  # before any test runs: no test's monkeypatch in it
-        _outcomes[key] = _queue.submit(work)
+            _worker = threading.Thread(target=_work_through, name="background", daemon=True)
+            _worker.start()
+        _outcomes[key] = Future()
+        _pending[key] = (_outcomes[key], work)
+        _wake.notify()
+
+
+def _take(key: Hashable | None = None) -> tuple[Future, Callable[[], object]] | None:
+    """Under the lock: the pending work ``key`` (default: the first pending), now running, or None."""
+    if not _pending or (key is not None and key not in _pending):
+        return None
+    outcome, work = _pending.pop(next(iter(_pending)) if key is None else key)
+    outcome.set_running_or_notify_cancel()
+    return outcome, work
+
+
+def _run(outcome: Future, work: Callable[[], object]) -> None:
+    try:
+        outcome.set_result(work())
+    except BaseException as exc:  # noqa: BLE001 - handed to the test, as work() raised it
+        outcome.set_exception(exc)
+
+
+def _work_through() -> None:
+    """The background thread: the pending work, first submitted first, until the session ends."""
+    while True:
+        with _lock:
+            while not _pending and not _closed:
+                _wake.wait()
+            if _closed:
+                return
+            taken = _take()
+        _run(*taken)
 
 
 def result(key: Hashable, work: Callable[[], object]):
-    """The outcome of the work ``key``: waited for if it runs (or ran) in the background; else ``work()`` is run
-    here, now, and its outcome kept for the next call. Raises what the work raised."""
+    """The outcome of the work ``key``, raising what the work raised. Not started yet (or never submitted):
+    ``work()`` runs here, now, and its outcome is kept for the next call. Running in the background: while it
+    runs, this thread takes the next pending work and runs it (a core waiting on another does the queue's work
+    instead), then waits for the rest."""
     with _lock:
-        outcome = _outcomes.get(key)
-        here = outcome is None or outcome.cancel()  # cancel(): submitted but not started, so it runs here
-        if here:
-            outcome = _outcomes[key] = Future()
-            outcome.set_running_or_notify_cancel()  # running: a later call waits for it
-    if here:
-        try:
-            outcome.set_result(work())
-        except BaseException as exc:  # noqa: BLE001 - handed to the test, as work() raised it
-            outcome.set_exception(exc)
+        taken = _take(key)
+        if taken is None and key not in _outcomes:
+            _outcomes[key] = Future()
+            _outcomes[key].set_running_or_notify_cancel()  # running: a later call waits for it
+            taken = _outcomes[key], work
+        outcome = _outcomes[key]
+    if taken is not None:
+        _run(*taken)
+    while not outcome.done():
+        with _lock:
+            other = None if outcome.done() else _take()
+        if other is None:
+            break
+        _run(*other)
     return outcome.result()
 
 
@@ -89,6 +138,52 @@ def outcome(request, works: dict[str, Callable[..., object]]):
 def _work(item, work: Callable[..., object]) -> Callable[[], object]:
     callspec = getattr(item, "callspec", None)
     return functools.partial(work, **callspec.params) if callspec is not None else work
+
+
+def run_tests(nodeids: list[str]) -> dict[str, dict]:
+    """Run the tests ``nodeids`` in a pytest process of its own (from the checkout, without a background of
+    its own); returns each test's outcome as :func:`take_outcome` reads it. A test the process never reported
+    (it crashed, or could not collect it) is absent; ``""`` holds the process's exit status and output."""
+    record = directory("outcomes") / "outcomes.jsonl"
+    env = dict(environ(), REPRO_TEST_BACKGROUND="0", **{OUTCOMES_VARIABLE: str(record)})
+    ran = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "", *nodeids], cwd=REPO,
+              env=env)
+    outcomes = {"": {"status": ran.returncode, "output": f"{ran.stdout[-3000:]}\n{ran.stderr[-3000:]}"}}
+    for line in record.read_text().splitlines() if record.is_file() else []:
+        phase = json.loads(line)
+        kept = outcomes.setdefault(phase["nodeid"], phase)
+        if phase["outcome"] != "passed" and kept["outcome"] == "passed":  # a failed teardown fails a passed test
+            outcomes[phase["nodeid"]] = phase
+    return outcomes
+
+
+def record_outcome(report) -> None:
+    """For conftest.py's ``pytest_runtest_logreport`` in a process :func:`run_tests` started: one phase of a
+    test (setup, call, teardown), appended to the file it names."""
+    path = os.environ.get(OUTCOMES_VARIABLE)
+    if not path:
+        return
+    skipped = report.skipped and isinstance(report.longrepr, tuple)  # (file, line, "Skipped: reason")
+    reason = report.longrepr[2].removeprefix("Skipped: ") if skipped else report.longreprtext
+    phase = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome, "text": reason,
+             "xfail": getattr(report, "wasxfail", None)}
+    with open(path, "a", encoding="utf-8") as file:
+        file.write(json.dumps(phase) + "\n")
+
+
+def take_outcome(outcomes: dict[str, dict], nodeid: str) -> None:
+    """In the test ``nodeid`` itself: end as it ended in the process of :func:`run_tests` (fail with its
+    report, skip or xfail with its reason, else return)."""
+    phase = outcomes.get(nodeid)
+    if phase is None:
+        pytest.fail(f"the pytest process did not report {nodeid}: exit status {outcomes['']['status']}\n"
+                    f"{outcomes['']['output']}", pytrace=False)
+    if phase["xfail"] is not None:
+        pytest.xfail(phase["xfail"])
+    if phase["outcome"] == "skipped":
+        pytest.skip(phase["text"])
+    if phase["outcome"] == "failed":
+        pytest.fail(f"in the pytest process of its module ({phase['when']}):\n{phase['text']}", pytrace=False)
 
 
 def environ() -> dict[str, str]:
@@ -143,12 +238,14 @@ def shutdown() -> None:
     global _closed
     with _lock:
         _closed = True
-        queue, processes = _queue, list(_processes)
-    if queue is not None:
-        queue.shutdown(wait=False, cancel_futures=True)
+        worker, processes = _worker, list(_processes)
+        for outcome, _ in _pending.values():
+            outcome.cancel()
+        _pending.clear()
+        _wake.notify_all()
     for process in processes:
         kill(process)
-    if queue is not None:
-        queue.shutdown(wait=True)
+    if worker is not None:
+        worker.join()
     for path in _directories:
         shutil.rmtree(path, ignore_errors=True)

@@ -3,6 +3,7 @@ directory for the CLI runs, the random generator and a tiny matrix; one BLAS thr
 default, in the processes the tests start; the work test modules start in the background once the session's
 tests are known (background.py). Shared plain helpers are in helpers.py."""
 
+import functools
 import os
 from pathlib import Path
 
@@ -57,19 +58,48 @@ def data_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("data")
 
 
+#: The tests handed to a pytest process of their own (``IN_ITS_OWN_PROCESS`` modules): nodeid -> the
+#: background work (key and function) that runs them.
+_APART: dict[str, tuple] = {}
+
+
 def pytest_collection_finish(session):
     """Each test module defining ``start_in_background(items)`` gets its selected tests, to start the processes
-    they wait for on the other core (background.py); not when the tests are only listed, nor with
+    they wait for on the other core (background.py); a module setting ``IN_ITS_OWN_PROCESS = True`` (tests that
+    compute in this process for a minute, no expensive fixture) has its selected tests run in a pytest process
+    of their own there, each test here taking its outcome. Not when the tests are only listed, nor with
     REPRO_TEST_BACKGROUND=0."""
     if session.config.option.collectonly or os.environ.get("REPRO_TEST_BACKGROUND") == "0":
         return  # REPRO_TEST_BACKGROUND=0: every test runs its work itself, in this process's order
     selected = {}
     for item in session.items:
         module = getattr(item, "module", None)
-        if module is not None and hasattr(module, "start_in_background"):
+        if module is not None and (hasattr(module, "start_in_background") or
+                                   getattr(module, "IN_ITS_OWN_PROCESS", False)):
             selected.setdefault(module, []).append(item)
     for module, items in selected.items():
-        module.start_in_background(items)
+        if getattr(module, "IN_ITS_OWN_PROCESS", False):
+            key, work = ("pytest", module.__name__), functools.partial(background.run_tests, [i.nodeid for i in items])
+            background.submit(key, work)
+            _APART.update((item.nodeid, (key, work)) for item in items)
+        if hasattr(module, "start_in_background"):
+            module.start_in_background(items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A test run in a pytest process of its own ends as it ended there (background.take_outcome)."""
+    apart = _APART.get(pyfuncitem.nodeid)
+    if apart is None:
+        return None
+    background.take_outcome(background.result(*apart), pyfuncitem.nodeid)
+    return True
+
+
+def pytest_runtest_logreport(report):
+    """In a pytest process started by background.run_tests: each phase of each test recorded for the session
+    that started it."""
+    background.record_outcome(report)
 
 
 def pytest_sessionfinish(session):

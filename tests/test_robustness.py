@@ -22,6 +22,8 @@ from helpers import FIXED
 ITERATIONS = 10_000
 # 10,000 iterations per method and scale: ~1 s each, ~40 s in all; `make test` runs them, `make test-fast` not.
 pytestmark = pytest.mark.integration
+#: A minute of iterations in Python: run in a pytest process of its own on the other core (conftest.py).
+IN_ITS_OWN_PROCESS = True
 
 FACTORIZATIONS = [name for name in methods.NAMES if issubclass(methods.REGISTRY[name], Factorization)]
 MIXED_SIGN = [name for name in FACTORIZATIONS if not methods.REGISTRY[name].nonnegative_data]
