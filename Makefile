@@ -50,13 +50,21 @@ lock: ## Refresh requirements.lock from pyproject.toml (keeps pins still allowed
 		--generate-hashes --custom-compile-command 'make lock' --quiet $(LOCK_ARGS) -o $(LOCK)
 	@echo "wrote $(LOCK); the next target run rebuilds .venv from it"
 
+# Before the tests, the checkout's own modules are byte-compiled (a no-op when nothing changed): the suite
+# starts many Python processes, and each would otherwise compile src/ anew where the environment
+# says not to write .pyc files (PYTHONDONTWRITEBYTECODE), or race to write them where it does not.
+COMPILE_CHECKOUT := $(PY) -m compileall -q -j 0 src tools
+
 test: $(STAMP) ## The CI suite: everything but the slow tests (unit + integration), a few minutes
+	$(COMPILE_CHECKOUT)
 	$(PY) -m pytest -q -m 'not slow'
 
 test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integration), under a minute
+	$(COMPILE_CHECKOUT)
 	$(PY) -m pytest -q -m 'not slow and not integration'
 
 test-slow: $(STAMP) ## End-to-end tests on real data, and cases repeating a path make test runs (marked slow)
+	$(COMPILE_CHECKOUT)
 	$(PY) -m pytest -q -m slow
 
 # One command per paper: src.reproduce reads the paper's home papers/<paper>/ (sweeps, published numbers,
