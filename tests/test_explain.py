@@ -11,6 +11,7 @@ from src import explain
 from src.presentation import explain_report
 from src.reproduction import readings
 from src.reproduction import homes as papers
+from src.running import provenance
 from src.errors import ConfigError
 from helpers import fake_rows, make_home, split_values
 
@@ -96,6 +97,19 @@ def test_each_reading_changes_what_it_should_and_nothing_else(toy):
     assert "alpha_1 (alternative)** brings 1 of the" in text and "| refit | stopping | text |" in text
     assert "| 2 |" in text and "none (no new fit)" in text  # the refit's 12 rows of 0.1 + 0.1 s
     assert "The text: \"within 20 iterations\"" in text
+
+
+def test_the_provenance_lists_the_primary_runs_and_the_readings_fits(toy):
+    paper, outputs, out = toy
+    primary_run = {**provenance.collect(provenance.now(), provenance.now()), "command": "python -m src.run primary"}
+    provenance.write(outputs / "toy", {"runs": [primary_run]})  # as the paper report records its runs
+    refit_run = {**provenance.collect(provenance.now(), provenance.now()), "command": "python -m src.run refit"}
+    provenance.write(out / "toy" / "refit" / "runs" / "yale_NMF", refit_run)
+    text = explain_report.explain_paper(paper, outputs, out).read_text()
+    assert "- The results come from 2 run directories:" in text
+    assert "`python -m src.run primary`" in text and "`python -m src.run refit`" in text
+    recorded = provenance.read(out / "toy" / provenance.FILE)
+    assert [run["command"] for run in recorded["runs"]] == ["python -m src.run primary", "python -m src.run refit"]
 
 
 def test_missing_primary_run_is_one_line_and_unfinished_readings_are_reported_as_not_run(toy, tmp_path):

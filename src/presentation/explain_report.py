@@ -307,8 +307,18 @@ def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
     started = provenance.now()
     lines = report_lines(paper, published, primary_text, readings, primary, effects, seconds)
     record = provenance.collect(started, provenance.now(), extra={"readings": [r.name for r in readings]})
-    lines += ["", *provenance.markdown(record, [])]
+    runs = runs_read(paper, outputs, out, readings)
+    lines += ["", *provenance.markdown(record, runs)]
     path = out / "report.md"
     write_atomic(path, "\n".join(lines) + "\n")
-    provenance.write(out, record)
+    provenance.write(out, {**record, "runs": runs})
     return path
+
+
+def runs_read(paper: Paper, outputs: Path, out: Path, readings: list[Reading]) -> list[dict]:
+    """The records of the runs behind the report: the primary run's (as its paper report lists them in its
+    ``provenance.json``) and those of the fits of every finished reading (their own ``provenance.json``)."""
+    primary = provenance.read(paper.out(outputs) / provenance.FILE) or {}
+    fitted = [file for reading in readings if reading.sweeps and done_record(out, reading) is not None
+              for file in find_results([runs_dir(out, reading)])]
+    return [*primary.get("runs", []), *(r for r in provenance.of_results(fitted) if r is not None)]
