@@ -16,6 +16,12 @@ the first work was submitted (:func:`environ`, the default of :func:`run`). The 
 :func:`run` that are still running when the session ends are killed (:func:`shutdown`, called by conftest.py), and
 the directories made by :func:`directory` are removed. With ``REPRO_TEST_BACKGROUND=0`` conftest.py starts
 nothing: each test runs its work itself, in turn.
+
+Tests that compute in this process for a long while (no process to wait for) go to the other core whole: a module
+that sets ``IN_ITS_OWN_PROCESS = True`` has its selected tests run by :func:`run_tests`, one pytest process of
+their own in the background (conftest.py submits it), and each test here ends as it ended there
+(:func:`take_outcome`: passed, failed with its report, skipped or xfailed). Its fixtures are set up in both
+processes, so such a module has no expensive one.
 """
 
 from __future__ import annotations

@@ -24,6 +24,10 @@ from src.errors import ConfigError
 from src.methods.core.estimator import Factorization
 from src.methods.core.loop import Pass
 
+#: Near the end of the suite, a quarter of a minute in this process: run in a pytest process of its own on the
+#: other core (conftest.py).
+IN_ITS_OWN_PROCESS = True
+
 REPO = Path(__file__).resolve().parents[2]
 
 

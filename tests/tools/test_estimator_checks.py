@@ -7,6 +7,10 @@ import pytest
 from src import methods
 from tools import estimator_checks
 
+#: scikit-learn's checks of every method, a quarter of a minute at the end of the suite: run in a pytest
+#: process of its own on the other core (conftest.py).
+IN_ITS_OWN_PROCESS = True
+
 FAST = {"kmeans", "nmf", "nmf_ncw", "ntf", "copkmeans", "sda", "cnmf"}
 """A few structurally different methods run in the fast suite (about 3 s); the rest (about 10 s) are integration."""
 
