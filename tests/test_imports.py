@@ -39,6 +39,11 @@ DEFERRED = {
     ("src.methods.graph.knn", "src.methods.graph.nndescent"):
         "nndescent imports numba (0.2-0.5 s, and compiles on first use); only the approximate kNN search "
         "(knn_algorithm='nndescent', or 'auto' above 30,000 samples) needs it",
+    ("src.presentation.figures", "matplotlib"):
+        "every command imports the figures (a run draws one at its end); pyplot takes half a second to import, "
+        "which the processes that draw nothing (dry runs, pool workers, refused settings) do not pay",
+    ("src.presentation.figures", "matplotlib.pyplot"): "the same (the backend is set to Agg before it)",
+    ("src.presentation.figures", "matplotlib.ticker"): "the same (the k axis's integer ticks)",
 }
 """(importing module, imported module) -> why the import waits inside a function."""
 

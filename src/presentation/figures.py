@@ -7,22 +7,29 @@ has integer ticks only, and a caption under the panels says under which protocol
 
 import textwrap
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-from .tables import METRICS  # noqa: E402
+from .tables import METRICS
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p"]
 LINESTYLES = ["-", "--", "-.", ":"]
 
 
+def pyplot():
+    """matplotlib's pyplot on the Agg backend (files, no window), imported when the first figure is drawn: every
+    command imports this module (a run writes its figure at the end), and the processes that draw nothing (a
+    dry run, a pool's worker, a setting refused) do not pay the half second pyplot takes to import."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def style(i: int) -> dict:
     """Colour, marker and line style of the ``i``-th method (no two of the first 12 share a marker)."""
-    colors = plt.get_cmap("tab10" if i < 10 else "tab20").colors
+    colors = pyplot().get_cmap("tab10" if i < 10 else "tab20").colors
     return {"color": colors[i % len(colors)], "marker": MARKERS[i % len(MARKERS)],
             "linestyle": LINESTYLES[i % len(LINESTYLES)]}
 
@@ -33,7 +40,9 @@ def figure_metrics_vs_k(frame: pd.DataFrame, title: str, methods=None, caption: 
     ``methods`` sets the order (default: sorted labels); ``caption`` (e.g. the protocol: trials, labels) is
     printed under the panels.
     """
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
+    from matplotlib.ticker import MaxNLocator
+
+    fig, axes = pyplot().subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
     order = list(methods) if methods is not None else sorted(frame["method"].unique())
     for ax, (metric, label) in zip(axes, METRICS.items()):
         grouped = frame.groupby(["k", "method"])[metric]
@@ -71,4 +80,4 @@ def plot_metrics_vs_k(frame: pd.DataFrame, title: str, path, methods=None, capti
     try:
         fig.savefig(path, dpi=120, format="png")
     finally:
-        plt.close(fig)
+        pyplot().close(fig)
