@@ -59,7 +59,7 @@ test: $(STAMP) ## The CI suite: everything but the slow tests (unit + integratio
 	$(COMPILE_CHECKOUT)
 	$(PY) -m pytest -q -m 'not slow'
 
-test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integration), under a minute
+test-fast: $(STAMP) ## Unit tests only, for quick feedback (skips slow and integration), under two minutes
 	$(COMPILE_CHECKOUT)
 	$(PY) -m pytest -q -m 'not slow and not integration'
 

@@ -112,6 +112,7 @@ def test_the_provenance_lists_the_primary_runs_and_the_readings_fits(toy):
     assert [run["command"] for run in recorded["runs"]] == ["python -m src.run primary", "python -m src.run refit"]
 
 
+@pytest.mark.integration
 def test_missing_primary_run_is_one_line_and_unfinished_readings_are_reported_as_not_run(toy, tmp_path):
     paper, outputs, out = toy
     with pytest.raises(explain.UserError, match="run make reproduce-toy first"):
@@ -150,6 +151,7 @@ def test_the_primary_runs_are_composed_as_sources_only_where_they_may_be_on_disk
 REAL = [name for name in papers.names() if (papers.HOME / name / readings.FILE).is_file()]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", REAL)
 def test_every_declared_reading_of_the_papers_composes_and_builds(name):
     """Each paper's readings load; their families exist; every value of every sweep composes with the paper's
@@ -186,6 +188,7 @@ def test_every_declared_reading_of_the_papers_composes_and_builds(name):
                     model.check_params()
 
 
+@pytest.mark.integration
 def test_the_readings_sweeps_run_in_one_pool_and_copy_the_primary_cells_they_equal(tmp_path, monkeypatch):
     """A reading's sweep that asks for the primary run's own settings computes nothing (its cells are copied
     from outputs/reproduce/), one that changes a setting computes its cells; both are marked done."""

@@ -104,6 +104,7 @@ def toys(tmp_path, monkeypatch):
     return chosen, overrides, tmp_path / "outputs" / "reproduce", built
 
 
+@pytest.mark.integration
 def test_each_papers_report_is_built_when_its_cells_are_in(toys):
     chosen, overrides, outputs, built = toys
     reports = reproduce.reproduce(chosen, overrides, 1, outputs)
@@ -114,6 +115,7 @@ def test_each_papers_report_is_built_when_its_cells_are_in(toys):
     assert (outputs / "schedule.csv").is_file()
 
 
+@pytest.mark.integration
 def test_a_failing_report_fails_the_reproduction_with_one_line(toys, monkeypatch):
     chosen, overrides, outputs, built = toys
 

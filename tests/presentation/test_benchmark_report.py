@@ -34,6 +34,7 @@ def test_a_method_is_named_without_its_parameters():
     assert short_name("GNMF(alpha=100.0)") == "GNMF" and short_name("CNMF-KL") == "CNMF-KL"
 
 
+@pytest.mark.integration
 def test_the_tables_hold_the_rows_means_under_both_scorings(toy_report):
     out, report = toy_report
     frame = pd.concat(pd.read_csv(path) for path in sorted((out / "labels10/runs").glob("*/results.csv")))
@@ -47,6 +48,7 @@ def test_the_tables_hold_the_rows_means_under_both_scorings(toy_report):
     assert "Unsupervised track (not run)" in report
 
 
+@pytest.mark.integration
 def test_each_papers_claim_is_decided_or_marked_not_run(toy_report):
     _, report = toy_report
     claims = report.split("## The papers' claims against the whole family", 1)[1].split("\n## ", 1)[0]
@@ -56,11 +58,13 @@ def test_each_papers_claim_is_decided_or_marked_not_run(toy_report):
     assert "| pcgnmf |" in claims and "not run" in [line for line in claims.splitlines() if "| pcgnmf |" in line][0]
 
 
+@pytest.mark.integration
 def test_the_cost_counts_the_cells_copied_from_the_reproduction(toy_report):
     _, report = toy_report
     assert "16 cells: 4 computed, 0 shared between tracks (computed once), 12 copied" in report
 
 
+@pytest.mark.integration
 def test_the_provenance_names_the_runs_the_tables_come_from(toy_report):
     out, report = toy_report
     runs = sorted((out / "labels10/runs").glob("*/results.csv"))
@@ -69,6 +73,7 @@ def test_the_provenance_names_the_runs_the_tables_come_from(toy_report):
     assert "- Commands of the runs:" in provenance and "  - `" in provenance.split("- Commands of the runs:")[1]
 
 
+@pytest.mark.integration
 def test_the_front_page_gets_a_row_for_the_benchmark(toy_report):
     from src.presentation import front_page
 

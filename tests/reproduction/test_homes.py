@@ -37,6 +37,7 @@ def test_the_shared_parts_are_spliced_into_the_sweeps():
     assert fnmf.sweep_overrides()[0] == ["experiment=fnmf"]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("name", PAPERS)
 def test_every_sweep_composes_with_hydra(name):
     """Every value of every sweep (its comma lists split into single values, each varied with the other

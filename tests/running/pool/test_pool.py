@@ -29,6 +29,7 @@ def cells(root: Path, paper: str) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["method", "k", "trial"]).sort_index()
 
 
+@pytest.mark.integration
 def test_shared_cells_are_computed_once_and_written_for_each_job(tmp_path, monkeypatch):
     monkeypatch.setattr(pool, "run_local", in_process())
     chosen, overrides = toy_papers(tmp_path)
@@ -50,6 +51,7 @@ def test_shared_cells_are_computed_once_and_written_for_each_job(tmp_path, monke
             assert json.loads((job / "provenance.json").read_text())["cells"] == 4
 
 
+@pytest.mark.integration
 def test_a_failed_cell_fails_its_job_on_one_line_and_a_rerun_resumes(tmp_path, monkeypatch, caplog):
     chosen, overrides = toy_papers(tmp_path, ("toy",))
     monkeypatch.setattr(pool, "run_local", in_process(lambda item: item.spec.method.name == "cnmf" and item.k == 3))
@@ -141,6 +143,7 @@ class FakeTask:
         self.array.cancelled.append(self.job_id)
 
 
+@pytest.mark.integration
 def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cells(tmp_path, monkeypatch):
     import src.running.pool.workers as workers
     from src.running.pool.workers import work

@@ -12,6 +12,7 @@ def sweeps(chosen, overrides=()):
     return [(p.name, i, [*sweep, *overrides]) for p in chosen for i, sweep in enumerate(p.sweep_overrides())]
 
 
+@pytest.mark.integration
 def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories():
     jobs = expand(sweeps([papers.load("cnmf")]))
     assert len(jobs) == 21 + 2 + 24  # 3 data sets x 7 methods, NTF on two, GNMF/SemiGNMF x 4 alphas x 3
@@ -23,6 +24,7 @@ def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories():
     assert len({job.out_dir for job in jobs}) == len(jobs)
 
 
+@pytest.mark.integration
 def test_a_sweep_directory_given_as_an_override_is_the_jobs():
     lcf = papers.load("lcf")
     # only the lambda study (sweep 2) is composed: expand composes each sweep apart, so these are its jobs in a

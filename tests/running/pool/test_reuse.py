@@ -4,10 +4,13 @@ code are equal, and computed again when the code differs."""
 import json
 
 import pandas as pd
+import pytest
 from helpers import in_process, toy_benchmark, toy_papers
 
 import src.running.pool as pool
 from src.running.pool import schedule
+
+pytestmark = pytest.mark.integration  # each test runs pools of toy papers, several seconds
 
 SCORES = ["acc", "nmi", "n_iter", "objective", "acc_unlabelled", "nmi_unlabelled"]
 
