@@ -87,6 +87,8 @@ def _run(outcome: Future, work: Callable[[], object]) -> None:
         outcome.set_result(work())
     except BaseException as exc:  # noqa: BLE001 - handed to the test, as work() raised it
         outcome.set_exception(exc)
+        if isinstance(exc, KeyboardInterrupt):  # Ctrl-C during work run here stops the session too
+            raise
 
 
 def _work_through() -> None:

@@ -16,12 +16,16 @@ LINESTYLES = ["-", "--", "-.", ":"]
 
 
 def pyplot():
-    """matplotlib's pyplot on the Agg backend (files, no window), imported when the first figure is drawn: every
-    command imports this module (a run writes its figure at the end), and the processes that draw nothing (a
-    dry run, a pool's worker, a setting refused) do not pay the half second pyplot takes to import."""
+    """matplotlib's pyplot, imported when the first figure is drawn: every command imports this module (a run
+    writes its figure at the end), and the processes that draw nothing (a dry run, a pool's worker, a setting
+    refused) do not pay the half second pyplot takes to import. A process that has not imported pyplot yet
+    gets the Agg backend (files, no window); one that has (a notebook, the docs' gallery) keeps its own."""
+    import sys
+
     import matplotlib
 
-    matplotlib.use("Agg")
+    if "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     return plt
