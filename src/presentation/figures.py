@@ -5,6 +5,7 @@ through its mean over trials and a shaded band of mean ± sample std (ddof=1, as
 has integer ticks only, and a caption under the panels says under which protocol the numbers were computed.
 """
 
+import sys
 import textwrap
 
 import pandas as pd
@@ -20,8 +21,6 @@ def pyplot():
     writes its figure at the end), and the processes that draw nothing (a dry run, a pool's worker, a setting
     refused) do not pay the half second pyplot takes to import. A process that has not imported pyplot yet
     gets the Agg backend (files, no window); one that has (a notebook, the docs' gallery) keeps its own."""
-    import sys
-
     import matplotlib
 
     if "matplotlib.pyplot" not in sys.modules:
