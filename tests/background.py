@@ -224,6 +224,14 @@ def run(args, *, timeout: float | None = None, **options) -> subprocess.Complete
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
+def run_module(module: str, *args: str, cwd: Path, timeout: float = 600, **variables: str):
+    """``python -m module args`` run from ``cwd`` through :func:`run`: this interpreter, the checkout importable
+    (``PYTHONPATH``), Hydra's errors on one line (``HYDRA_FULL_ERROR=0``), :func:`environ` and ``variables``.
+    How the tests run a command of the project."""
+    env = dict(environ(), HYDRA_FULL_ERROR="0", PYTHONPATH=str(REPO), **variables)
+    return run([sys.executable, "-m", module, *args], cwd=cwd, env=env, timeout=timeout)
+
+
 def kill(process: subprocess.Popen) -> None:
     """Kill the process and the processes it started (its process group)."""
     try:

@@ -5,7 +5,6 @@ tests/reproduction/test_homes.py).
 The dry run of every paper composes all 151 jobs (half a minute): it runs as a command, started on the other core
 as soon as the session's tests are known (tests/background.py)."""
 
-import sys
 from pathlib import Path
 
 import background
@@ -22,9 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def dry_run_of_every_paper():
     """``python -m src.reproduce all --dry-run`` run from an empty directory, the checkout on PYTHONPATH."""
-    env = {**background.environ(), "PYTHONPATH": str(REPO)}
-    return background.run([sys.executable, "-m", "src.reproduce", "all", "--dry-run"],
-                          cwd=background.directory("dry-run"), env=env, timeout=900)
+    return background.run_module("src.reproduce", "all", "--dry-run", cwd=background.directory("dry-run"),
+                                 timeout=900)
 
 
 COMMANDS = {"test_a_dry_run_counts_every_papers_cells": dry_run_of_every_paper}

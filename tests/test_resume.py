@@ -198,11 +198,10 @@ def test_damaged_cell_files_are_recomputed(tmp_path, data_dir, caplog):
 def submitit_sweep():
     """The sweep through submitit's local launcher: (its directory, its completed process)."""
     root = background.directory("submitit")
-    env = dict(background.environ(), HYDRA_FULL_ERROR="0")
-    return root / "submitit", background.run(
-        command(*SWEEP, "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=10",
-                "hydra.launcher.cpus_per_task=1", f"hydra.sweep.dir={root / 'submitit'}",
-                f"paths.data_dir={root / 'data'}"), cwd=REPO, env=env, timeout=600)
+    return root / "submitit", background.run_module(
+        "src.run", *SWEEP, "hydra/launcher=submitit_local", "hydra.launcher.timeout_min=10",
+        "hydra.launcher.cpus_per_task=1", f"hydra.sweep.dir={root / 'submitit'}", f"paths.data_dir={root / 'data'}",
+        cwd=REPO)
 
 
 SWEEPS = {"test_submitit_local_multirun_reports_like_joblib": submitit_sweep}

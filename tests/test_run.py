@@ -20,8 +20,7 @@ SMALL = ["protocol.ks=[2,3]", "protocol.n_trials=2", "protocol.kmeans_restarts=3
 
 
 def run(*args, cwd=REPO):
-    env = dict(background.environ(), HYDRA_FULL_ERROR="0")
-    return background.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, timeout=600)
+    return background.run_module("src.run", *args, cwd=cwd)
 
 
 def shared_data_dir():

@@ -5,7 +5,6 @@ known (tests/background.py); their tests check what they wrote."""
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import background
@@ -16,8 +15,8 @@ import scipy.io
 import scipy.sparse
 from omegaconf import OmegaConf
 
-from src.data import load_dataset, pin_user_file, user_file
-from src.errors import ConfigError, DataError, UserError
+from src.data import load_dataset, pin_user_file
+from src.errors import ConfigError, DataError
 
 REPO = Path(__file__).resolve().parents[2]
 CONF = REPO / "conf"
@@ -274,8 +273,7 @@ def test_a_run_checks_k_against_the_classes_of_the_file(tmp_path, blobs):
 
 
 def run_cli(*args, cwd):
-    env = dict(background.environ(), HYDRA_FULL_ERROR="0", PYTHONPATH=str(REPO))
-    return background.run([sys.executable, "-m", "src.run", *args], cwd=cwd, env=env, timeout=600)
+    return background.run_module("src.run", *args, cwd=cwd)
 
 
 def run_on_a_relative_file():

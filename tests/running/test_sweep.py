@@ -7,7 +7,6 @@ The multiruns these tests read run as commands started on the other core as soon
 import json
 import logging
 import re
-import sys
 from pathlib import Path
 
 import background
@@ -27,9 +26,7 @@ SMALL = ["protocol.ks=[2]", "protocol.n_trials=1", "protocol.kmeans_restarts=2",
 
 
 def multirun(*args, data_dir):
-    env = dict(background.environ(), HYDRA_FULL_ERROR="0")
-    return background.run([sys.executable, "-m", "src.run", "-m", *args, f"paths.data_dir={data_dir}"], cwd=REPO,
-                          env=env, timeout=600)
+    return background.run_module("src.run", "-m", *args, f"paths.data_dir={data_dir}", cwd=REPO)
 
 
 def sweep_with_invalid_jobs():
