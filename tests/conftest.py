@@ -1,11 +1,14 @@
 """Shared fixtures: the data mirror (../shared/datasets unless REPRO_DATA_MIRROR says otherwise), a per-module data
-directory for the CLI runs, the random generator and a tiny matrix; one BLAS thread in this process and, by
-default, in the processes the tests start; the work test modules start in the background once the session's
-tests are known (background.py). Shared plain helpers are in helpers.py."""
+directory for the CLI runs, the random generator and a tiny matrix, the dry run of every paper's reproduction;
+one BLAS thread in this process and, by default, in the processes the tests start; the work test modules start
+in the background once the session's tests are known (background.py). Shared plain helpers are in helpers.py."""
 
 import functools
+import logging
 import os
+import signal
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -56,6 +59,53 @@ def tiny(rng):
 def data_dir(tmp_path_factory):
     """An empty data directory shared by the CLI runs of one test module (the datasets are prepared once)."""
     return tmp_path_factory.mktemp("data")
+
+
+class DryRun(NamedTuple):
+    """What ``python -m src.reproduce all --dry-run`` did: its exit status, its log's messages, the jobs it
+    planned (:class:`src.running.pool.jobs.Job`, every job of every paper's sweeps)."""
+
+    status: int
+    messages: list[str]
+    jobs: list
+
+
+@pytest.fixture(scope="session")
+def every_papers_dry_run(tmp_path_factory) -> DryRun:
+    """The dry run of every paper's reproduction, run once per session for the tests that read its jobs or its
+    counts: composing all 151 jobs takes half a minute. ``src.reproduce.main(["all", "--dry-run"])`` runs in
+    this process, from an empty directory (no cell on disk), recording what ``plan_jobs`` returns and every
+    log message; this process's SIGTERM handler and logging level are put back afterwards."""
+    import src.running.pool as pool
+    from src import reproduce
+
+    planned, messages = [], []
+    plan_jobs = pool.plan_jobs
+
+    def recording(chosen, overrides):
+        jobs = plan_jobs(chosen, overrides)
+        planned.extend(jobs)
+        return jobs
+
+    class Recorder(logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    root, recorder, here = logging.getLogger(), Recorder(logging.INFO), os.getcwd()
+    level, sigterm = root.level, signal.getsignal(signal.SIGTERM)
+    pool.plan_jobs = recording
+    root.addHandler(recorder)
+    root.setLevel(logging.INFO)
+    os.chdir(tmp_path_factory.mktemp("dry-run"))
+    try:
+        status = reproduce.main(["all", "--dry-run"])
+    finally:
+        os.chdir(here)
+        root.setLevel(level)
+        root.removeHandler(recorder)
+        pool.plan_jobs = plan_jobs
+        signal.signal(signal.SIGTERM, sigterm)
+    return DryRun(status, messages, planned)
 
 
 #: The tests handed to a pytest process of their own (``IN_ITS_OWN_PROCESS`` modules): nodeid -> the

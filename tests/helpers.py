@@ -211,14 +211,6 @@ def assert_same_fit(a, b, factors=("U", "V"), rtol=1e-10):
 
 # --- result rows and paper homes for the reproduce, scorecard and explain tests ---------------------
 
-def split_values(override: str) -> list[str]:
-    """A sweep override's single values: ``a=1,2`` -> ``a=1``, ``a=2`` (commas inside brackets kept)."""
-    key, _, value = override.partition("=")
-    if value.startswith("["):
-        return [override]
-    return [f"{key}={v}" for v in value.split(",")]
-
-
 def fake_rows(dataset, method, estimator, mean, ks=(2, 3), trials=6, seed=0, **columns):
     rng = np.random.default_rng(seed)
     return pd.DataFrame([{"dataset": dataset, "method": method, "estimator": estimator, "k": k, "trial": t,

@@ -183,13 +183,29 @@ REPEATED = {
     # 47 jobs, as the kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS="--overrides
     # hydra/launcher=submitit_slurm hydra.launcher.partition=cpu hydra.launcher.timeout_min=240"]
     "make reproduce-cnmf": "test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]",
-    # `python -m src.reproduce all --dry-run`: the same command is run, its counts checked, by the kept
-    # tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells; the pattern rule reproduce-% by the
-    # kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]
+    # `python -m src.reproduce all --dry-run`: its main() is run with the same arguments, its counts checked, by
+    # the kept tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells; the pattern rule reproduce-% by
+    # the kept case test_readme_command_runs_as_typed[make reproduce-cnmf REPRODUCE_ARGS=...]
     "make reproduce-all": "tests/test_reproduce.py::test_a_dry_run_counts_every_papers_cells",
     # the same pattern rule (explain-%) and `python -m src.explain all --dry-run`, which composes lcf's readings
     # among all the papers', in the kept case test_readme_command_runs_as_typed[make explain-all]
     "make explain-lcf": "test_readme_command_runs_as_typed[make explain-all]",
+    # a multirun of the same two methods on the same two data sets into a given sweep directory, computed, and its
+    # tables checked
+    "python -m src.run -m method=kmeans,nmf dataset=orl,yale hydra.sweep.dir=outputs/multirun/my_sweep":
+        "tests/test_run.py::test_multirun_in_parallel_then_one_table_per_dataset",
+    # the report of a real multirun's directory, written beside its results: the same report.main on the same kind
+    # of sweep (the placeholder's sweep is made for this case alone)
+    "python -m src.presentation.report outputs/multirun/<date>":
+        "tests/test_run.py::test_multirun_in_parallel_then_one_table_per_dataset",
+    # a multirun over the same two relative files (.npz and .csv), computed, each job's file and rows checked
+    "python -m src.run -m dataset=file dataset.path=a.npz,b.csv method=kmeans,nmf 'protocol.ks=[2,3]'":
+        "tests/data/test_user_file.py::test_a_sweep_over_two_relative_files",
+    # a multirun of NMF and CNMF under the CNMF paper's protocol (on Yale), computed, killed and resumed; ORL's
+    # loading is in the kept case test_readme_command_runs_as_typed[python -m src.run -m method=kmeans,nmf,nmf_kl
+    # dataset=orl,yale]
+    "python -m src.run -m method=nmf,cnmf dataset=orl protocol=cnmf":
+        "tests/test_resume.py::test_sigkill_then_two_concurrent_resumes_give_the_uninterrupted_results",
 }
 
 
@@ -438,6 +454,22 @@ def test_readme_command_runs_as_typed(command, mirror):
 def test_the_documents_have_commands_of_every_kind():
     kinds = {kind(shlex.split(command)) for command in readme_commands()}
     assert {"make", "run", "data"} <= kinds and "unknown" not in kinds
+
+
+def test_each_repeated_command_is_shown_and_its_covering_test_exists():
+    """A :data:`REPEATED` command is one the documents show, and the test named beside it is defined (a kept
+    case of this module, or a test function of the file named), so that no command leaves ``make test``
+    uncovered when either is renamed."""
+    commands = set(readme_commands())
+    assert set(REPEATED) <= commands, set(REPEATED) - commands
+    for cover in REPEATED.values():
+        name, _, case_id = cover.partition("[")
+        if name == "test_readme_command_runs_as_typed":
+            assert any(command.startswith(case_id.rstrip("]").removesuffix("...")) and command not in REPEATED
+                       for command in commands), cover
+        else:
+            path, _, function = name.partition("::")
+            assert f"def {function}(" in (REPO / path).read_text(), cover
 
 
 def test_the_manual_pages_are_read():

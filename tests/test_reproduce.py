@@ -2,12 +2,9 @@
 report as soon as its cells are in (the pool itself: tests/running/pool/; the paper homes:
 tests/reproduction/test_homes.py).
 
-The dry run of every paper composes all 151 jobs (half a minute): it runs as a command, started on the other core
-as soon as the session's tests are known (tests/background.py)."""
+The dry run of every paper composes all 151 jobs (half a minute): it runs once per session, in this process
+(conftest.py's ``every_papers_dry_run``), for this module's counts and for the tests that read its jobs."""
 
-from pathlib import Path
-
-import background
 import pytest
 from helpers import in_process, toy_papers, write_home
 
@@ -16,20 +13,6 @@ from src.presentation import paper_report
 from src.reproduction import homes as papers
 
 PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
-REPO = Path(__file__).resolve().parents[1]
-
-
-def dry_run_of_every_paper():
-    """``python -m src.reproduce all --dry-run`` run from an empty directory, the checkout on PYTHONPATH."""
-    return background.run_module("src.reproduce", "all", "--dry-run", cwd=background.directory("dry-run"),
-                                 timeout=900)
-
-
-COMMANDS = {"test_a_dry_run_counts_every_papers_cells": dry_run_of_every_paper}
-
-
-def start_in_background(items):
-    background.start_tests(items, COMMANDS)
 
 
 def test_a_missing_dependency_is_reproduced_first(tmp_path):
@@ -62,10 +45,9 @@ def test_unknown_paper_exits_2_with_one_line(caplog):
 
 
 @pytest.mark.integration
-def test_a_dry_run_counts_every_papers_cells(request):
-    result = background.outcome(request, COMMANDS)
-    assert result.returncode == 0, result.stderr[-3000:]
-    lines = [line.partition("] ")[2] for line in result.stderr.splitlines()]  # "[INFO] message"
+def test_a_dry_run_counts_every_papers_cells(every_papers_dry_run):
+    status, lines, _ = every_papers_dry_run
+    assert status == 0, lines[-20:]
     assert any(line.startswith("dry run of cnmf: 47 jobs, 4,230 cells") for line in lines)
     summary = next(line for line in lines if line.startswith("dry run: "))
     # only cells without labels are shared across papers now (LCF's and FNMF's on ORL), not CNMF's with LCF's

@@ -302,6 +302,13 @@ def needs_labels_check(name: str, labels: Mapping, dataset: str) -> None:
             f"protocol.labels.mode=fraction (or per_class)")
 
 
+def check_without_data(run: RunSpec) -> None:
+    """Steps 2 and 3 of the module docstring: the method's parameters and its need of labels, checked before
+    any data set is read (all that a reproduction's dry run can check of a job)."""
+    check_method_params(run.method)
+    needs_labels_check(run.method.name, run.protocol.labels, str(run.dataset.name))
+
+
 # -- 5. what the data decide --------------------------------------------------------------------------------------
 def check_protocol_on(protocol: ProtocolSpec, class_sizes) -> None:
     """Check the protocol against the classes of the data set (their sizes): each k against the number of
@@ -350,8 +357,7 @@ def prepare(run: RunSpec, load: Callable | None = None) -> Prepared:
     None (a sweep passes one that loads each data set once). Raises :class:`~src.errors.ConfigError` (or
     :class:`~src.errors.DataError`) with one line naming the first bad setting.
     """
-    check_method_params(run.method)
-    needs_labels_check(run.method.name, run.protocol.labels, str(run.dataset.name))
+    check_without_data(run)
     dataset = (load or load_dataset)(thaw(run.dataset.config), run.paths.data_dir, run.paths.mirror, run.seed)
     check_against_data(run, dataset)
     return Prepared(run, dataset, run.cell_settings())

@@ -5,7 +5,7 @@ import re
 
 import pytest
 import yaml
-from helpers import split_values, write_home
+from helpers import write_home
 from hydra import compose, initialize_config_dir
 
 from src.errors import ConfigError
@@ -39,23 +39,20 @@ def test_the_shared_parts_are_spliced_into_the_sweeps():
 
 @pytest.mark.integration
 @pytest.mark.parametrize("name", PAPERS)
-def test_every_sweep_composes_with_hydra(name):
-    """Every value of every sweep (its comma lists split into single values, each varied with the other
-    overrides at their first value) composes, with the sweep's own data sets and methods or the experiment's."""
+def test_every_job_of_every_sweep_composes_with_hydra(name, every_papers_dry_run):
+    """Every job of every sweep (every value of its comma lists, with the sweep's own data sets and methods or
+    the experiment's), as the reproduction composes it (its dry run, conftest.py), runs in the paper's folder
+    (the first sweep in ``runs/``) on unit-norm data with one BLAS thread."""
+    status, _, jobs = every_papers_dry_run
+    assert status == 0
     paper = papers.load(name)
-    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        base = compose(config_name="config", overrides=[paper.experiment], return_hydra_config=True)
-        assert base.hydra.sweep.dir == f"{base.paths.output_dir}/reproduce/{name}/runs"
-        grid = {key: str(value) for key, value in base.hydra.sweeper.params.items()}
-        for sweep in paper.sweeps:
-            given = {o.partition("=")[0] for o in sweep}
-            choices = [split_values(o) for o in sweep]
-            choices += [split_values(f"{key}={value}") for key, value in grid.items() if key not in given]
-            first = [values[0] for values in choices]
-            jobs = {tuple(first[:i] + [value] + first[i + 1:]) for i, values in enumerate(choices) for value in values}
-            for job in sorted(jobs):
-                cfg = compose(config_name="config", overrides=[paper.experiment, *job])
-                assert cfg.dataset.preprocess == "unit_norm" and cfg.runtime.blas_threads == 1
+    mine = [job for job in jobs if job.paper == name]
+    assert sorted({job.sweep for job in mine}) == list(range(len(paper.sweeps)))
+    for job in mine:
+        assert job.out_dir.parts[:3] == ("outputs", "reproduce", name), job.out_dir
+        assert job.sweep or job.out_dir.parent.name == "runs", job.out_dir
+        assert job.config["dataset"]["preprocess"] == "unit_norm" and job.config["runtime"]["blas_threads"] == 1
+        assert paper.experiment in job.overrides
 
 
 def test_the_experiment_is_the_one_the_makefile_ran():

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import background
 import pytest
-from hydra import compose, initialize_config_dir
+from hydra import initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import OmegaConf
 
 from src.running import progress, sweep
 from src import resolvers
-from src.reproduction import homes as papers
 from src.errors import ConfigError
 
 SHELL_SAFE = re.compile(r"^[A-Za-z0-9._=,+-]+$")
@@ -152,26 +151,16 @@ def test_the_source_uses_no_private_hydra_or_scikit_learn_api():
     assert found == []
 
 
-@pytest.mark.integration  # composes the jobs of every reproduction (half a minute)
-def test_the_reproductions_run_directories_are_shell_safe_and_distinct():
-    names, dirs, composed = {}, {}, {}
-    with initialize_config_dir(str(REPO / "conf"), version_base="1.3"):
-        for paper in papers.in_order():
-            params = compose("config", overrides=[paper.experiment], return_hydra_config=True).hydra.sweeper.params
-            for overrides in paper.sweep_overrides():
-                for job in sweep.sweep_jobs(sweep_config(OmegaConf.to_container(params), overrides[1:])):
-                    dataset = next(o.split("=", 1)[1] for o in job if o.startswith("dataset="))
-                    method = tuple(o for o in job if not o.startswith("dataset="))  # label: not per data set
-                    if (paper.name, method) not in composed:
-                        cfg = compose("config", overrides=[paper.experiment, *job], return_hydra_config=True)
-                        assert cfg.hydra.sweep.subdir == f"{dataset}_{resolvers.safe_name(cfg.method.label)}"
-                        composed[paper.name, method] = (cfg.hydra.sweep.dir, cfg.method.label)
-                    sweep_dir, label = composed[paper.name, method]
-                    subdir = f"{dataset}_{resolvers.safe_name(label)}"
-                    assert SHELL_SAFE.match(subdir), subdir
-                    names.setdefault(resolvers.safe_name(label), set()).add(label)
-                    where = (sweep_dir, subdir)
-                    assert dirs.setdefault(where, (dataset, label)) == (dataset, label), where
+@pytest.mark.integration  # reads the jobs of every reproduction (their dry run, conftest.py: half a minute)
+def test_the_reproductions_run_directories_are_shell_safe_and_distinct(every_papers_dry_run):
+    names, dirs = {}, {}
+    for job in every_papers_dry_run.jobs:
+        dataset, label = job.spec.dataset.name, job.spec.method.label
+        subdir = job.out_dir.name
+        assert subdir == f"{dataset}_{resolvers.safe_name(label)}"
+        assert SHELL_SAFE.match(subdir), subdir
+        names.setdefault(resolvers.safe_name(label), set()).add(label)
+        assert dirs.setdefault(job.out_dir, (dataset, label)) == (dataset, label), job.out_dir
     assert len(names) > 20 and all(len(labels) == 1 for labels in names.values()), names
     assert "FNMF-farness=0.001" in names and "SemiGNMF-alpha=100" in names
 

@@ -41,6 +41,7 @@ from ...protocol.cell import READOUTS
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
 from ..cells import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
+from ..settings import check_without_data
 from ...resolvers import usable_cores
 from . import reuse, schedule
 from .jobs import Job, Task, expand, sharing_key, tasks_of
@@ -106,14 +107,13 @@ class DataCache:
         return self.loaded[key]
 
 
-def open_jobs(jobs: list[Job]) -> list[OpenRun]:
-    """Open every job (settings checked, data loaded, cells on disk read). The invalid jobs are one
-    :class:`~src.errors.UserError` listing them, before any cell is computed."""
-    cache, opened, problems = DataCache(), [], []
+def checked(jobs: list[Job], check: Callable[[Job], object]) -> list:
+    """``check(job)`` of every job, in order; the jobs it refuses are logged one per line and make one
+    :class:`~src.errors.UserError` naming the first, before any cell is computed."""
+    results, problems = [], []
     for job in jobs:
         try:
-            with threadpool_limits(limits=job.spec.blas_threads):
-                opened.append(open_run(job.spec, job.out_dir, load=cache))
+            results.append(check(job))
         except (UserError, KeyError, TypeError, ValueError) as exc:
             problems.append(f"{job.name} (sweep {job.sweep + 1} job {job.number}): {one_line(exc)}")
     if problems:
@@ -121,7 +121,19 @@ def open_jobs(jobs: list[Job]) -> list[OpenRun]:
             logger.error("  %s", line)
         raise UserError(f"{len(problems)} of {len(jobs)} jobs are invalid (listed above); no cell was computed. "
                         f"The first: {problems[0]}")
-    return opened
+    return results
+
+
+def open_jobs(jobs: list[Job]) -> list[OpenRun]:
+    """Open every job (settings checked, data loaded, cells on disk read); the invalid ones are listed
+    (:func:`checked`)."""
+    cache = DataCache()
+
+    def open_one(job: Job) -> OpenRun:
+        with threadpool_limits(limits=job.spec.blas_threads):
+            return open_run(job.spec, job.out_dir, load=cache)
+
+    return checked(jobs, open_one)
 
 
 @dataclass
@@ -163,9 +175,10 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
 
     ``workers`` is the number of worker processes (default: the cores this process may use); ignored when
     the sweeps' launcher is SLURM. ``record_dir`` receives ``schedule.csv`` / ``schedule.json`` (and the
-    SLURM tasks' files). A dry run opens every job (settings checked, data loaded), logs what would be
-    computed, and computes and writes nothing. A cell that a job of the ``sources`` (homes whose runs are
-    on disk, with the same ``overrides``) computed alike is copied, not computed (:mod:`.reuse`).
+    SLURM tasks' files). A dry run checks every job's settings as far as they go without data, logs what
+    would be computed, and computes and writes nothing (:func:`dry_run_summary`). A cell that a job of the
+    ``sources`` (homes whose runs are on disk, with the same ``overrides``) computed alike is copied, not
+    computed (:mod:`.reuse`).
 
     Raises
     ------
@@ -343,8 +356,12 @@ def slurm_launcher(jobs: list[Job]) -> dict | None:
 
 
 def dry_run_summary(chosen: list[Home], jobs: list[Job], sources: list[Job] = ()) -> dict:
-    """What a reproduction would compute, from the settings and the cells on disk (no data loaded): one line
-    per paper and one in all (the cells the ``sources`` would give counted apart); returns the counts."""
+    """What a reproduction would compute, from the settings and the cells on disk (no data loaded): every
+    job's settings checked as far as they go without data (:func:`~src.running.settings.check_without_data`:
+    the method's parameters, its need of labels; the invalid jobs listed as :func:`checked` lists them), then
+    one line per paper and one in all (the cells the ``sources`` would give counted apart); returns the
+    counts."""
+    checked(jobs, lambda job: check_without_data(job.spec))
     totals = {"jobs": len(jobs), "cells": 0, "to_compute": 0}
     keys = []
     for paper in chosen:

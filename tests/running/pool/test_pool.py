@@ -73,11 +73,20 @@ def test_a_failed_cell_fails_its_job_on_one_line_and_a_rerun_resumes(tmp_path, m
     assert (runs / "yale_CNMF" / "results.csv").is_file()
 
 
-def test_an_invalid_job_stops_everything_before_any_cell(tmp_path, monkeypatch):
+@pytest.mark.parametrize("dry_run", [False, True], ids=["run", "dry run"])
+def test_an_invalid_job_stops_everything_before_any_cell(tmp_path, monkeypatch, caplog, dry_run):
+    """A real run refuses it when it opens the jobs, a dry run when it checks them without data: the same
+    listing either way."""
     monkeypatch.setattr(pool, "run_local", in_process())
     chosen, overrides = toy_papers(tmp_path, ("toy",))
     with pytest.raises(pool.UserError, match=r"1 of 3 jobs are invalid.*toy yale CNMF.*needs labelled samples"):
-        pool.run_pool(chosen, [*overrides, "protocol.labels.mode=none"], 1, tmp_path)
+        pool.run_pool(chosen, [*overrides, "protocol.labels.mode=none"], 1, tmp_path, dry_run=dry_run)
+    assert not (tmp_path / "outputs").exists()
+    # the solver's max_iter reaches the two iterative jobs (NMF, CNMF), not KMeans
+    with pytest.raises(pool.UserError, match=r"2 of 3 jobs are invalid.*toy yale NMF.*max_iter=0 must be"):
+        pool.run_pool(chosen, [*overrides, "solver.max_iter=0"], 1, tmp_path, dry_run=dry_run)
+    listed = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(listed) == 1 + 2 and all("\n" not in line for line in listed)
     assert not (tmp_path / "outputs").exists()
 
 

@@ -3,7 +3,6 @@
 import pytest
 from helpers import toy_papers
 
-from src.reproduction import homes as papers
 from src.running.pool.jobs import Place, expand, reads_labels, sharing_key, tasks_of
 from src.resolvers import safe_name
 
@@ -12,9 +11,9 @@ def sweeps(chosen, overrides=()):
     return [(p.name, i, [*sweep, *overrides]) for p in chosen for i, sweep in enumerate(p.sweep_overrides())]
 
 
-@pytest.mark.integration
-def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories():
-    jobs = expand(sweeps([papers.load("cnmf")]))
+@pytest.mark.integration  # the jobs of every paper's reproduction, as its dry run planned them (conftest.py)
+def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories(every_papers_dry_run):
+    jobs = [job for job in every_papers_dry_run.jobs if job.paper == "cnmf"]
     assert len(jobs) == 21 + 2 + 24  # 3 data sets x 7 methods, NTF on two, GNMF/SemiGNMF x 4 alphas x 3
     for job in jobs:
         name = f"{job.spec.dataset.name}_{safe_name(job.spec.method.label)}"
@@ -25,12 +24,10 @@ def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories():
 
 
 @pytest.mark.integration
-def test_a_sweep_directory_given_as_an_override_is_the_jobs():
-    lcf = papers.load("lcf")
-    # only the lambda study (sweep 2) is composed: expand composes each sweep apart, so these are its jobs in a
-    # reproduction of the whole paper too (the first two sweeps, 30-odd jobs, take seconds to compose)
-    jobs = expand([entry for entry in sweeps([lcf]) if entry[1] == 2])
-    assert {job.sweep for job in jobs} == {2}
+def test_a_sweep_directory_given_as_an_override_is_the_jobs(every_papers_dry_run):
+    # LCF's lambda study (its sweep 2) sets hydra.sweep.dir
+    jobs = [job for job in every_papers_dry_run.jobs if job.paper == "lcf" and job.sweep == 2]
+    assert jobs
     assert {str(job.out_dir.parent) for job in jobs} == {"outputs/reproduce/lcf/lambda"}
     assert all(job.spec.protocol.ks == (3,) for job in jobs)
 
