@@ -201,11 +201,14 @@ REPEATED = {
     # a multirun over the same two relative files (.npz and .csv), computed, each job's file and rows checked
     "python -m src.run -m dataset=file dataset.path=a.npz,b.csv method=kmeans,nmf 'protocol.ks=[2,3]'":
         "tests/data/test_user_file.py::test_a_sweep_over_two_relative_files",
-    # a multirun of NMF and CNMF under the CNMF paper's protocol (on Yale), computed, killed and resumed; ORL's
-    # loading is in the kept case test_readme_command_runs_as_typed[python -m src.run -m method=kmeans,nmf,nmf_kl
-    # dataset=orl,yale]
+    # a multirun of NMF and CNMF under the CNMF paper's protocol (on Yale), computed, killed and resumed; ORL
+    # loaded and checked by the dry multirun of the next entry's test
     "python -m src.run -m method=nmf,cnmf dataset=orl protocol=cnmf":
         "tests/test_resume.py::test_sigkill_then_two_concurrent_resumes_give_the_uninterrupted_results",
+    # a dry multirun of methods on ORL and Yale with the same launcher, every job checked (its data loaded) and
+    # its cells counted; NMF-KL's parameters are checked by its unit tests
+    "python -m src.run -m method=kmeans,nmf,nmf_kl dataset=orl,yale":
+        "tests/test_run.py::test_a_dry_multirun_checks_every_job_and_computes_nothing",
 }
 
 
