@@ -6,7 +6,6 @@ in the background once the session's tests are known (background.py). Shared pla
 import functools
 import logging
 import os
-import signal
 from pathlib import Path
 from typing import NamedTuple
 
@@ -75,7 +74,7 @@ def every_papers_dry_run(tmp_path_factory) -> DryRun:
     """The dry run of every paper's reproduction, run once per session for the tests that read its jobs or its
     counts: composing all 151 jobs takes half a minute. ``src.reproduce.main(["all", "--dry-run"])`` runs in
     this process, from an empty directory (no cell on disk), recording what ``plan_jobs`` returns and every
-    log message; this process's SIGTERM handler and logging level are put back afterwards."""
+    log message; this process keeps its SIGTERM handler and its logging level."""
     import src.running.pool as pool
     from src import reproduce
 
@@ -91,20 +90,19 @@ def every_papers_dry_run(tmp_path_factory) -> DryRun:
         def emit(self, record):
             messages.append(record.getMessage())
 
-    root, recorder, here = logging.getLogger(), Recorder(logging.INFO), os.getcwd()
-    level, sigterm = root.level, signal.getsignal(signal.SIGTERM)
-    pool.plan_jobs = recording
-    root.addHandler(recorder)
-    root.setLevel(logging.INFO)
-    os.chdir(tmp_path_factory.mktemp("dry-run"))
-    try:
-        status = reproduce.main(["all", "--dry-run"])
-    finally:
-        os.chdir(here)
-        root.setLevel(level)
-        root.removeHandler(recorder)
-        pool.plan_jobs = plan_jobs
-        signal.signal(signal.SIGTERM, sigterm)
+    root, recorder = logging.getLogger(), Recorder(logging.INFO)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pool, "plan_jobs", recording)
+        patch.setattr(reproduce.signal, "signal", lambda *args: None)
+        patch.chdir(tmp_path_factory.mktemp("dry-run"))
+        level = root.level
+        root.addHandler(recorder)
+        root.setLevel(logging.INFO)
+        try:
+            status = reproduce.main(["all", "--dry-run"])
+        finally:
+            root.setLevel(level)
+            root.removeHandler(recorder)
     return DryRun(status, messages, planned)
 
 
