@@ -55,12 +55,20 @@ def with_readout(frame: pd.DataFrame, readout: str) -> pd.DataFrame:
     return out
 
 
+def fitted_results(out: Path, reading: Reading) -> list[Path] | None:
+    """The ``results.csv`` files of the reading's own fits, or None while its sweeps have not finished (or were
+    run with other sweeps than it declares now)."""
+    if not reading.sweeps or done_record(out, reading) is None:
+        return None
+    return find_results([runs_dir(out, reading)])
+
+
 def with_sweeps(frame: pd.DataFrame, reading: Reading, out: Path, published: dict) -> pd.DataFrame:
     """The primary rows with the reading's own fits in place of (or beside) the matching cells."""
-    directory = runs_dir(out, reading)
-    if done_record(out, reading) is None:
-        raise NotRun(f"reading {reading.name} has no finished sweeps under {directory}")
-    fitted = read_results(find_results([directory]))
+    files = fitted_results(out, reading)
+    if files is None:
+        raise NotRun(f"reading {reading.name} has no finished sweeps under {runs_dir(out, reading)}")
+    fitted = read_results(files)
     if published.get("estimators"):
         fitted = fitted[fitted["estimator"].isin(published["estimators"])]
     fitted = fitted.drop(columns=["_source"], errors="ignore")
@@ -319,6 +327,5 @@ def runs_read(paper: Paper, outputs: Path, out: Path, readings: list[Reading]) -
     """The records of the runs behind the report: the primary run's (as its paper report lists them in its
     ``provenance.json``) and those of the fits of every finished reading (their own ``provenance.json``)."""
     primary = provenance.read(paper.out(outputs) / provenance.FILE) or {}
-    fitted = [file for reading in readings if reading.sweeps and done_record(out, reading) is not None
-              for file in find_results([runs_dir(out, reading)])]
+    fitted = [file for reading in readings for file in fitted_results(out, reading) or []]
     return [*primary.get("runs", []), *(r for r in provenance.of_results(fitted) if r is not None)]
