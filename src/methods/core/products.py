@@ -31,6 +31,10 @@ FUSED_MAX_WIDTH = 16
 re-read X from memory and gain from a pass over cache-sized blocks; wider ones (k = 20, or many starts
 together) are compute-bound and run faster as two whole GEMMs."""
 
+SUBNORMAL_LOOK_EVERY = 10
+"""Passes of a :class:`SampleBlocks` between two looks for subnormal entries in its factors (a look costs a few
+microseconds, as much as a small problem's whole update)."""
+
 BLOCK_ELEMENTS = 2**16
 """Entries of X per block of every blocked pass (:class:`SampleBlocks`, the KL products, COP-KMeans): 512 kB
 in float64, so that a block stays in cache."""
@@ -133,6 +137,16 @@ def x_dot(X, B: np.ndarray) -> np.ndarray:
     return unflat(np.asarray(X @ F), B)
 
 
+def has_subnormals(B: np.ndarray) -> bool:
+    """Whether the nonnegative factor B holds subnormal numbers (0 < b < the smallest normal number of its dtype)."""
+    return bool(np.any((B > 0) & (B < np.finfo(B.dtype).tiny)))
+
+
+def without_subnormals(F: np.ndarray) -> np.ndarray:
+    """A copy of the nonnegative matrix F with its subnormal entries as zeros, to be read by a product."""
+    return np.where(F < np.finfo(F.dtype).tiny, 0, F)
+
+
 def gram(B: np.ndarray) -> np.ndarray:
     """B^T B, (k x k) per start."""
     return B.mT @ B
@@ -188,6 +202,15 @@ class SampleBlocks:
 
     ``rule`` must touch only the rows ``b`` of what it updates: blocks of different threads run at once.
 
+    Subnormal numbers. A multiplicative rule can drive factor entries below the smallest normal float (about
+    2.2e-308 in float64; PCGNMF's pairwise terms do, on COIL20), and every arithmetic instruction that reads a
+    subnormal operand is many times slower on x86 CPUs: a product with X reads each entry m or n times. Every
+    :data:`SUBNORMAL_LOOK_EVERY` passes the pass looks for them in P and B; while it finds some, the products
+    read the factors with those entries as zeros (:func:`without_subnormals`). The factors keep them, so the
+    rules, which can grow an entry back, see every bit. The products do not change: a subnormal entry adds to
+    a sum a term below half a unit in the last place of any sum of magnitude above about 1e-292, which rounds
+    back to the sum (tested on whole fits, and on every cell of the reproduction).
+
     Parameters
     ----------
     X : ndarray of shape (m, n) or scipy.sparse matrix
@@ -199,6 +222,15 @@ class SampleBlocks:
         m, n = X.shape
         self.blocks = block_slices(n, m)  # blocks of samples, the columns of X
         self._parts: dict[int, list[list[slice]]] = {1: [self.blocks]}
+        self._passes = 0
+        self._subnormal = (False, False)  # in P, in B, when last looked
+
+    def _subnormals(self, P: np.ndarray, B: np.ndarray) -> tuple[bool, bool]:
+        """Whether P and B held subnormal entries when last looked (every :data:`SUBNORMAL_LOOK_EVERY` passes)."""
+        if self._passes % SUBNORMAL_LOOK_EVERY == 0:
+            self._subnormal = (has_subnormals(P), has_subnormals(B))
+        self._passes += 1
+        return self._subnormal
 
     def parts(self, workers: int) -> list[list[slice]]:
         """The blocks of samples in ``workers`` contiguous ranges (:func:`part_slices`)."""
@@ -218,13 +250,17 @@ class SampleBlocks:
         X = self.X
         parts = self.parts(pass_workers(X.shape[0] * X.shape[1]))
         dtype = np.result_type(X, B)
+        in_P, in_B = self._subnormals(F, B)
+        if in_P:
+            F = without_subnormals(F)
+        read_B = (lambda B_b: without_subnormals(flat(B_b))) if in_B else flat
 
         def part(index):  # X B summed over the blocks of one range of samples
             XB = np.zeros((X.shape[0], F.shape[1]), dtype=dtype)
             for block in parts[index]:
                 X_b = X[:, block]
-                rule(block, unflat(X_b.T @ F, P))
-                XB += X_b @ flat(B[..., block, :])
+                rule(block, unflat(X_b.T @ F, P))  # the rule updates rows ``block`` of B
+                XB += X_b @ read_B(B[..., block, :])
             return XB
 
         sums = in_parts(part, len(parts))

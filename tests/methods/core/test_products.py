@@ -158,3 +158,56 @@ def test_sample_blocks_fused_returns_x_times_the_updated_factor():
     XB = blocks.fused(P, rule, B)
     assert seen == list(range(11))  # every sample once, in order
     np.testing.assert_allclose(XB, X @ B, rtol=1e-13)
+
+
+TINY = np.finfo(np.float64).tiny
+
+
+def test_a_pass_reads_subnormal_entries_as_zeros_and_the_factor_keeps_them():
+    rng = np.random.default_rng(1)
+    X = rng.random((5, 11))
+    P, B = rng.random((5, 2)), rng.random((11, 2))
+    P[1, 0] = B[[0, 6], 1] = TINY / 8  # subnormal
+    products_seen = {}
+
+    def pass_over(P, B, label):
+        seen = products_seen.setdefault(label, [])
+
+        def rule(block, G):
+            seen.append(G.copy())
+            B[block] *= 1.0  # rows of B touched, values kept
+
+        blocks = SampleBlocks(X)
+        blocks.blocks = [slice(0, 4), slice(4, 8), slice(8, 11)]
+        return blocks.fused(P, rule, B)
+
+    kept = B.copy()
+    XB = pass_over(P, B, "subnormal")
+    zeroed = pass_over(np.where(P < TINY, 0, P), np.where(B < TINY, 0, B), "zeros")
+    np.testing.assert_array_equal(XB, zeroed)  # the same products of the same numbers
+    for G, G_zeroed in zip(products_seen["subnormal"], products_seen["zeros"]):
+        np.testing.assert_array_equal(G, G_zeroed)
+    np.testing.assert_array_equal(B, kept)  # the factor keeps its subnormal entries
+    np.testing.assert_allclose(XB, X @ kept, rtol=1e-13)
+
+
+def test_a_fit_through_subnormal_factors_is_the_fit_of_the_plain_products(monkeypatch):
+    """Factors with subnormal entries (PCGNMF reaches them on COIL20): the products read them as zeros, the
+    rules keep every bit, and the fit is the one of plain products (rtol 1e-12, no absolute tolerance, so a
+    subnormal entry flushed to zero in a factor would fail)."""
+    rng = np.random.default_rng(3)
+    X_rows = rng.random((N, M))
+    init = random_factors("nmf", rng, None)
+    init["V"][::3, 0] = TINY / 7
+    init["U"][1, 2] = TINY / 3
+    read_as_zeros = []
+    zeroing, looks = products.without_subnormals, products.has_subnormals
+    monkeypatch.setattr(products, "without_subnormals", lambda F: read_as_zeros.append(1) or zeroing(F))
+    model = fit(NMF, X_rows, None, init, 3 * M, monkeypatch)
+    assert read_as_zeros or not products.short_and_wide()  # the fused passes (OpenBLAS) read them as zeros
+    monkeypatch.setattr(products, "has_subnormals", lambda B: False)
+    plain = fit(NMF, X_rows, None, init, 3 * M, monkeypatch)
+    assert looks(plain.factors_["V"])  # still there after the last update
+    for factor, value in plain.factors_.items():
+        np.testing.assert_allclose(model.factors_[factor], value, rtol=1e-12, atol=0, err_msg=factor)
+    np.testing.assert_allclose(model.objective_history_, plain.objective_history_, rtol=1e-12)
