@@ -138,13 +138,14 @@ def x_dot(X, B: np.ndarray) -> np.ndarray:
 
 
 def has_subnormals(B: np.ndarray) -> bool:
-    """Whether the nonnegative factor B holds subnormal numbers (0 < b < the smallest normal number of its dtype)."""
-    return bool(np.any((B > 0) & (B < np.finfo(B.dtype).tiny)))
+    """Whether B holds subnormal numbers (0 < |b| < the smallest normal number of its dtype)."""
+    size = np.abs(B)
+    return bool(np.any((size > 0) & (size < np.finfo(B.dtype).tiny)))
 
 
 def without_subnormals(F: np.ndarray) -> np.ndarray:
-    """A copy of the nonnegative matrix F with its subnormal entries as zeros, to be read by a product."""
-    return np.where(F < np.finfo(F.dtype).tiny, 0, F)
+    """A copy of F with its subnormal entries as zeros, to be read by a product."""
+    return np.where(np.abs(F) < np.finfo(F.dtype).tiny, 0, F)
 
 
 def gram(B: np.ndarray) -> np.ndarray:

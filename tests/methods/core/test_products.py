@@ -168,6 +168,7 @@ def test_a_pass_reads_subnormal_entries_as_zeros_and_the_factor_keeps_them():
     X = rng.random((5, 11))
     P, B = rng.random((5, 2)), rng.random((11, 2))
     P[1, 0] = B[[0, 6], 1] = TINY / 8  # subnormal
+    P[2, 1], P[3, 1] = -0.5, -TINY / 4  # a signed operand (CF's X W with signed data) keeps its negative entries
     products_seen = {}
 
     def pass_over(P, B, label):
@@ -183,7 +184,7 @@ def test_a_pass_reads_subnormal_entries_as_zeros_and_the_factor_keeps_them():
 
     kept = B.copy()
     XB = pass_over(P, B, "subnormal")
-    zeroed = pass_over(np.where(P < TINY, 0, P), np.where(B < TINY, 0, B), "zeros")
+    zeroed = pass_over(np.where(np.abs(P) < TINY, 0, P), np.where(B < TINY, 0, B), "zeros")
     np.testing.assert_array_equal(XB, zeroed)  # the same products of the same numbers
     for G, G_zeroed in zip(products_seen["subnormal"], products_seen["zeros"]):
         np.testing.assert_array_equal(G, G_zeroed)
