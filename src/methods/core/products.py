@@ -138,7 +138,7 @@ def x_dot(X, B: np.ndarray) -> np.ndarray:
 
 
 def has_subnormals(B: np.ndarray) -> bool:
-    """Whether B holds subnormal numbers (0 < |b| < the smallest normal number of its dtype)."""
+    """Whether B holds subnormal numbers: entries b with 0 < abs(b) < the smallest normal number of its dtype."""
     size = np.abs(B)
     return bool(np.any((size > 0) & (size < np.finfo(B.dtype).tiny)))
 
