@@ -142,6 +142,15 @@ def test_ccf_keeps_one_row_per_labelled_class_across_blocks(monkeypatch):
         np.testing.assert_array_equal(V[members], np.broadcast_to(V[members[0]], V[members].shape))
 
 
+def three_blocks(X) -> SampleBlocks:
+    """X (m x 11) in blocks of 4, 4 and 3 samples (blocks of 4 m entries)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(products, "BLOCK_ELEMENTS", 4 * X.shape[0])
+        blocks = SampleBlocks(X)
+    assert blocks.blocks == [slice(0, 4), slice(4, 8), slice(8, 11)]
+    return blocks
+
+
 def test_sample_blocks_fused_returns_x_times_the_updated_factor():
     rng = np.random.default_rng(0)
     X = rng.random((5, 11))
@@ -153,9 +162,7 @@ def test_sample_blocks_fused_returns_x_times_the_updated_factor():
         seen.extend(range(11)[block])
         B[block] *= 2.0
 
-    blocks = SampleBlocks(X)
-    blocks.blocks = [slice(0, 4), slice(4, 8), slice(8, 11)]
-    XB = blocks.fused(P, rule, B)
+    XB = three_blocks(X).fused(P, rule, B)
     assert seen == list(range(11))  # every sample once, in order
     np.testing.assert_allclose(XB, X @ B, rtol=1e-13)
 
@@ -169,24 +176,22 @@ def test_a_pass_reads_subnormal_entries_as_zeros_and_the_factor_keeps_them():
     P, B = rng.random((5, 2)), rng.random((11, 2))
     P[1, 0] = B[[0, 6], 1] = TINY / 8  # subnormal
     P[2, 1], P[3, 1] = -0.5, -TINY / 4  # a signed operand (CF's X W with signed data) keeps its negative entries
-    products_seen = {}
 
-    def pass_over(P, B, label):
-        seen = products_seen.setdefault(label, [])
+    def pass_over(P, B):  # X B and the blocks of X^T P the rule was handed
+        handed = []
 
         def rule(block, G):
-            seen.append(G.copy())
+            handed.append(G.copy())
             B[block] *= 1.0  # rows of B touched, values kept
 
-        blocks = SampleBlocks(X)
-        blocks.blocks = [slice(0, 4), slice(4, 8), slice(8, 11)]
-        return blocks.fused(P, rule, B)
+        return three_blocks(X).fused(P, rule, B), handed
 
     kept = B.copy()
-    XB = pass_over(P, B, "subnormal")
-    zeroed = pass_over(np.where(np.abs(P) < TINY, 0, P), np.where(B < TINY, 0, B), "zeros")
+    XB, handed = pass_over(P, B)
+    zeroed, handed_zeroed = pass_over(np.where(np.abs(P) < TINY, 0, P), np.where(B < TINY, 0, B))
     np.testing.assert_array_equal(XB, zeroed)  # the same products of the same numbers
-    for G, G_zeroed in zip(products_seen["subnormal"], products_seen["zeros"]):
+    assert len(handed) == len(handed_zeroed) == 3
+    for G, G_zeroed in zip(handed, handed_zeroed):
         np.testing.assert_array_equal(G, G_zeroed)
     np.testing.assert_array_equal(B, kept)  # the factor keeps its subnormal entries
     np.testing.assert_allclose(XB, X @ kept, rtol=1e-13)
