@@ -224,6 +224,35 @@ def test_bounds_per_method_and_dataset_sorted_by_work_with_a_total():
     assert math.isnan(frame.iloc[2].bound) and not math.isnan(frame.iloc[1].bound)
 
 
+def test_the_bound_at_each_cells_own_shapes():
+    table = pd.concat([cells([1.0, 1.0], dataset="yale", n_samples=33), cells([4.0], dataset="orl", n_samples=30),
+                       cells([2.0], dataset="orl", estimator="no_such_method", method="X", n_samples=30)],
+                      ignore_index=True)
+    shapes = reproduction.cell_shapes(table)
+    assert shapes == [(30, 1024, 3), (30, 1024, 30), (33, 1024, 3), (33, 1024, 30)]  # one and ten starts' columns
+    own = {(33, 1024, 3): 10.0, (33, 1024, 30): 20.0, (30, 1024, 3): 5.0, (30, 1024, 30): 25.0}
+    frame = reproduction.bounds(table, RATES, own)
+    select, other = reproduction.cell_flops("nmf", NMF_PARAMS, 1024, 30, 3, 3, 100)
+    nmf_orl = frame.iloc[0]
+    assert (nmf_orl.method, nmf_orl.dataset) == ("NMF", "orl")
+    assert nmf_orl.own_bound == pytest.approx(select / 25e9 + other / 5e9)  # wide rate for the selection phase
+    assert nmf_orl.own_above == pytest.approx(1 - nmf_orl.own_bound / 4.0)
+    select, other = reproduction.cell_flops("nmf", NMF_PARAMS, 1024, 33, 3, 3, 100)
+    assert frame.iloc[1].own_bound == pytest.approx(2 * (select / 20e9 + other / 10e9))
+    assert math.isnan(frame.iloc[2].own_bound)  # no model, no bound at any rate
+    total = frame.iloc[-1]
+    assert total.own_bound == pytest.approx(frame.iloc[0].own_bound + frame.iloc[1].own_bound)
+    assert "own_bound" in reproduction.bounds(table, RATES).columns  # NaN without the rates
+    assert reproduction.bounds(table, RATES).own_bound.isna().all()
+    missing = reproduction.bounds(table, RATES, {})  # a shape without a measured rate: no bound for the cell
+    assert missing.own_bound.isna().all()
+
+
+def test_shape_rates_measure_each_shape_once():
+    rates = reproduction.shape_rates([(20, 64, 2), (20, 64, 20)], budget_s=0.001)
+    assert set(rates) == {(20, 64, 2), (20, 64, 20)} and all(0 < r < math.inf for r in rates.values())
+
+
 # -- rows, the section, the wiring ---------------------------------------------------------------------------------
 def run_table():
     computed = cells([5.0, 3.0, 2.0], paper=["cai", "cnmf", "cnmf"], sweep=[0, 0, 1],
@@ -274,6 +303,25 @@ def test_a_failing_bound_leaves_the_rest_and_no_verdict(tmp_path):
     assert summary.result == targets.PASS  # the report's rows never change item 1's verdict
 
 
+def test_the_section_shows_the_bound_at_own_shapes_when_measured(tmp_path):
+    def own(shapes):
+        return dict.fromkeys(shapes, 20.0)
+
+    rows = reproduction.report_rows(tmp_path, loader_of(run_table(), {"wall_seconds": 7.0, "cores": 2}), RATES,
+                                    cores=(4,), own_rates=own)
+    total = next(r for r in rows if r.name == reproduction.BOUND and r.method == "all")
+    select, other = reproduction.cell_flops("nmf", NMF_PARAMS, 1024, 33, 3, 3, 100)
+    assert total.extra["own_bound_s"] == pytest.approx(3 * (select + other) / 20e9)  # the three computed cells
+    assert "at its own shapes' rates" in total.detail
+    text = report.markdown([targets.reproduce_all(7.0), *rows], {"mode": "full"})
+    section = text[text.index("## 1. "):text.index("## 2. ")]
+    assert "| bound at own shapes | above it |" in section
+    assert "| all | all | 3 | 10.0 s | 0.010 s | 100% | 0.025 s | 100% |" in section  # 20 GFLOP/s for every shape
+    plain = report.markdown([targets.reproduce_all(7.0), *reproduction.report_rows(
+        tmp_path, loader_of(run_table(), {"wall_seconds": 7.0, "cores": 2}), RATES, cores=(4,))], {})
+    assert "bound at own shapes" not in plain  # not measured, not shown
+
+
 def test_the_section_in_bench_md_and_csv(tmp_path):
     rows = [targets.reproduce_all(7.0), *reproduction.report_rows(
         tmp_path, loader_of(run_table(), {"wall_seconds": 7.0, "workers": 2, "cores": 2}), RATES, cores=(4,))]
@@ -293,10 +341,14 @@ def test_the_section_in_bench_md_and_csv(tmp_path):
 
 def test_the_bench_reports_the_reproduction_beside_item_1(tmp_path, monkeypatch):
     monkeypatch.setattr(reproduction, "gemm_rates", lambda: RATES)
+    asked = []
+    monkeypatch.setattr(reproduction, "shape_rates", lambda shapes: asked.append(shapes) or dict.fromkeys(shapes, 9.0))
     bench = Bench(QUICK, ["nmf"], {}, tmp_path, outputs=tmp_path,
                   reproduction_loader=loader_of(run_table(), {"wall_seconds": 7.0, "cores": 2}))
     bench.last_reproduction()
     assert {r.name for r in bench.rows} >= {reproduction.WORK, reproduction.BOUND, reproduction.SCHEDULE}
+    assert asked == [[(33, 1024, 3), (33, 1024, 30)]]  # the computed cells' shapes, measured once
+    assert all("own_bound_s" in r.extra for r in bench.rows if r.name == reproduction.BOUND)
     broken = Bench(QUICK, ["nmf"], {}, tmp_path, outputs=tmp_path,
                    reproduction_loader=lambda folder: 1 / 0)
     broken.last_reproduction()  # a loader that fails: one row (and one for the benchmark), the bench goes on
