@@ -210,7 +210,8 @@ class Bench:
 
     def last_reproduction(self) -> None:
         """Beside item 1: the last reproduction's work, arithmetic bound (also at each cell's own shapes) and
-        schedules (:mod:`.reproduction`), the GEMM rates at one thread. Whatever goes wrong is one row; the rest of the bench runs."""
+        schedules (:mod:`.reproduction`), the GEMM rates at one thread. Whatever goes wrong is one row; the rest
+        of the bench runs."""
         def rates():
             with threadpool_limits(limits=1):
                 return reproduction.gemm_rates()
@@ -220,7 +221,8 @@ class Bench:
                 return reproduction.shape_rates(shapes)
 
         try:
-            rows = reproduction.report_rows(self.outputs, self.reproduction_loader, rates, own_rates=own_rates)
+            rows = reproduction.report_rows(self.outputs, self.reproduction_loader, rates,
+                                            own_rates=own_rates)
         except Exception as exc:  # an unreadable record: said in its row
             rows = [Target(reproduction.ITEM, reproduction.NO_REPRODUCTION, dataset="all papers",
                            missing=f"unreadable: {one_line(exc)}")]
