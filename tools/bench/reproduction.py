@@ -16,9 +16,9 @@ reproduction leaves, ``schedule.csv`` and ``schedule.json``), which a caller may
    starts' columns (:func:`gemm_rates`), against its recorded seconds; per (method, data set): work, bound and
    the share of the work above the bound, 1 - bound / work. Beside it, the same flops at the rates of each
    cell's own shapes (:func:`shape_rates`: X^T F with the cell's n samples, m features and r or ten starts' r
-   columns): the bound asks of every cell the rate of COIL20's shape, which a product of a few dozen samples
-   (ORL, Yale) does not reach even alone; the work above the bound at the cell's own shapes is what its
-   products alone would not explain.
+   columns): the bound asks of every cell the rate of COIL20's shape with 16 columns, which a product of fewer
+   columns (ranks 2 to 10) or of a few dozen samples (ORL, Yale) does not reach even alone; the work above the
+   bound at the cell's own shapes is what its products alone would not explain.
 3. Schedules (:func:`schedules`) from the recorded cell times, at :data:`SIMULATED_CORES` and the reproduction's
    own core count: "before" (:func:`simulate_sweeps`: each sweep one unit, its jobs and their cells one after
    another, the sweeps in paper order on min(P, sweeps) workers, each taking the next when free; a shared cell
