@@ -132,10 +132,10 @@ REPRODUCTION_TEXT = (
     "time spent on anything but that arithmetic at those rates. Bound at own shapes: the same operations at the "
     "rate one thread reaches on X^T F with the cell's own samples, features and columns (a product of rank 2 to 10 "
     "columns, or of a few dozen samples, runs slower than COIL20's with 16); the share above it is what the "
-    "products alone do not explain. Schedules: the recorded cell times replayed on P cores. Before: each sweep of a paper one "
-    "unit (its jobs and cells one after another, a shared cell in every job that holds it), the sweeps in paper "
-    "order, each worker taking the next when free. After: one pool of cells, each once, longest expected first. "
-    "Ideal: the pool's work / P. Every cell counts, reused ones too: a reproduction from scratch.")
+    "products alone do not explain. Schedules: the recorded cell times replayed on P cores. Before: each sweep of "
+    "a paper one unit (its jobs and cells one after another, a shared cell in every job that holds it), the sweeps "
+    "in paper order, each worker taking the next when free. After: one pool of cells, each once, longest expected "
+    "first. Ideal: the pool's work / P. Every cell counts, reused ones too: a reproduction from scratch.")
 
 
 def is_reproduction(row: Target) -> bool:
