@@ -313,6 +313,7 @@ def test_the_section_shows_the_bound_at_own_shapes_when_measured(tmp_path):
     select, other = reproduction.cell_flops("nmf", NMF_PARAMS, 1024, 33, 3, 3, 100)
     assert total.extra["own_bound_s"] == pytest.approx(3 * (select + other) / 20e9)  # the three computed cells
     assert "at its own shapes' rates" in total.detail
+    assert total.extra["own_above_pct"] == pytest.approx(100 * (1 - total.extra["own_bound_s"] / 10.0))
     text = report.markdown([targets.reproduce_all(7.0), *rows], {"mode": "full"})
     section = text[text.index("## 1. "):text.index("## 2. ")]
     assert "| bound at own shapes | above it |" in section

@@ -147,13 +147,6 @@ def _seconds(value) -> str:
     return number(value, "s")
 
 
-def _share_above(work, bound) -> str:
-    """1 - bound / work as a percentage, "n/a" without both."""
-    if work is None or bound is None or not work > 0 or math.isnan(bound):
-        return "n/a"
-    return f"{100.0 * (1.0 - bound / work):.0f}%"
-
-
 def reproduction_lines(rows: Sequence[Target]) -> list[str]:
     """The report on the last reproduction: one line when there is none, else its summary, its work above the
     arithmetic bound per method and data set, and the simulated schedules."""
@@ -185,8 +178,9 @@ def reproduction_lines(rows: Sequence[Target]) -> list[str]:
         if own:
             header += ["bound at own shapes", "above it"]
             for r, cells in zip(bound, body):
-                cells += [_seconds(r.extra.get("own_bound_s")), _share_above(r.extra.get("work_s"),
-                                                                            r.extra.get("own_bound_s"))]
+                above = r.extra.get("own_above_pct")
+                cells += [_seconds(r.extra.get("own_bound_s")),
+                          "n/a" if above is None or math.isnan(above) else f"{above:.0f}%"]
         lines += table(header, body)
     walls: dict[int, dict[str, Target]] = {}
     for r in (r for r in rows if r.name == reproduction.SCHEDULE):

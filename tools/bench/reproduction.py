@@ -571,7 +571,8 @@ def benchmark_rows(benchmark_dir: Path, loader: Loader | None = None,
 def bound_rows(table: pd.DataFrame, rates: Mapping[str, float],
                own_rates: Mapping[tuple[int, int, int], float] | None = None) -> list[Target]:
     """Part 2 as rows: one per (method, data set) and the total (method "all"); with ``own_rates`` (see
-    :func:`bounds`) each also gives the bound at its cells' own shapes (``own_bound_s``)."""
+    :func:`bounds`) each also gives the bound at its cells' own shapes (``own_bound_s``) and the share of the
+    work above it (``own_above_pct``)."""
     rows = []
     for row in bounds(table, rates, own_rates).itertuples(index=False):
         known = not math.isnan(row.bound)
@@ -583,7 +584,7 @@ def bound_rows(table: pd.DataFrame, rates: Mapping[str, float],
         extra = {"estimator": row.estimator, "cells": int(row.cells), "work_s": float(row.work),
                  "bound_s": float(row.bound), "unmodelled": int(row.unmodelled)}
         if own_rates is not None:
-            extra["own_bound_s"] = float(row.own_bound)
+            extra.update(own_bound_s=float(row.own_bound), own_above_pct=100.0 * float(row.own_above))
         rows.append(Target(ITEM, BOUND, row.method, row.dataset, 1, 100.0 * row.above if known else None, "%",
                            detail=detail, extra=extra))
     return rows
