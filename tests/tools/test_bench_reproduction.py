@@ -226,9 +226,9 @@ def test_bounds_per_method_and_dataset_sorted_by_work_with_a_total():
 
 def test_the_bound_at_each_cells_own_shapes():
     table = pd.concat([cells([1.0, 1.0], dataset="yale", n_samples=33), cells([4.0], dataset="orl", n_samples=30),
-                       cells([2.0], dataset="orl", estimator="no_such_method", method="X", n_samples=30)],
-                      ignore_index=True)
-    shapes = reproduction.cell_shapes(table)
+                       cells([2.0], dataset="orl", estimator="no_such_method", method="X", n_samples=30),
+                       cells([9.0], dataset="orl", status="reused", n_samples=40)], ignore_index=True)
+    shapes = reproduction.cell_shapes(table)  # the computed cells' shapes only
     assert shapes == [(30, 1024, 3), (30, 1024, 30), (33, 1024, 3), (33, 1024, 30)]  # one and ten starts' columns
     own = {(33, 1024, 3): 10.0, (33, 1024, 30): 20.0, (30, 1024, 3): 5.0, (30, 1024, 30): 25.0}
     frame = reproduction.bounds(table, RATES, own)

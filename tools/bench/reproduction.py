@@ -421,9 +421,9 @@ hundreds of shapes in a reproduction, each the fastest of up to 50 products."""
 
 
 def cell_shapes(cells: pd.DataFrame) -> list[tuple[int, int, int]]:
-    """The products' shapes (n, m, r) of the cells: n samples, m features, and r the rank (one start's columns) or
-    :data:`WIDE_STARTS` times it (the selection phase's), each once."""
-    known = cells.dropna(subset=["n_samples", "n_features", "rank"])
+    """The products' shapes (n, m, r) of the computed cells: n samples, m features, and r the rank (one start's
+    columns) or :data:`WIDE_STARTS` times it (the selection phase's), each once."""
+    known = cells[cells.status == COMPUTED].dropna(subset=["n_samples", "n_features", "rank"])
     shapes = {(int(n), int(m), int(r) * width) for n, m, r in
               zip(known.n_samples, known.n_features, known["rank"]) for width in (1, WIDE_STARTS)}
     return sorted(shapes)
@@ -636,8 +636,7 @@ def report_rows(reproduce_dir: Path, loader: Loader | None = None,
             rows.append(Target(ITEM, RATE, name, threads=1, measured=rates[name], unit="GFLOP/s",
                                detail=f"X^T F, X {m} x {n}, F {m} x {width} ({used})",
                                extra={"n": n, "m": m, "r": width}))
-        computed = run.cells[run.cells.status == COMPUTED]
-        shapes = dict(own_rates(cell_shapes(computed))) if own_rates is not None else None
+        shapes = dict(own_rates(cell_shapes(run.cells))) if own_rates is not None else None
         rows += bound_rows(run.cells, rates, shapes)
     except Exception as exc:  # reported in its row (no limit, so no verdict); the other parts go on
         rows.append(Target(ITEM, BOUND, missing=f"not computed: {one_line(exc)}"))

@@ -212,17 +212,16 @@ class Bench:
         """Beside item 1: the last reproduction's work, arithmetic bound (also at each cell's own shapes) and
         schedules (:mod:`.reproduction`), the GEMM rates at one thread. Whatever goes wrong is one row; the rest
         of the bench runs."""
-        def rates():
-            with threadpool_limits(limits=1):
-                return reproduction.gemm_rates()
-
-        def own_rates(shapes):
-            with threadpool_limits(limits=1):
-                return reproduction.shape_rates(shapes)
+        def at_one_thread(measure):
+            def measured(*args):
+                with threadpool_limits(limits=1):
+                    return measure(*args)
+            return measured
 
         try:
-            rows = reproduction.report_rows(self.outputs, self.reproduction_loader, rates,
-                                            own_rates=own_rates)
+            rows = reproduction.report_rows(self.outputs, self.reproduction_loader,
+                                            at_one_thread(reproduction.gemm_rates),
+                                            own_rates=at_one_thread(reproduction.shape_rates))
         except Exception as exc:  # an unreadable record: said in its row
             rows = [Target(reproduction.ITEM, reproduction.NO_REPRODUCTION, dataset="all papers",
                            missing=f"unreadable: {one_line(exc)}")]

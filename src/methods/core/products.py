@@ -137,15 +137,19 @@ def x_dot(X, B: np.ndarray) -> np.ndarray:
     return unflat(np.asarray(X @ F), B)
 
 
+def _below_normal(B: np.ndarray) -> np.ndarray:
+    """Where abs(B) is below the smallest normal number of its dtype: its zeros and its subnormal entries."""
+    return np.abs(B) < np.finfo(B.dtype).tiny
+
+
 def has_subnormals(B: np.ndarray) -> bool:
     """Whether B holds subnormal numbers: entries b with 0 < abs(b) < the smallest normal number of its dtype."""
-    size = np.abs(B)
-    return bool(np.any((size > 0) & (size < np.finfo(B.dtype).tiny)))
+    return bool(np.any(_below_normal(B) & (B != 0)))
 
 
 def without_subnormals(F: np.ndarray) -> np.ndarray:
     """A copy of F with its subnormal entries as zeros, to be read by a product."""
-    return np.where(np.abs(F) < np.finfo(F.dtype).tiny, 0, F)
+    return np.where(_below_normal(F), 0, F)
 
 
 def gram(B: np.ndarray) -> np.ndarray:
