@@ -1,5 +1,9 @@
 """Registry of the factorization methods: the names the configs, tests and reports share.
 
+A name that is not registered may be an estimator outside the repository, given by its import path
+(``mypkg.mymodule:MyNMF`` or ``path/to/my_nmf.py:MyNMF``, :mod:`.outside`): :func:`estimator_class` and
+:func:`make` take both.
+
 >>> from src import methods
 >>> model = methods.make("nmf", n_components=5, max_iter=100, random_state=0)
 >>> methods.parameter_names(methods.REGISTRY["nmf"])[:3]
@@ -22,6 +26,7 @@ from .nmf import NMF
 from .nmf_kl import NMFKL
 from .nmf_ncw import NMFNCW
 from .npnmf import NPNMF
+from . import outside
 from .ntf import NTF
 from .pcgnmf import PCGNMF
 from .sda import SDA
@@ -61,12 +66,19 @@ def parameter_names(cls) -> tuple[str, ...]:
     return tuple(sorted(p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)))
 
 
+def estimator_class(name: str) -> type:
+    """The class of the method ``name``: a registered one, or the class at an import path (:mod:`.outside`)."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    if outside.is_import_path(name):
+        return outside.load(name)
+    raise ConfigError(f"method={name!r} is not one of {', '.join(NAMES)}, nor an import path "
+                      "(package.module:Class or path/to/file.py:Class)")
+
+
 def make(name: str, **params):
-    """Build the method registered as ``name`` with the given constructor parameters."""
-    try:
-        cls = REGISTRY[name]
-    except KeyError:
-        raise ConfigError(f"method={name!r} is not one of {', '.join(NAMES)}") from None
+    """Build the method ``name`` (a registry name or an import path) with the given constructor parameters."""
+    cls = estimator_class(name)
     valid = parameter_names(cls)
     unknown = sorted(set(params) - set(valid))
     if unknown:

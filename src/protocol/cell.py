@@ -75,13 +75,36 @@ def method_params(name: str, params: Mapping, rank: int, init_seed: int, image_s
     The config's parameters, plus what the protocol supplies when the estimator takes it: the rank
     (``n_components``), the trial's ``random_state`` and the data set's ``image_shape``.
     """
-    accepted = methods.REGISTRY[name]().get_params(deep=False) if name in methods.REGISTRY else {}
+    accepted = methods.parameter_names(methods.estimator_class(name))
     cell = dict(params, n_components=rank)
     if "random_state" in accepted:
         cell["random_state"] = init_seed
     if "image_shape" in accepted and cell.get("image_shape") is None:
         cell["image_shape"] = image_shape
     return cell
+
+
+def clusters_directly(cls) -> bool:
+    """Whether the estimator class ``cls`` gives a clustering rather than a representation: it says so
+    (``clusters_directly = True``, COP-KMeans) or has ``fit_predict`` and no ``fit_transform``."""
+    return bool(getattr(cls, "clusters_directly", False)) or \
+        (hasattr(cls, "fit_predict") and not hasattr(cls, "fit_transform"))
+
+
+def check_output(output, n_samples: int, direct: bool) -> None:
+    """Refuse a fit's output that no protocol step can read: a representation that is not (n_samples, r)
+    or holds NaN or infinite values, a clustering that is not one label per sample. The message is the cell
+    failure a run names (with its data set, k and trial)."""
+    if hasattr(output, "toarray"):
+        output = output.toarray()
+    output = np.asarray(output)
+    wanted = (n_samples,) if direct else (n_samples, "r")
+    if output.shape[:1] != (n_samples,) or output.ndim != len(wanted):
+        what = "fit_predict" if direct else "fit_transform"
+        raise ValueError(f"{what} returned shape {output.shape}, not {wanted}")
+    if output.dtype.kind in "fc" and not np.isfinite(output).all():
+        bad = int((~np.isfinite(output)).sum())
+        raise ValueError(f"{'fit_predict' if direct else 'fit_transform'} returned {bad} NaN or infinite value(s)")
 
 
 def subrun_seed(init_seed: int, subrun: int) -> int:
@@ -139,7 +162,7 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
     and "kmeans_best10" (the best of 10 by objective), each KMeans readout on its own seed stream
     (:func:`readout_seed`), so the primary numbers do not depend on which readouts are asked for.
     """
-    direct = getattr(methods.REGISTRY.get(method.name), "clusters_directly", False)
+    direct = clusters_directly(methods.estimator_class(method.name))
     rank = trial.k if direct else trial.k + protocol.rank_offset
     model = methods.make(method.name, **method_params(method.name, method.params, rank, init_seed, image_shape))
     start = time.perf_counter()
@@ -148,6 +171,7 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
     else:
         representation = model.fit_transform(X[trial.index], trial.y_partial)
     fit_seconds = time.perf_counter() - start
+    check_output(representation if not direct else predicted, len(trial.index), direct)
     start = time.perf_counter()
     kmeans_objective = math.nan
     scored = trial.y_partial == UNLABELLED if protocol.score_on == "unlabelled" else slice(None)
