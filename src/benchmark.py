@@ -20,6 +20,19 @@ references). Recipe:
    ``make reproduce-all`` computed alike (same settings and trials, same code: :mod:`src.running.pool.reuse`);
 3. write ``outputs/benchmark/report.md`` (:mod:`src.presentation.benchmark_report`); the schedule is in
    ``outputs/benchmark/schedule.csv`` and the wall time in ``wall_seconds.txt``.
+
+Your method and your data against the family (:mod:`src.reproduction.contenders`)::
+
+    python -m src.benchmark --method mypkg.mymodule:MyNMF             # an estimator outside the repository
+    python -m src.benchmark --method path/to/my_nmf.py:MyNMF --param beta=0.5 --datasets orl yale
+    python -m src.benchmark --config-dir mine/conf --method my_nmf    # mine/conf/method/my_nmf.yaml (_target_)
+    python -m src.benchmark --dataset path/to/mine.npz                # every family method on your data
+
+``--method`` runs the estimator through the gate (:mod:`src.running.gate`; a failed check is one line, exit
+status 2, nothing written), computes only its own cells in the tracks it belongs to, into
+``outputs/benchmark/<label>/``, and ranks it against the family's shipped cells
+(``papers/benchmark/family_cells.csv.gz``: :mod:`src.reproduction.shipped`); ``--dataset`` runs every family
+method on the file in the three tracks. Both write ``report.md`` there (:mod:`src.presentation.contender_report`).
 """
 
 from __future__ import annotations
@@ -30,12 +43,21 @@ import signal
 import sys
 from pathlib import Path
 
-from .errors import UserError
-from .presentation import benchmark_report
+import pandas as pd
+
+from .data import load_dataset
+from .errors import ConfigError, UserError
+from . import methods
+from .presentation import benchmark_report, contender_report
+from .reproduction import contenders as opened
 from .reproduction import homes as papers
+from .reproduction import shipped
 from .reproduction.runner import start_clock, stop_clock, terminate
 from .running.command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
-from .running.pool import PoolFailed, run_pool
+from .running import gate, provenance
+from .running.pool import PoolFailed, plan_jobs, run_pool
+from .running.settings import thaw
+from .resolvers import safe_name
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +76,29 @@ def main(argv=None) -> int:
     parser.add_argument("--tracks", nargs="+", choices=tracks, default=tracks, help="the tracks to run (default all)")
     add_pool_arguments(parser)
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report from the runs on disk")
+    outside_args = parser.add_argument_group("your method or your data against the family")
+    outside_args.add_argument("--method", nargs="+", default=[], metavar="METHOD",
+                              help="estimators outside the repository: package.module:Class, path/to/file.py:Class, "
+                                   "or a method config of --config-dir (with _target_); ranked together")
+    outside_args.add_argument("--label", nargs="+", default=None, metavar="LABEL",
+                              help="the --method estimators' names in tables (default: their class names)")
+    outside_args.add_argument("--param", nargs="+", default=[], metavar="NAME=VALUE",
+                              help="constructor parameters of the --method estimators (values read as YAML)")
+    outside_args.add_argument("--config-dir", default=None, metavar="DIR",
+                              help="your own Hydra config directory: DIR/method/<name>.yaml for --method <name>")
+    outside_args.add_argument("--dataset", default=None, metavar="FILE",
+                              help="your labelled data file (.npz, .mat, .csv as dataset=file reads it): every "
+                                   "family method on it, ranked")
+    outside_args.add_argument("--datasets", nargs="+", default=None, choices=opened.DATASETS, metavar="NAME",
+                              help=f"the data sets a --method runs on (default all: {', '.join(opened.DATASETS)})")
+    outside_args.add_argument("--cell-timeout", type=float, default=None, metavar="SECONDS",
+                              help="stop an outside method's cell after this long (default: 10x the family's "
+                                   "slowest cell of that data set, at least 60 s)")
+    outside_args.add_argument("--family-mismatch", choices=("leave-out", "recompute"), default="leave-out",
+                              help="where the local data differ from the shipped cells' (Caltech-101's bag of "
+                                   "words is built here): leave that data set out, or recompute the family there")
+    outside_args.add_argument("--out", default=None, metavar="DIR",
+                              help="where the run and its report go (default outputs/benchmark/<label or file>)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     args.overrides = with_experiment_group(args.overrides)  # +benchmark/<track>=experiment, deprecated
@@ -61,6 +106,8 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # a killed benchmark stops its workers too
     try:
         check_pool_arguments(args)
+        if args.method or args.dataset:
+            return run_outside(args)
         if not args.report_only:
             chosen = [papers.load(track, benchmark_report.HOME, "benchmark") for track in args.tracks]
             started = None if args.dry_run else start_clock(out)
@@ -84,6 +131,163 @@ def main(argv=None) -> int:
                      "again to resume")
         return 130
     return 0
+
+
+def run_outside(args) -> int:
+    """``--method`` or ``--dataset``: check, compute the missing cells in the pool, write the report."""
+    if args.method and args.dataset:
+        raise ConfigError("give --method (your method against the family) or --dataset (the family on your data), "
+                          "not both")
+    if args.cell_timeout is not None and not args.cell_timeout > 0:
+        raise ConfigError(f"--cell-timeout={args.cell_timeout:g} must be a positive number of seconds")
+    if args.dataset:
+        return run_user_data(args)
+    return run_contenders(args)
+
+
+def run_contenders(args) -> int:
+    """Gate each outside method, compute its cells in its tracks, rank it against the shipped family."""
+    params = opened.parse_params(args.param)
+    if args.label and len(args.label) != len(args.method):
+        raise ConfigError(f"--label gives {len(args.label)} label(s) for {len(args.method)} --method(s): one each")
+    given = args.label or [None] * len(args.method)
+    contenders = [opened.resolve(spec, params, args.config_dir, label) for spec, label in zip(args.method, given)]
+    labels = [c.label for c in contenders]
+    if len(set(labels)) < len(labels) or set(labels) & set(FAMILY_LABELS):
+        raise ConfigError(f"the methods' labels {', '.join(labels)} must differ from each other and from the "
+                          "family's: rename a class, or give its config a label")
+    family = shipped.load()
+    deaf = []
+    for contender in contenders:
+        passed = gate.check(contender.name, contender.params, args.cell_timeout)
+        logger.info("gate: %s passed (%s%s)", contender.label, "clusters directly" if passed.clusters_directly
+                    else "a representation", ", takes labels" if passed.needs_labels else "")
+        if passed.reads_labels is False:
+            deaf.append(f"{contender.label} says it takes labels (needs_labels) but gave the same output when "
+                        "they changed, on the gate's tiny problem: read its label-track ranks as a method that "
+                        "ignores them")
+    datasets = list(args.datasets or opened.DATASETS)
+    out = Path(args.out or benchmark_report.OUTPUTS / safe_name("+".join(labels)))
+    homes = opened.contender_homes(contenders, list(args.tracks), datasets, out, args.config_dir)
+    if not homes:
+        raise ConfigError(f"--tracks {' '.join(args.tracks)}: the methods enter none of them (a method that takes "
+                          f"labels runs in {' and '.join(opened.LABEL_TRACKS)})")
+    jobs = plan_jobs(homes, args.overrides)
+    first = jobs[0].spec
+    local = shipped.local_digests({job.spec.dataset.name: thaw(job.spec.dataset.config) for job in jobs},
+                                  first.paths.data_dir, first.paths.mirror, first.seed)
+    mine = family[family["track"].isin(args.tracks) & family["dataset"].isin(datasets)]
+    notes = family_notes(mine, first.seed) + deaf
+    differ = opened.mismatched(mine, local)
+    for dataset, (theirs, ours) in differ.items():
+        notes.append(f"{dataset}: the shipped family cells were computed on other data (sha256 {theirs[:12]}, "
+                     f"here {ours[:12]}); " + ("the family is recomputed there" if args.family_mismatch == "recompute"
+                                               else "left out (--family-mismatch recompute computes them)"))
+        logger.warning("%s", notes[-1])
+    kept = [d for d in datasets if d not in differ]
+    if differ and args.family_mismatch == "recompute":
+        homes += opened.family_homes(list(args.tracks), [f"dataset={','.join(differ)}"], out / "family")
+    limits = opened.time_limits(family)
+    names = {c.name for c in contenders}
+
+    def limit(job) -> float | None:
+        if job.spec.method.name not in names:
+            return None
+        return args.cell_timeout or limits.get(job.spec.dataset.name, opened.MIN_LIMIT)
+
+    summary = pooled(homes, args, out, limit)
+    if summary is None:
+        return 0
+    frames = {}
+    for track in args.tracks:
+        own = benchmark_report.load_track(out / track / "runs")
+        if own is None:
+            continue
+        rows = [own, shipped_rows(mine, track, kept)]
+        if differ and args.family_mismatch == "recompute":
+            rows.append(benchmark_report.load_track(out / "family" / track / "runs"))
+        frames[track] = pd.concat([r for r in rows if r is not None], ignore_index=True)
+    twins = {c.label: twin_label(c, family) for c in contenders}
+    for contender in contenders:
+        said = getattr(methods.estimator_class(contender.name), "twin", None)
+        if said and twins[contender.label] is None:
+            logger.warning("%s: twin = %r is none of the family's registry names (%s); no twin drawn",
+                           contender.label, said, ", ".join(methods.NAMES))
+    cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": int(sum(
+        len(shipped_rows(mine, t, kept)) for t in frames)), "wall_seconds": summary.get("wall_seconds"),
+        "workers": summary.get("workers")}
+    path = contender_report.build(out, frames, labels, title=f"{' and '.join(labels)} against the family",
+                                  twins={k: v for k, v in twins.items() if v}, notes=notes, cost=cost)
+    logger.info("wrote %s", path)
+    return 0
+
+
+def run_user_data(args) -> int:
+    """Every family method on the user's labelled file in the three tracks, ranked: which one to use."""
+    probe = plan_jobs([opened.Sweeps("probe", ((f"experiment=benchmark/{args.tracks[0]}", "method=nmf",
+                                                *opened.user_data_overrides(args.dataset, opened.MAX_K)),))],
+                      args.overrides)[0].spec
+    data = load_dataset(thaw(probe.dataset.config), probe.paths.data_dir, probe.paths.mirror, probe.seed)
+    n_classes = opened.check_user_data(data.y, args.dataset)
+    out = Path(args.out or benchmark_report.OUTPUTS / safe_name(Path(args.dataset).stem))
+    homes = opened.family_homes(list(args.tracks), opened.user_data_overrides(args.dataset, n_classes), out, "yours")
+    summary = pooled(homes, args, out, None)
+    if summary is None:
+        return 0
+    frames = {t: f for t in args.tracks if (f := benchmark_report.load_track(out / t / "runs")) is not None}
+    cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": 0,
+            "wall_seconds": summary.get("wall_seconds"), "workers": summary.get("workers")}
+    path = contender_report.build(out, frames, [], title=f"The family on {data.name}: which method to use",
+                                  notes=[f"{data.name}: {data.X.shape[0]} samples, {data.X.shape[1]} features, "
+                                         f"{n_classes} classes, k = 2..{min(opened.MAX_K, n_classes)}"], cost=cost)
+    logger.info("wrote %s", path)
+    return 0
+
+
+def pooled(homes, args, out: Path, limit) -> dict | None:
+    """Run the homes' cells in the pool into ``out`` (a dry run: only count them, returning None)."""
+    if args.dry_run:
+        run_pool(homes, args.overrides, args.workers, out, dry_run=True)
+        return None
+    started = start_clock(out)
+    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit)
+    logger.info("the cells took %d s (%s)", stop_clock(out, started), out / "wall_seconds.txt")
+    return summary
+
+
+#: The family's labels (their short names), which an outside method may not take.
+FAMILY_LABELS = ("KMeans", "NMF", "NMF-KL", "NMF-NCW", "NTF", "COP-KMeans", "SDA", "GNMF", "SemiGNMF", "CF", "CNMF",
+                 "CNMF-KL", "CCF", "SparseNMF", "NLCF", "LCF", "NPNMF", "FNMF", "PCGNMF")
+
+
+def shipped_rows(family, track: str, datasets: list[str]):
+    """The shipped family cells of ``track`` on ``datasets``, as a track's rows read
+    (:func:`src.presentation.benchmark_report.load_track`)."""
+    return family[(family["track"] == track) & family["dataset"].isin(datasets)].drop(columns="track")
+
+
+def family_notes(family, seed: int) -> list[str]:
+    """What a reader must know of the shipped cells: the code that computed them, if not this checkout's;
+    a seed other than theirs (other trials: no paired comparison)."""
+    notes = []
+    here = provenance.code_fingerprint()
+    theirs = sorted(set(family["code_fingerprint"].astype(str)))
+    if theirs and theirs != [here]:
+        notes.append(f"the shipped family cells were computed by code fingerprint {', '.join(theirs)}; this "
+                     f"checkout's is {here} (`make benchmark` and `make results` refresh them)")
+    seeds = sorted(set(family["seed"].dropna().astype(int)))
+    if seeds and seeds != [seed]:
+        raise ConfigError(f"seed={seed}: the shipped family cells use seed {seeds[0]}, whose trials a comparison "
+                          "needs; leave the seed as it is")
+    return notes
+
+
+def twin_label(contender, family) -> str | None:
+    """The family method the contender says it extends (class attribute ``twin``: a registry name), by its
+    label in the shipped cells."""
+    twin = getattr(methods.estimator_class(contender.name), "twin", None)
+    found = family.loc[family["estimator"] == twin, "method"]
+    return str(found.iloc[0]) if twin and not found.empty else None
 
 
 if __name__ == "__main__":

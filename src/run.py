@@ -39,7 +39,7 @@ from .errors import ConfigError, UserError
 from .running import provenance, sweep
 from .running.cells import run_experiment
 from .running.command_line import (check_group_choices, check_output_dir, check_override_grammar,
-                                   with_experiment_group, with_label_protocol)
+                                   with_experiment_group, with_label_protocol, with_outside_method)
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +83,7 @@ def cli(command: tuple[str, ...] = ("repro-mf",)) -> None:
         sys.exit(0)
     logging.basicConfig(format="[%(levelname)s] %(message)s")
     current = with_experiment_group(typed)  # +paper/<name>=experiment, deprecated: experiment=<name>
+    current = with_outside_method(current)  # method=mypkg.mymodule:MyNMF: the config method=outside holding it
     try:
         check_override_grammar(current)
         check_group_choices(current)

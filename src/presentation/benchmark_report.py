@@ -50,6 +50,7 @@ from ..running.pool import schedule
 from ..running.progress import duration
 from ..running.results import MixedResultsError, find_results, read_results
 from ..reproduction import homes as papers
+from ..reproduction.shipped import short_name
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
                       format_p, group_letters, join_names, rank_methods, ranking_lines, slug)
@@ -72,11 +73,6 @@ CLAIMS = {"cnmf": ("labels10", "all"), "pcgnmf": ("labels10", "all"), "ccf": ("l
 #: The columns each scoring reads, as (AC, NMI).
 SCORINGS = {"all": ("acc", "nmi"), "unlabelled": ("acc_unlabelled", "nmi_unlabelled")}
 SCORING_NAMES = {"all": "every sample", "unlabelled": "the unlabelled samples only"}
-
-
-def short_name(label: str) -> str:
-    """A method's label without its parameters: ``GNMF(alpha=100.0)`` -> ``GNMF``."""
-    return str(label).split("(", 1)[0]
 
 
 def load_track(runs: Path) -> pd.DataFrame | None:
@@ -185,7 +181,10 @@ def takeaway(frame: pd.DataFrame, ranking: Ranking | None, track: str, scoring: 
 def takes_labels(estimator: str) -> bool:
     """Whether the registry's estimator ``estimator`` takes labels (a label track's own method, not a
     reference)."""
-    return bool(getattr(methods.REGISTRY.get(estimator), "needs_labels", False))
+    try:
+        return bool(getattr(methods.estimator_class(estimator), "needs_labels", False))
+    except ValueError:  # an outside method that no longer imports: its rows say it took no labels
+        return False
 
 
 def scoring_shift(frame: pd.DataFrame) -> list[str]:

@@ -17,7 +17,10 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
    per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
    compared with the verdicts, a finding in one sentence and a link to its report, and a line stamping the
    table with the commit, machine and date of the reproduction that produced it; and, when ``make benchmark``
-   has run (``outputs/benchmark/``), a row for the family benchmark: its cost and each track's leaders.
+   has run (``outputs/benchmark/``), a row for the family benchmark: its cost and each track's leaders;
+3. writes the family benchmark's cells, when ``make benchmark`` has run, into the shipped file
+   ``papers/benchmark/family_cells.csv.gz`` (:mod:`src.reproduction.shipped`), against which an outside method
+   is ranked.
 
 No number of the table is typed by hand: each comes from those files, and the finding is composed from the
 scorecard's verdicts and causes (:func:`finding`). Running it twice on the same outputs writes the same text.
@@ -42,6 +45,7 @@ from ..running.pool import schedule
 from ..running.pool.schedule import write_costs
 from . import benchmark_report
 from ..reproduction import homes as papers
+from ..reproduction import shipped
 
 logger = logging.getLogger(__name__)
 
@@ -271,15 +275,27 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     return copied
 
 
+def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
+    """Rewrite the family's shipped cells (:mod:`src.reproduction.shipped`) when ``make benchmark`` left every
+    track's runs in ``benchmark``; None (and the shipped file kept) otherwise."""
+    tracks = papers.names(benchmark_report.HOME)
+    if not all((benchmark / track / "runs").is_dir() for track in tracks):
+        logger.info("no complete benchmark in %s: the family's shipped cells %s are kept", benchmark, target)
+        return None
+    return shipped.refresh(benchmark, tracks, target)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduction's outputs directory")
     parser.add_argument("--readme", default="README.md", help="the README whose results table is rewritten")
     parser.add_argument("--snapshot", default=str(SNAPSHOT), help="where the reports are copied")
+    parser.add_argument("--shipped", default=str(shipped.FILE), help="where the family's cells are written")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     try:
         outputs, readme = Path(args.outputs), Path(args.readme)
+        ship_family_cells(outputs.parent / "benchmark", Path(args.shipped))
         lines = table(outputs, papers.HOME, Path(args.snapshot))
         copied = snapshot(outputs, Path(args.snapshot))
         write_atomic(readme, replace_between(readme.read_text(), lines))

@@ -76,6 +76,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scikit_posthocs as sp  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.transforms import offset_copy  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ..files import atomic_path  # noqa: E402
@@ -486,37 +488,96 @@ def rank_methods(blocks: pd.DataFrame, alpha: float = ALPHA, higher_is_better: b
 
 # --- the diagram -----------------------------------------------------------------------------------------------
 
-def cd_figure(ranking: Ranking, title: str | None = None) -> Figure:
+HIGHLIGHT_COLOR = "#c0392b"
+"""The colour of the highlighted methods of a critical-difference diagram (:func:`cd_figure`)."""
+
+OTHERS_COLOR = "0.45"
+"""The colour of the other methods of a diagram that highlights some."""
+
+
+def cd_figure(ranking: Ranking, title: str | None = None, highlight=()) -> Figure:
     """The critical-difference diagram of a ranking (``scikit_posthocs.critical_difference_diagram``).
 
     The axis carries the mean ranks (rank 1, the best, on the left); a bar joins each group of methods that no
-    Wilcoxon-Holm test separates (the primary test); the bar marked CD above the axis is Nemenyi's critical
-    difference, for reference.
+    Wilcoxon-Holm test separates (the primary test); the bar marked CD above the axis, and above its tick
+    labels, is Nemenyi's critical difference, for reference.
+
+    Parameters
+    ----------
+    ranking : Ranking
+        From :func:`rank_methods`.
+    title : str, optional
+        Printed above the diagram.
+    highlight : sequence of str
+        Methods to pick out (e.g. a contender among the family): their names in bold and
+        :data:`HIGHLIGHT_COLOR`, their lines thicker, every other method in grey, so that the eye finds them
+        among twenty. Names not in the ranking are ignored. Empty (the default): each method in a colour of
+        its own.
+
+    Returns
+    -------
+    Figure
     """
     n = len(ranking.methods)
+    marked = [m for m in highlight if m in ranking.mean_ranks]
     fig = Figure(figsize=(7.5, 1.6 + 0.32 * n), layout="constrained")
     ax = fig.add_subplot()
     # p-values as the diagram reads them: a separated pair keeps its p (< alpha), any other gets 1, so that
     # the groups drawn are exactly those of ``groups`` whatever the library does at p == alpha.
     p = ranking.wilcoxon_holm.where(ranking.wilcoxon_holm < ranking.alpha, 1.0)
-    sp.critical_difference_diagram(ranking.mean_ranks, p, cd=ranking.cd, alpha=ranking.alpha, ax=ax,
-                                   label_fmt_left="{label} ({rank:.2f})", label_fmt_right="({rank:.2f}) {label}",
-                                   crossbar_props={"marker": "|", "markersize": 8})
-    for text in ax.texts:  # the library prints CD with two significant digits; three decimals, as in the report
-        if text.get_text().startswith("CD ="):
-            text.set_text(f"CD = {ranking.cd:.3f}")
+    palette = {m: HIGHLIGHT_COLOR if m in marked else OTHERS_COLOR for m in ranking.methods} if marked else None
+    # cd=None: the library draws its CD bar half a unit above the axis, where the tick labels are; drawn below
+    artists = sp.critical_difference_diagram(ranking.mean_ranks, p, alpha=ranking.alpha, ax=ax,
+                                             label_fmt_left="{label} ({rank:.2f})",
+                                             label_fmt_right="({rank:.2f}) {label}",
+                                             crossbar_props={"marker": "|", "markersize": 8}, color_palette=palette)
+    texts = {}
+    for m in marked:
+        texts[f"{m} ({ranking.mean_ranks[m]:.2f})"] = texts[f"({ranking.mean_ranks[m]:.2f}) {m}"] = m
+    # the library appends one elbow, marker and label per method, in the same order
+    for label, elbow, marker in zip(artists["labels"], artists["elbows"], artists["markers"]):
+        if label.get_text() in texts:
+            label.set_fontweight("bold")
+            elbow.set_linewidth(2.5)
+            marker.set_sizes([70])
+    _cd_bar(ax, ranking)
     ax.set_xlabel(f"mean rank over {ranking.n_blocks} blocks (1 = best); bars: no Wilcoxon-Holm test separates "
                   f"the methods (alpha = {ranking.alpha:g}); CD: Nemenyi", fontsize="small")
     ax.xaxis.set_label_position("bottom")
-    if title:
-        ax.set_title(title, fontsize="medium", pad=18)
+    if title:  # the figure's title: the layout puts it above everything the axes hold, the CD bar included
+        fig.suptitle(title, fontsize="medium")
     return fig
 
 
-def cd_diagram(ranking: Ranking, path, title: str | None = None) -> Path:
-    """:func:`cd_figure` saved as a PNG at ``path`` (written atomically); returns the path."""
+def _cd_bar(ax, ranking: Ranking) -> None:
+    """Draw Nemenyi's CD as a bar from the best mean rank, above the axis's tick labels (a fixed distance in
+    points from the axis line, whatever the height of the figure), labelled ``CD = ...`` with three decimals,
+    as in the report."""
+    tick = ax.xaxis.get_major_ticks()[0]
+    tick_size = tick.label2.get_size()
+    # from the axis line: the tick, its pad, the tick label (its box ~1.2 of the font size), then a gap
+    labels_top = tick.get_tick_padding() + tick.get_pad() + 1.2 * tick_size
+    lift = labels_top + 6
+    start = float(ranking.mean_ranks.iloc[0])
+    end = start + ranking.cd
+    bar = Line2D([start, end], [0, 0], color="k", linewidth=2, marker="|", markersize=8, zorder=3,
+                 transform=offset_copy(ax.transData, fig=ax.figure, y=lift, units="points"))
+    ax.add_artist(bar)
+    bar.set_clip_on(False)
+    ax.text((start + end) / 2, 0, f"CD = {ranking.cd:.3f}", ha="center", va="bottom",
+            transform=offset_copy(ax.transData, fig=ax.figure, y=lift + 5, units="points"))
+    low, high = ax.get_xlim()
+    if end > high:  # a CD longer than the spread of the ranks: widen the axis so that the bar fits
+        ax.set_xlim(low, end + 0.02 * (end - low))
+
+
+def cd_diagram(ranking: Ranking, path, title: str | None = None, highlight=()) -> Path:
+    """:func:`cd_figure` saved as a PNG at ``path`` (written atomically); returns the path.
+
+    ``highlight``: the methods to pick out in bold and colour (see :func:`cd_figure`).
+    """
     path = Path(path)
-    fig = cd_figure(ranking, title)
+    fig = cd_figure(ranking, title, highlight)
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=120, format="png")
     return path

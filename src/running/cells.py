@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
 from . import provenance
+from .. import methods
 from ..data import pin_user_file
 from ..files import locked, write_atomic
 from ..presentation.report import write_reports
@@ -89,9 +90,13 @@ class OpenRun:
 
 
 def run_identity(spec: RunSpec) -> RunIdentity:
-    """How the cells of ``spec`` are computed: its cell settings, their hash and the code's fingerprint."""
+    """How the cells of ``spec`` are computed: its cell settings, their hash and the code's fingerprint (for an
+    estimator outside the repository, with the source file of its class: an edited method is recomputed)."""
     settings = spec.cell_settings()
-    return RunIdentity(settings, config_fingerprint(settings), provenance.code_fingerprint())
+    fingerprint = provenance.code_fingerprint()
+    if spec.method.name not in methods.REGISTRY:
+        fingerprint = provenance.with_source(fingerprint, methods.estimator_class(spec.method.name))
+    return RunIdentity(settings, config_fingerprint(settings), fingerprint)
 
 
 def cell_paths(spec: RunSpec, out_dir: Path) -> dict:

@@ -21,6 +21,7 @@ from hydra.errors import OverrideParseException
 from ..checks import POSITIVE_INT
 from ..config_dir import CONF_DIR
 from ..errors import ConfigError
+from ..methods import outside
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,23 @@ def with_experiment_group(overrides: list[str]) -> list[str]:
                        " ".join(old for old, _ in rewritten), "is" if len(rewritten) == 1 else "are",
                        " ".join(new for _, new in rewritten))
     return kept
+
+
+def with_outside_method(overrides: list[str]) -> list[str]:
+    """``overrides`` with ``method=<import path>`` (``mypkg.mymodule:MyNMF``, ``path/to/my_nmf.py:MyNMF``: an
+    estimator outside the repository, :mod:`src.methods.outside`) written as the config ``method=outside``
+    that holds it: its name, and its class's name as the label unless ``method.label`` is given."""
+    out = []
+    labelled = any(o.partition("=")[0].lstrip("+") == "method.label" for o in overrides)
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        if sep and key.lstrip("+") == "method" and outside.is_import_path(value) and "," not in value:
+            name = value.strip("'\"")
+            label = name.replace(":", ".").rsplit(".", 1)[-1]
+            out += ["method=outside", f'method.name="{name}"'] + ([] if labelled else [f'method.label="{label}"'])
+        else:
+            out.append(override)
+    return out
 
 
 def options(group: str, conf_dir: Path = CONF_DIR) -> list[str]:

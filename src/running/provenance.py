@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import inspect
 import json
 import os
 import platform
@@ -72,6 +73,16 @@ def fingerprint_of(root: Path, packages: dict[str, str | None]) -> str:
 def code_fingerprint() -> str:
     """Fingerprint of the code that computes results in this process (see the module docstring)."""
     return fingerprint_of(SRC, {name: package_version(name) for name in NUMERICAL_PACKAGES})
+
+
+def with_source(fingerprint: str, cls: type) -> str:
+    """``fingerprint`` combined with the source file of ``cls`` (a method outside the repository, whose code
+    the fingerprint of ``src/`` does not cover); the class's module name when its file cannot be read."""
+    try:
+        source = Path(inspect.getsourcefile(cls)).read_bytes()
+    except (TypeError, OSError):
+        source = cls.__module__.encode()
+    return hashlib.sha256(fingerprint.encode() + b"\0" + source).hexdigest()[:16]
 
 
 def git_state(root: Path = PROJECT) -> dict:

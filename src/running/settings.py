@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from .. import methods
+from ..methods import outside
 from ..checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, fraction_in, integer, one_of, optional
 from ..data import Dataset, load_dataset
 from ..errors import ConfigError
@@ -95,7 +96,7 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """The method: its registry name (:data:`src.methods.REGISTRY`), its label in tables and directories, and
+    """The method: its registry name (:data:`src.methods.REGISTRY`) or import path, its label in tables and directories, and
     its constructor parameters (the solver's settings included, for an iterative method)."""
 
     name: str
@@ -219,10 +220,28 @@ def run_spec(config: Mapping) -> RunSpec:
                    protocol=protocol_spec(config["protocol"], str(dataset.name)), solver=freeze(config["solver"]))
 
 
+def target_node(node: Mapping) -> dict:
+    """A method config written as Hydra's ``instantiate`` takes it (``_target_: mypkg.mymodule.MyNMF``, the
+    constructor's parameters beside it, ``label`` optional) as the keys of :data:`METHOD_KEYS`."""
+    target = node["_target_"]
+    params = {key: value for key, value in node.items() if key not in ("_target_", "label", "params")}
+    params.update(node.get("params") or {})
+    label = node.get("label") or str(target).replace(":", ".").rsplit(".", 1)[-1]
+    return {"name": target, "label": label, "params": params}
+
+
 def method_spec(node: Mapping) -> MethodSpec:
-    """The :class:`MethodSpec` of a method's config: a registered name, a label and a mapping of parameters."""
-    name = one_of(methods.NAMES).check("method.name", node.get("name"))
+    """The :class:`MethodSpec` of a method's config: a registered name or the import path of an estimator
+    outside the repository (``src.methods.estimator_class``; also as ``_target_``, :func:`target_node`),
+    a label and a mapping of parameters."""
+    if "_target_" in node:
+        node = target_node(node)
+    name = node.get("name")
+    if not isinstance(name, str) or not (name in methods.NAMES or outside.is_import_path(name)):
+        raise ConfigError(f"method.name={name!r} is not one of {', '.join(methods.NAMES)}, nor an import path "
+                          "(package.module:Class or path/to/file.py:Class)")
     present(node, METHOD_KEYS, "method")
+    methods.estimator_class(name)  # an import path imports, or is refused on one line
     if not isinstance(node["params"], Mapping):
         raise ConfigError(f"method.params={node['params']!r} must be a mapping of the method's parameters")
     return MethodSpec(name=name, label=node["label"], params=freeze(node["params"]))
@@ -289,13 +308,15 @@ def check_method_params(method: MethodSpec) -> None:
     A shape that only the data give (NTF's ``image_shape``) stands in as (1, 1); it is checked with the
     data (:func:`check_against_data`).
     """
-    methods.make(method.name, **method_params(method.name, method.params, 2, 0, (1, 1))).check_params()
+    model = methods.make(method.name, **method_params(method.name, method.params, 2, 0, (1, 1)))
+    if hasattr(model, "check_params"):  # the family's own check; an outside estimator checks in fit
+        model.check_params()
 
 
 def needs_labels_check(name: str, labels: Mapping, dataset: str) -> None:
     """Refuse the label-constrained method ``name`` under a label scheme that labels no sample (one line,
     what to do)."""
-    if getattr(methods.REGISTRY.get(name), "needs_labels", False) and labels["mode"] == "none":
+    if getattr(methods.estimator_class(name), "needs_labels", False) and labels["mode"] == "none":
         raise ConfigError(
             f"method={name} needs labelled samples but the protocol labels none on {dataset} "
             f"(protocol.labels.mode='none'): use protocol=cnmf or protocol=ccf, or set "
@@ -328,7 +349,7 @@ def check_method_on(method: MethodSpec, dataset: Dataset) -> None:
     """Check the method against the data set: X (values, and sign where the method needs X >= 0) and, for an
     estimator that takes an image shape (NTF), the data set's."""
     model = methods.make(method.name, **method_params(method.name, method.params, 2, 0, dataset.image_shape))
-    if "image_shape" in model.get_params(deep=False):
+    if "image_shape" in model.get_params(deep=False) and hasattr(model, "check_params"):
         model.check_params()  # with the image shape the data give
     check_data(dataset.X, getattr(model, "nonnegative_data", False))
 

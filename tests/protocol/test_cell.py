@@ -329,3 +329,27 @@ def test_a_cells_row_has_its_columns_in_one_order(y):
     assert list(row)[21:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
                               "protocol_rank_offset", "params", "config_hash", "code_fingerprint", "peak_rss_mb"]
     assert row["params"] == '{"max_iter": 5, "stopping": "fixed"}' and row["peak_rss_mb"] == 12.5
+
+
+def test_a_fits_output_that_no_step_can_read_is_refused_on_one_line():
+    from src.protocol.cell import check_output
+    check_output(np.ones((5, 2)), 5, direct=False)
+    check_output(np.arange(5), 5, direct=True)
+    for output, direct, message in ((np.ones((4, 2)), False, "shape"), (np.ones(5), False, "shape"),
+                                    (np.ones((5, 2)), True, "shape"), (np.full((5, 2), np.nan), False, "10 NaN"),
+                                    (np.array([1.0, np.inf, 0, 0, 1]), True, "1 NaN or infinite")):
+        with pytest.raises(ValueError, match=message):
+            check_output(output, 5, direct)
+
+
+def test_a_class_clusters_directly_when_it_says_so_or_gives_only_a_clustering():
+    from src import methods
+    from src.protocol.cell import clusters_directly
+    assert clusters_directly(methods.COPKMeans) and not clusters_directly(methods.NMF)
+    assert not any(clusters_directly(cls) for name, cls in methods.REGISTRY.items() if name != "copkmeans")
+
+    class OnlyPredicts:
+        def fit_predict(self, X, y=None):
+            return np.zeros(len(X), dtype=int)
+
+    assert clusters_directly(OnlyPredicts)

@@ -157,6 +157,8 @@ def test_the_default_solver_gives_every_method_the_parameters_it_had():
     assert params("method=gnmf") == {**REFERENCE, "alpha": 100.0, "n_neighbors": 5, "weight": "binary",
                                      "normalize_init": True, "knn_algorithm": "auto"}
     for path in sorted((CONF / "method").glob("*.yaml")):
+        if path.stem == "outside":  # a place for an outside estimator's import path, filled on the command line
+            continue
         plain = composed(f"method={path.stem}")
         run = run_spec(plain)
         assert config_fingerprint(run.cell_settings()) == HASHES[path.stem], path.stem

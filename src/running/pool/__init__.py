@@ -37,7 +37,7 @@ from ... import methods
 from ...data import load_dataset
 from ...errors import StepFailed, UserError, one_line
 from ..progress import duration
-from ...protocol.cell import READOUTS
+from ...protocol.cell import READOUTS, clusters_directly
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
 from ..cells import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
@@ -169,7 +169,8 @@ def mean_scores(rows: list[dict]) -> str:
 
 def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = None,
              record_dir: Path | None = None, paper_done: Callable[[Home], None] | None = None,
-             dry_run: bool = False, sources: list[Home] = ()) -> dict:
+             dry_run: bool = False, sources: list[Home] = (),
+             time_limits: Callable[[Job], float | None] | None = None) -> dict:
     """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
     ``schedule.json`` records.
 
@@ -178,7 +179,8 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     SLURM tasks' files). A dry run checks every job's settings as far as they go without data, logs what
     would be computed, and computes and writes nothing (:func:`dry_run_summary`). A cell that a job of the
     ``sources`` (homes whose runs are on disk, with the same ``overrides``) computed alike is copied, not
-    computed (:mod:`.reuse`).
+    computed (:mod:`.reuse`). ``time_limits(job)`` gives the seconds after which a cell of ``job`` is stopped
+    and fails (None: no limit), for methods from outside the repository.
 
     Raises
     ------
@@ -205,7 +207,7 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     tasks = tasks_of(jobs, [run.todo for run in opened])
     expect(tasks, jobs, opened)
     workers = workers or usable_cores()
-    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done)
+    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits)
     summary = books.announce(len(copied), "SLURM array tasks" if slurm else f"{workers} worker process(es)")
     summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
     books.start()
@@ -249,8 +251,10 @@ class Books:
     (:func:`src.running.cells.end_run`), a paper's report when its last job is (``paper_done``)."""
 
     def __init__(self, chosen: list[Home], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
-                 workers: int | None, paper_done: Callable[[Home], None] | None):
+                 workers: int | None, paper_done: Callable[[Home], None] | None,
+                 time_limits: Callable[[Job], float | None] | None = None):
         self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
+        self.time_limits = time_limits or (lambda job: None)
         self.records = [begin_run(run, job.config, job.overrides) for job, run in zip(jobs, opened)]
         self.left = [len(run.todo) for run in opened]
         self.n_cells, self.n_todo = sum(len(run.paths) for run in opened), sum(self.left)
@@ -290,7 +294,7 @@ class Books:
         return [Work(number, jobs[task.places[0].job].spec, task.places[0].k, task.places[0].trial,
                      tuple(Row(opened[p.job].paths[p.k, p.trial], opened[p.job].prepared.dataset.name,
                                jobs[p.job].spec.method, jobs[p.job].spec.seed, opened[p.job].identity)
-                           for p in task.places))
+                           for p in task.places), self.time_limits(jobs[task.places[0].job]))
                 for number, task in enumerate(self.tasks)]
 
     def take(self, answer: Done) -> None:
@@ -301,9 +305,10 @@ class Books:
             error = answer.error
             if error is not None and valid_row(self.opened[place.job], place):
                 error = None  # its row was written before the worker died
-            if error is not None and place.job not in self.failed:
-                self.failed[place.job] = f"{self.jobs[place.job].name}: cell k={place.k} trial={place.trial}: {error}"
-                logger.error("%s", self.failed[place.job])
+            if error is not None:
+                line = f"{self.jobs[place.job].name}: cell k={place.k} trial={place.trial}: {error}"
+                self.failed.setdefault(place.job, line)  # the job's first failed cell; each one is logged
+                logger.error("%s", line)
             self.progress.cells_done += 1
             self.left[place.job] -= 1
             if self.left[place.job] == 0 and place.job not in self.failed:
@@ -437,7 +442,7 @@ def record_rows(jobs: list[Job], opened: list[OpenRun], tasks: list[Task], done:
 def kmeans_runs(spec) -> int:
     """The KMeans runs of one sub-run of a cell of ``spec``: the protocol's restarts and its readouts' runs
     (0 for a method that clusters by itself)."""
-    if getattr(methods.REGISTRY[spec.method.name], "clusters_directly", False):
+    if clusters_directly(methods.estimator_class(spec.method.name)):
         return 0
     return spec.protocol.kmeans_restarts + sum(READOUTS[name] or 0 for name in spec.protocol.readouts)
 

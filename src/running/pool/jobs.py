@@ -94,7 +94,7 @@ def expand(sweeps: Iterable[tuple[str, int, list[str]]]) -> list[Job]:
 def reads_labels(spec: RunSpec) -> bool:
     """Whether a cell of ``spec`` depends on the protocol's label scheme: the method takes labels, or
     there are labelled samples (a row scores the unlabelled ones apart, or only them)."""
-    return bool(getattr(methods.REGISTRY[spec.method.name], "needs_labels", False)) \
+    return bool(getattr(methods.estimator_class(spec.method.name), "needs_labels", False)) \
         or spec.protocol.labels["mode"] != "none"
 
 

@@ -4,7 +4,9 @@ A worker gets a :class:`Work` (a cell's run spec, (k, trial), and the rows to wr
 once per process, computes the cell under the run's BLAS thread limit (:func:`src.running.cells.compute_cell`) and
 writes its row into each job that asked for it, under that job's settings, atomically, as soon as the cell
 is done: a killed worker loses at most the cell it was on. It answers with a :class:`Done` (times,
-costs, or the error on one line), never with an exception, so one failed cell does not stop the others.
+costs, or the error on one line), never with an exception, so one failed cell does not stop the others; a
+cell given a time limit (``Work.time_limit``, for code from outside the repository) that runs past it
+fails on one line, and its worker goes on with the next cell.
 
 * :func:`run_local` spreads the cells over a pool of worker processes on this machine, in the order
   given (longest first), one cell at a time per worker.
@@ -16,12 +18,14 @@ costs, or the error on one line), never with an exception, so one failed cell do
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -66,6 +70,7 @@ class Work:
     k: int
     trial: int
     rows: tuple[Row, ...]
+    time_limit: float | None = None  #: seconds after which the cell is stopped (None: no limit)
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,34 @@ class Done:
     n_samples: int = 0
 
 
+class CellTimeLimit(Exception):
+    """A cell ran past its time limit (:func:`time_limit`)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None):
+    """Stop the code inside after ``seconds`` of wall time with :class:`CellTimeLimit` (None: no limit).
+
+    A timer signal interrupts the worker's main thread wherever Python runs next, so a fit that loops or
+    sleeps stops and the worker goes on with its next cell; a single call into compiled code that never
+    returns to Python is not interrupted (it is stopped with the pool).
+    """
+    if not seconds:
+        yield
+        return
+
+    def stop(signum, frame):
+        raise CellTimeLimit(f"stopped after {seconds:g} s, the cell time limit (set it with --cell-timeout)")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 _DATA: dict[str, object] = {}  # the data sets this worker process has loaded, by their settings
 
 
@@ -106,13 +139,14 @@ def work(item: Work) -> Done:
     try:
         with threadpool_limits(limits=item.spec.blas_threads):
             dataset = _dataset(item.spec)
-            cell = compute_cell(item.spec, dataset, item.k, item.trial)
+            with time_limit(item.time_limit):
+                cell = compute_cell(item.spec, dataset, item.k, item.trial)
         rss = peak_rss_mb()
         rows = [result_row(row.dataset, row.method, row.seed, cell, row.identity, rss) for row in item.rows]
         for row, values in zip(item.rows, rows):
             save_cell(row.path, values)
     except Exception as exc:  # noqa: BLE001 - the cell fails on one line, the other cells go on
-        return Done(item.task, f"{type(exc).__name__}: {one_line(exc)}", start=start, end=time.time(),
+        return Done(item.task, one_line(exc), start=start, end=time.time(),
                     worker=worker)
     first = rows[0]
     return Done(item.task, None, first["fit_seconds"] + first["kmeans_seconds"], time.process_time() - cpu,

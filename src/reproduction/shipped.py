@@ -1,0 +1,122 @@
+"""The family's cells that ship with the repository: every cell of the last published ``make benchmark``.
+
+``papers/benchmark/family_cells.csv.gz`` holds one row per (track, data set, method, k, trial) with the
+scores the rankings read (AC and NMI on every sample and, in a label track, on the unlabelled samples
+alone), the seconds, and what produced the row: the config hash, the code fingerprint and the digest of the
+data the cell saw (:func:`data_digest`). ``make results`` writes it from ``outputs/benchmark`` (:func:`write`);
+a method from outside the repository (:mod:`src.reproduction.contenders`) computes only its own cells and is
+ranked against these (:func:`load`).
+
+The data digest is the sha256 of the samples and labels as the cells read them (after preprocessing), not of
+the raw files: Caltech-101's bag of words is built on each machine, and where its features differ from the
+shipped ones, the family's cells of that data set do not describe the local data.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ..config_dir import PAPERS_DIR
+from ..data import load_dataset
+from ..files import write_atomic
+from ..running.results import find_results, read_results
+
+
+def short_name(label: str) -> str:
+    """A method's label without its parameters: ``GNMF(alpha=100.0)`` -> ``GNMF`` (a track runs each method
+    at one setting)."""
+    return str(label).split("(", 1)[0]
+
+logger = logging.getLogger(__name__)
+
+#: The shipped file (in the repository, beside the tracks' homes).
+FILE = PAPERS_DIR / "benchmark" / "family_cells.csv.gz"
+#: Its columns, in order.
+COLUMNS = ("track", "dataset", "method", "label", "estimator", "k", "trial", "acc", "nmi", "acc_unlabelled",
+           "nmi_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "seed", "config_hash",
+           "code_fingerprint", "data_sha256")
+
+
+def data_digest(X, y) -> str:
+    """sha256 of a data set as a cell reads it: X as C-ordered float64 (dense), then y as int64."""
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    digest = hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+    digest.update(np.ascontiguousarray(y, dtype=np.int64).tobytes())
+    return digest.hexdigest()
+
+
+def run_config(results: Path) -> dict:
+    """The resolved config of the run whose ``results.csv`` is ``results`` (its ``config.yaml``)."""
+    return yaml.safe_load((Path(results).parent / "config.yaml").read_text())
+
+
+def local_digests(configs: dict[str, dict], data_dir, mirror, seed: int = 0) -> dict[str, str]:
+    """The :func:`data_digest` of each data set (name -> its ``dataset`` config) loaded here."""
+    digests = {}
+    for name, config in configs.items():
+        dataset = load_dataset(config, data_dir, mirror, seed)
+        digests[name] = data_digest(dataset.X, dataset.y)
+    return digests
+
+
+def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
+    """Every cell of the tracks' runs under ``benchmark_out`` as the shipped file's rows (:data:`COLUMNS`), each
+    data set's digest computed on the data as the runs' configs load them (from their data directory)."""
+    frames, configs = [], {}
+    for track in tracks:
+        runs = Path(benchmark_out) / track / "runs"
+        if not runs.is_dir():
+            raise FileNotFoundError(f"no results under {runs}: run `make benchmark` first")
+        files = find_results([runs])
+        frame = read_results(files)
+        frame.insert(0, "track", track)
+        frame["label"] = frame["method"]
+        frame["method"] = frame["method"].map(short_name)
+        frames.append(frame)
+        for path in files:
+            config = run_config(path)
+            configs.setdefault(str(config["dataset"]["name"]), config)
+    cells = pd.concat(frames, ignore_index=True)
+    digests = {name: local_digests({name: config["dataset"]}, config["paths"]["data_dir"],
+                                   config["paths"]["mirror"], config["seed"])[name]
+               for name, config in configs.items()}
+    cells["data_sha256"] = cells["dataset"].map(digests)
+    for column in COLUMNS:
+        if column not in cells:
+            cells[column] = np.nan
+    return cells[list(COLUMNS)].sort_values(["track", "dataset", "method", "k", "trial"], ignore_index=True)
+
+
+def write(cells: pd.DataFrame, path: Path = FILE) -> Path:
+    """Write the shipped file: CSV in gzip with no timestamp (the same cells give the same bytes)."""
+    text = cells.to_csv(index=False, float_format="%.17g", lineterminator="\n")
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as stream:
+        stream.write(text.encode())
+    write_atomic(Path(path), buffer.getvalue())
+    return Path(path)
+
+
+def refresh(benchmark_out: Path, tracks: list[str], path: Path = FILE) -> Path:
+    """Rewrite the shipped file from the benchmark's runs under ``benchmark_out`` (what ``make results`` does
+    after ``make benchmark``); returns its path."""
+    cells = collect(benchmark_out, tracks)
+    logger.info("%s family cells of %d tracks (%s) -> %s", f"{len(cells):,}", cells["track"].nunique(),
+                ", ".join(sorted(cells["track"].unique())), path)
+    return write(cells, path)
+
+
+def load(path: Path = FILE) -> pd.DataFrame:
+    """The shipped family cells (:data:`COLUMNS`); a missing file is a :class:`FileNotFoundError` line."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"the family's shipped cells {path} are missing: restore them with git, or "
+                                "run `make benchmark` and `make results`")
+    return pd.read_csv(path)

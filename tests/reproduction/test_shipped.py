@@ -1,0 +1,102 @@
+"""The family's cells shipped with the repository (src/reproduction/shipped.py, papers/benchmark/family_cells.csv.gz)."""
+
+import gzip
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from src.reproduction import contenders, shipped
+from src.running.cells import compute_cell, open_run
+from src.running.pool import plan_jobs
+from src.running.settings import thaw
+
+
+def test_the_digest_tells_data_apart_and_reads_sparse_as_dense():
+    from scipy import sparse
+    X, y = np.arange(12.0).reshape(4, 3), np.array([0, 0, 1, 1])
+    assert shipped.data_digest(X, y) == shipped.data_digest(sparse.csr_matrix(X), y)
+    assert shipped.data_digest(X, y) != shipped.data_digest(X + 1e-12 * (X == 5), y)
+    assert shipped.data_digest(X, y) != shipped.data_digest(X, y[::-1])
+
+
+def test_the_same_cells_give_the_same_bytes_and_load_back(tmp_path):
+    cells = pd.DataFrame({"track": ["unsupervised"] * 2, "dataset": ["yale"] * 2, "acc": [0.1 + 0.2, 1 / 3]})
+    first, second = shipped.write(cells, tmp_path / "a.csv.gz"), shipped.write(cells, tmp_path / "b.csv.gz")
+    assert first.read_bytes() == second.read_bytes()
+    assert gzip.decompress(first.read_bytes()).decode().splitlines()[0] == "track,dataset,acc"
+    pd.testing.assert_frame_equal(shipped.load(first), cells)  # every float to the last bit
+    with pytest.raises(FileNotFoundError, match="make results"):
+        shipped.load(tmp_path / "missing.csv.gz")
+
+
+@pytest.fixture(scope="module")
+def family():
+    if not shipped.FILE.is_file():
+        pytest.fail(f"{shipped.FILE} is missing: it ships with the repository (make benchmark, make results)")
+    return shipped.load()
+
+
+def test_the_shipped_file_is_small_and_holds_every_cell_of_every_track(family):
+    assert shipped.FILE.stat().st_size < 5e6
+    assert list(family.columns) == list(shipped.COLUMNS)
+    assert set(family["track"]) == set(contenders.TRACKS)
+    assert set(family["dataset"]) == set(contenders.DATASETS)
+    assert not family.duplicated(["track", "dataset", "label", "k", "trial"]).any()
+    counts = family.groupby(["track", "dataset", "method"]).size()
+    assert set(counts) == {90}  # k = 2..10, 10 trials: no job half there
+    for track in contenders.LABEL_TRACKS:
+        assert family.loc[family["track"] == track, ["acc_unlabelled", "nmi_unlabelled"]].notna().all().all()
+    assert family[["acc", "nmi"]].stack().between(0, 1).all()
+    assert family.groupby("dataset")["data_sha256"].nunique().eq(1).all()
+    assert family["seed"].eq(0).all() and family["code_fingerprint"].nunique() == 1
+
+
+def recompute(family, track, dataset, method, cells, mirror, data_dir):
+    """Recompute the shipped ``cells`` ((k, trial) pairs) of one track, data set and method; returns
+    (shipped rows, recomputed (acc, nmi, objective) per cell)."""
+    home = contenders.Sweeps(track, ((f"experiment=benchmark/{track}", f"dataset={dataset}", f"method={method}",
+                                      f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"),))
+    job = plan_jobs([home], [])[0]
+    run = open_run(job.spec, data_dir / "unused")
+    rows = family[(family["track"] == track) & (family["dataset"] == dataset)
+                  & (family["estimator"] == method)].set_index(["k", "trial"])
+    found = {}
+    for k, trial in cells:
+        cell = compute_cell(job.spec, run.prepared.dataset, k, trial).chosen
+        found[k, trial] = (cell.acc, cell.nmi, cell.objective)
+    digest = shipped.data_digest(run.prepared.dataset.X, run.prepared.dataset.y)
+    return rows, found, digest
+
+
+def check_slice(rows, found, digest):
+    assert rows["data_sha256"].iloc[0] == digest  # the same data as the shipped cells saw
+    for (k, trial), (acc, nmi, objective) in found.items():
+        row = rows.loc[(k, trial)]
+        assert acc == pytest.approx(row["acc"], abs=1e-12) and nmi == pytest.approx(row["nmi"], abs=1e-9)
+        assert objective == pytest.approx(row["objective"], rel=1e-6)
+
+
+def test_a_slice_of_the_shipped_cells_recomputed_finds_the_same_numbers(family, mirror, data_dir):
+    """Unsupervised track, NMF on Yale: four of its 90 cells recomputed here (the whole slice: test_slow's)."""
+    check_slice(*recompute(family, "unsupervised", "yale", "nmf", [(2, 0), (3, 1), (5, 2), (10, 9)], mirror,
+                           data_dir))
+
+
+@pytest.mark.slow
+def test_the_whole_slice_recomputed_finds_the_same_numbers(family, mirror, data_dir):
+    cells = [(k, t) for k in range(2, 11) for t in range(10)]
+    check_slice(*recompute(family, "labels10", "yale", "cnmf", cells, mirror, data_dir))
+
+
+def test_the_local_data_of_the_pixel_data_sets_are_those_the_family_saw(family, mirror, data_dir):
+    """The shipped digests of the data sets read from fixed files (not built on this machine, as Caltech-101's
+    bag of words is) equal the digests of the same data loaded here."""
+    jobs = plan_jobs([contenders.Sweeps("unsupervised", (("experiment=benchmark/unsupervised",
+                                                          "dataset=orl,yale,coil20", "method=nmf",
+                                                          f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"),))],
+                     [])
+    local = shipped.local_digests({j.spec.dataset.name: thaw(j.spec.dataset.config) for j in jobs}, data_dir, mirror)
+    assert contenders.mismatched(family[family["dataset"].isin(local)], local) == {}
+    assert hashlib.sha256(b"").hexdigest() not in local.values()
