@@ -199,7 +199,7 @@ def run_contenders(args) -> int:
     if summary is None:
         return 0
     frames = {}
-    for track in args.tracks:
+    for track in [t for t in opened.TRACKS if t in args.tracks]:
         own = benchmark_report.load_track(out / track / "runs")
         if own is None:
             continue
@@ -218,7 +218,7 @@ def run_contenders(args) -> int:
         "workers": summary.get("workers")}
     path = contender_report.build(out, frames, labels, title=f"{' and '.join(labels)} against the family",
                                   twins={k: v for k, v in twins.items() if v}, notes=notes, cost=cost)
-    logger.info("wrote %s", path)
+    logger.info("%s against the family: %s", " and ".join(labels), path)
     return 0
 
 
@@ -234,13 +234,14 @@ def run_user_data(args) -> int:
     summary = pooled(homes, args, out, None)
     if summary is None:
         return 0
-    frames = {t: f for t in args.tracks if (f := benchmark_report.load_track(out / t / "runs")) is not None}
+    frames = {t: f for t in opened.TRACKS
+              if t in args.tracks and (f := benchmark_report.load_track(out / t / "runs")) is not None}
     cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": 0,
             "wall_seconds": summary.get("wall_seconds"), "workers": summary.get("workers")}
     path = contender_report.build(out, frames, [], title=f"The family on {data.name}: which method to use",
                                   notes=[f"{data.name}: {data.X.shape[0]} samples, {data.X.shape[1]} features, "
                                          f"{n_classes} classes, k = 2..{min(opened.MAX_K, n_classes)}"], cost=cost)
-    logger.info("wrote %s", path)
+    logger.info("the family on %s: %s", data.name, path)
     return 0
 
 

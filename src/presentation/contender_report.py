@@ -270,6 +270,10 @@ def choice_sentence(rows: pd.DataFrame, ranking: Ranking | None, place: str) -> 
         return f"{place}: too few complete blocks to rank the methods."
     first = ranking.methods[0]
     found = standing(ranking, first, ranking.methods)
+    if ranking.friedman.p_f >= ALPHA:  # Friedman's test finds no difference: no method to recommend
+        return (f"{place}: no method stands out (Friedman p = {format_p(ranking.friedman.p_f)} over "
+                f"{blocks_name(ranking, rows)}); {first} has the best mean AC rank ({found.mean_rank:.2f}), "
+                f"by too little to choose it.")
     text = (f"{place}: use **{first}** (mean AC rank {found.mean_rank:.2f} over {blocks_name(ranking, rows)}; "
             f"Friedman p = {format_p(ranking.friedman.p_f)}); ")
     text += (f"no Wilcoxon-Holm test separates it from {name_some(found.tied)}" if found.tied else
@@ -533,5 +537,5 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
     lines += cost_section(frames, contenders, cost)
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).rstrip("\n") + "\n")
-    logger.info("wrote %s", path)
+    logger.debug("wrote %s", path)
     return path

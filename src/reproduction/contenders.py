@@ -33,6 +33,7 @@ import yaml
 from .. import methods
 from ..errors import ConfigError
 from ..methods import outside
+from ..running import gate
 
 #: The tracks of the family benchmark (``papers/benchmark/<track>/``), unsupervised first.
 TRACKS = ("unsupervised", "labels10", "labels30")
@@ -97,7 +98,7 @@ def resolve(spec: str, params: Mapping, config_dir: str | None = None, label: st
     """The :class:`Contender` of ``--method spec``: an import path, or the name of a method config in the
     user's ``config_dir`` (its ``_target_`` and parameters; ``params`` from the command line win)."""
     if outside.is_import_path(spec) and not (config_dir and config_file(config_dir, spec).is_file()):
-        cls = methods.estimator_class(spec)
+        cls = gate.imported(spec)
         return Contender(spec, label or cls.__name__, dict(params))
     if spec in methods.REGISTRY:
         raise ConfigError(f"--method {spec}: {spec} is one of the family's methods, whose cells ship with the "
@@ -114,7 +115,7 @@ def resolve(spec: str, params: Mapping, config_dir: str | None = None, label: st
     if not isinstance(target, str):
         raise ConfigError(f"{path} has no _target_: give the estimator's import path, e.g. "
                           "_target_: mypkg.mymodule.MyNMF")
-    cls = methods.estimator_class(target)
+    cls = gate.imported(target)
     own = {key: value for key, value in node.items() if key not in ("_target_", "name", "label", "params", "defaults")}
     own.update(node.get("params") or {})
     return Contender(target, label or node.get("label") or cls.__name__, {**own, **params}, spec)

@@ -114,9 +114,11 @@ def refresh(benchmark_out: Path, tracks: list[str], path: Path = FILE) -> Path:
     return write(cells, path)
 
 
-def load(path: Path = FILE) -> pd.DataFrame:
-    """The shipped family cells (:data:`COLUMNS`); a missing file is a :class:`FileNotFoundError` line."""
-    if not Path(path).is_file():
+def load(path: Path | None = None) -> pd.DataFrame:
+    """The shipped family cells (:data:`COLUMNS`; ``path`` default :data:`FILE`); a missing file is a
+    :class:`FileNotFoundError` line."""
+    path = Path(path or FILE)
+    if not path.is_file():
         raise FileNotFoundError(f"the family's shipped cells {path} are missing: restore them with git, or "
                                 "run `make benchmark` and `make results`")
     return pd.read_csv(path)

@@ -23,6 +23,7 @@ with status 2 before anything is written.
 from __future__ import annotations
 
 import logging
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,12 +78,25 @@ def fail(check: str, what: str, change: str) -> GateFailed:
     return GateFailed(f"{check}: {what}; {change}")
 
 
+def imported(name: str) -> type:
+    """The class at the import path ``name`` (check 1): a module that does not import, or lacks the class, is
+    a :class:`GateFailed` line (what the import said, and what to change)."""
+    try:
+        return methods.estimator_class(name)
+    except UserError as exc:
+        raise GateFailed(f"import: {exc}") from None
+
+
 def run_once(name: str, params: dict, X, y_partial, direct: bool, seconds: float) -> np.ndarray:
     """One fit of ``name`` on the tiny problem as a cell calls it; its output checked (``fit`` and ``output``)."""
     model = methods.make(name, **params)
     try:
-        with time_limit(seconds):
+        with time_limit(seconds), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             output = model.fit_predict(X, y_partial) if direct else model.fit_transform(X, y_partial)
+        if caught:  # on a 40-sample problem a warning (too few iterations, say) is noise: one line, not a page
+            logger.debug("gate: %s warned %d time(s), first: %s", name, len(caught),
+                         one_line(caught[0].message, 160))
     except CellTimeLimit:
         raise fail("fit", f"{name} did not return within {seconds:g} s on a {X.shape[0]} x {X.shape[1]} problem",
                    "make it stop (max_iter) or raise the limit with --cell-timeout") from None
@@ -114,10 +128,7 @@ def check(name: str, params: dict | None = None, seconds: float | None = None) -
     """Run the gate (the module docstring's checks) on the estimator ``name`` with its configured ``params``;
     returns what it learned, or raises :class:`GateFailed` on the first check that fails."""
     seconds = seconds or GATE_SECONDS
-    try:
-        cls = methods.estimator_class(name)
-    except UserError as exc:
-        raise fail("import", str(exc), "give package.module:Class (importable) or path/to/file.py:Class") from None
+    cls = imported(name)
     for attribute in ("get_params", "fit"):
         if not callable(getattr(cls, attribute, None)):
             raise fail("estimator", f"{name} has no {attribute}()",

@@ -166,6 +166,14 @@ def test_without_contenders_the_report_names_the_method_to_use(your_data):
         assert (out / image).is_file()
 
 
+def test_without_contenders_methods_no_test_tells_apart_are_not_recommended(tmp_path):
+    frame = cells(None, 0, datasets=("mine",), family={"GNMF": 0.6, "NMF": 0.6, "KMeans": 0.6})
+    frame["acc"] = 0.7  # every method finds the same partitions
+    report = build(tmp_path, {"unsupervised": frame}, [], title="Too easy").read_text()
+    opening = " ".join(report.split("\n## ", 1)[0].split())
+    assert "no method stands out (Friedman p = 1" in opening and "use **" not in opening
+
+
 def test_a_track_without_a_column_the_report_reads_is_refused(tmp_path):
     with pytest.raises(ValueError, match="fit_seconds"):
         build(tmp_path, {"unsupervised": cells("MyNMF", 0.1).drop(columns="fit_seconds")}, ["MyNMF"], title="x")

@@ -1,0 +1,142 @@
+"""Your method and your data against the family through ``python -m src.benchmark`` (src/benchmark.py): the gate's
+refusals, cells that fail or hang, resuming, the report, and a data set too small for the protocol.
+
+The family's shipped cells are replaced by a small synthetic file on Yale (k = 2, 3; two trials), with Yale's
+real digest, so that the runs here compute a few cells only."""
+
+import hashlib
+import logging
+import os
+import signal
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from src import benchmark
+from src.reproduction import contenders, shipped
+from src.running.pool import plan_jobs
+from src.running.settings import thaw
+
+MODULE = "fixtures.outside.estimators"
+SMALL = ["--datasets", "yale", "--overrides", "protocol.ks=[2,3]", "protocol.n_trials=2"]
+FAMILY = {"KMeans": "kmeans", "NMF": "nmf", "GNMF": "gnmf", "CNMF": "cnmf"}
+
+
+@pytest.fixture(scope="module")
+def family_file(tmp_path_factory, data_dir):
+    """A synthetic shipped file: four family methods on Yale in the three tracks, Yale's digest as loaded here."""
+    mirror = Path(os.environ["REPRO_DATA_MIRROR"])
+    job = plan_jobs([contenders.Sweeps("u", (("experiment=benchmark/unsupervised", "dataset=yale", "method=nmf"),))],
+                    [f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"])[0]
+    digest = shipped.local_digests({"yale": thaw(job.spec.dataset.config)}, data_dir, mirror)["yale"]
+    rng = np.random.default_rng(0)
+    rows = [dict(track=track, dataset="yale", method=method, label=method, estimator=name, k=k, trial=trial,
+                 acc=acc, nmi=acc - 0.1, acc_unlabelled=np.nan if track == "unsupervised" else acc - 0.02,
+                 nmi_unlabelled=np.nan if track == "unsupervised" else acc - 0.12, objective=1.0, fit_seconds=0.2,
+                 kmeans_seconds=0.1, n_iter=5, seed=0, config_hash="h", code_fingerprint="f", data_sha256=digest)
+            for track in contenders.TRACKS for method, name in FAMILY.items() if track != "unsupervised"
+            or name != "cnmf" for k in (2, 3) for trial in (0, 1) for acc in [rng.uniform(0.3, 0.6)]]
+    return shipped.write(pd.DataFrame(rows)[list(shipped.COLUMNS)], tmp_path_factory.mktemp("family") / "cells.csv.gz")
+
+
+@pytest.fixture
+def run(family_file, data_dir, monkeypatch, caplog):
+    """``python -m src.benchmark`` in this process on the synthetic family; returns (status, error lines)."""
+    monkeypatch.setattr(shipped, "FILE", family_file)
+    # this process keeps its SIGTERM handler (the module's own signal stays real: the time limits need SIGALRM)
+    monkeypatch.setattr(benchmark, "signal", SimpleNamespace(signal=lambda *args: None, SIGTERM=signal.SIGTERM))
+
+    def call(*argv):
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            status = benchmark.main([*argv, "--workers", "1", *SMALL, f"paths.data_dir={data_dir}"])
+        return status, [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+
+    return call
+
+
+def digests(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("name, check", [
+    ("no_such_package.mine:MyNMF", "import"), (f"{MODULE}:Missing", "import"),
+    (f"{MODULE}:NotAnEstimator", "estimator"), (f"{MODULE}:Raises", "fit"), (f"{MODULE}:GivesNaN", "output"),
+    (f"{MODULE}:WrongShape", "output"), (f"{MODULE}:Unseeded", "seed"), (f"{MODULE}:Hangs", "fit"),
+])
+def test_a_bad_method_is_one_line_status_2_and_nothing_written(run, tmp_path, family_file, name, check):
+    earlier = tmp_path / "earlier"  # the outputs of an earlier run stay as they were
+    (earlier / "unsupervised").mkdir(parents=True)
+    (earlier / "unsupervised" / "results.csv").write_text("dataset,method\nyale,Mine\n")
+    before, shipped_before = digests(earlier), hashlib.sha256(family_file.read_bytes()).hexdigest()
+    extra = ["--cell-timeout", "2"] if "Hangs" in name else []
+    status, errors = run("--method", name, "--out", str(tmp_path / "out"), *extra)
+    assert status == 2 and len(errors) == 1 and errors[0].startswith(f"{check}: "), errors
+    assert not (tmp_path / "out").exists()
+    assert digests(earlier) == before and hashlib.sha256(family_file.read_bytes()).hexdigest() == shipped_before
+
+
+@pytest.mark.integration
+def test_two_methods_are_ranked_together_in_the_tracks_they_enter(run, tmp_path):
+    out = tmp_path / "two"
+    status, errors = run("--method", f"{MODULE}:PlainNMF", f"{MODULE}:LabelNMF", "--out", str(out))
+    assert status == 0 and not errors
+    report = (out / "report.md").read_text()
+    assert report.startswith("# PlainNMF and LabelNMF against the family")
+    assert "**LabelNMF** (extends NMF)" in report
+    computed = pd.read_csv(out / "schedule.csv")
+    assert set(computed["method"]) == {"PlainNMF", "LabelNMF"}  # its own cells only: the family's are shipped
+    assert len(computed) == 4 * (3 + 2)  # 4 cells per job: PlainNMF in three tracks, LabelNMF in two
+    assert {p.parent.parent.name for p in out.glob("*/runs/*")} == set(contenders.TRACKS)
+
+
+@pytest.mark.integration
+def test_a_cell_that_fails_or_runs_too_long_is_named_and_the_rest_kept_then_resumed(run, tmp_path):
+    out = tmp_path / "slow"
+    status, errors = run("--method", f"{MODULE}:SlowAtThree", "--tracks", "unsupervised", "--out", str(out),
+                         "--cell-timeout", "1")
+    assert status == 1
+    named = [e for e in errors if e.startswith("unsupervised yale")]  # as each cell fails; then the jobs listed
+    assert sorted(named) == [f"unsupervised yale SlowAtThree: cell k=3 trial={t}: CellTimeLimit: stopped after 1 s, "
+                             "the cell time limit (set it with --cell-timeout)" for t in (0, 1)]
+    kept = list((out / "unsupervised" / "runs").rglob("cells/*"))
+    assert len(kept) == 2  # the two cells of k = 2
+    status, errors = run("--method", f"{MODULE}:SlowAtThree", "--tracks", "unsupervised", "--out", str(out),
+                         "--cell-timeout", "60")
+    assert status == 0 and not errors
+    schedule = pd.read_csv(out / "schedule.csv")
+    assert sorted(zip(schedule["k"], schedule["status"])) == [(2, "reused"), (2, "reused"), (3, "computed"),
+                                                               (3, "computed")]
+
+
+@pytest.mark.integration
+def test_a_nan_in_one_cell_is_named_with_its_data_set_k_and_trial(run, tmp_path):
+    status, errors = run("--method", f"{MODULE}:NaNAtThree", "--tracks", "unsupervised", "--out",
+                         str(tmp_path / "nan"))
+    assert status == 1
+    assert sorted(e for e in errors if e.startswith("unsupervised yale")) == [
+        f"unsupervised yale NaNAtThree: cell k=3 trial={t}: ValueError: fit_transform returned 1 NaN or infinite "
+        "value(s)"
+        for t in (0, 1)]
+
+
+def test_a_data_set_too_small_for_the_protocol_is_refused_before_any_cell(run, tmp_path):
+    path = tmp_path / "tiny.npz"
+    np.savez(path, X=np.random.default_rng(0).random((7, 4)), y=np.array([0, 0, 0, 1, 1, 1, 2]))
+    status, errors = run("--dataset", str(path), "--out", str(tmp_path / "out"))
+    assert status == 2 and errors == [f"--dataset {path}: class 2 has 1 sample(s); each class needs at least 2 (one "
+                                      "labelled and one to cluster): drop or merge the small classes (1 of 3 are "
+                                      "too small)"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_method_and_a_data_set_together_or_a_family_label_are_refused(run, tmp_path):
+    status, errors = run("--method", f"{MODULE}:PlainNMF", "--dataset", "x.npz")
+    assert status == 2 and "not both" in errors[0]
+    status, errors = run("--method", f"{MODULE}:PlainNMF", "--label", "NMF")
+    assert status == 2 and "must differ" in errors[0]
