@@ -153,10 +153,10 @@ def run_contenders(args) -> int:
     given = args.label or [None] * len(args.method)
     contenders = [opened.resolve(spec, params, args.config_dir, label) for spec, label in zip(args.method, given)]
     labels = [c.label for c in contenders]
-    if len(set(labels)) < len(labels) or set(labels) & set(FAMILY_LABELS):
-        raise ConfigError(f"the methods' labels {', '.join(labels)} must differ from each other and from the "
-                          "family's: rename a class, or give its config a label")
     family = shipped.load()
+    if len(set(labels)) < len(labels) or set(labels) & set(family["method"]):
+        raise ConfigError(f"the methods' labels {', '.join(labels)} must differ from each other and from the "
+                          "family's: give each its own with --label")
     deaf = []
     for contender in contenders:
         passed = gate.check(contender.name, contender.params, args.cell_timeout)
@@ -254,11 +254,6 @@ def pooled(homes, args, out: Path, limit) -> dict | None:
     summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit)
     logger.info("the cells took %d s (%s)", stop_clock(out, started), out / "wall_seconds.txt")
     return summary
-
-
-#: The family's labels (their short names), which an outside method may not take.
-FAMILY_LABELS = ("KMeans", "NMF", "NMF-KL", "NMF-NCW", "NTF", "COP-KMeans", "SDA", "GNMF", "SemiGNMF", "CF", "CNMF",
-                 "CNMF-KL", "CCF", "SparseNMF", "NLCF", "LCF", "NPNMF", "FNMF", "PCGNMF")
 
 
 def shipped_rows(family, track: str, datasets: list[str]):

@@ -457,3 +457,13 @@ def test_a_dry_multirun_checks_every_job_and_computes_nothing(request):
     assert sum("dry run of " in line and "4 to compute" in line for line in log.splitlines()) == 4, log
     assert sum("(dry run: no cell computed, no result written)" in line for line in log.splitlines()) == 4, log
     assert not list(sweep.rglob("results.csv")) and not list(sweep.rglob("cells"))
+
+
+def test_an_import_path_as_method_is_the_outside_config_holding_it():
+    from src.running.command_line import with_outside_method
+    assert with_outside_method(["method=mypkg.mine:MyNMF", "dataset=yale"]) == \
+        ["method=outside", 'method.name="mypkg.mine:MyNMF"', 'method.label="MyNMF"', "dataset=yale"]
+    assert with_outside_method(["method=path/to/my_nmf.py:Mine", "method.label=Other"]) == \
+        ["method=outside", 'method.name="path/to/my_nmf.py:Mine"', "method.label=Other"]
+    assert with_outside_method(["method=nmf", "-m", "method=nmf,cnmf"]) == ["method=nmf", "-m", "method=nmf,cnmf"]
+

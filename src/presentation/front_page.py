@@ -295,7 +295,11 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     try:
         outputs, readme = Path(args.outputs), Path(args.readme)
-        ship_family_cells(outputs.parent / "benchmark", Path(args.shipped))
+        written = ship_family_cells(outputs.parent / "benchmark", Path(args.shipped))
+        if written is not None and schedule.cell_table(outputs) is None:
+            logger.info("wrote %s; %s holds no finished reproduction, so the README's table and %s are kept (run "
+                        "make reproduce-all first to rewrite them)", written, outputs, args.snapshot)
+            return 0
         lines = table(outputs, papers.HOME, Path(args.snapshot))
         copied = snapshot(outputs, Path(args.snapshot))
         write_atomic(readme, replace_between(readme.read_text(), lines))

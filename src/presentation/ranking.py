@@ -541,8 +541,8 @@ def cd_figure(ranking: Ranking, title: str | None = None, highlight=()) -> Figur
             elbow.set_linewidth(2.5)
             marker.set_sizes([70])
     _cd_bar(ax, ranking)
-    ax.set_xlabel(f"mean rank over {ranking.n_blocks} blocks (1 = best); bars: no Wilcoxon-Holm test separates "
-                  f"the methods (alpha = {ranking.alpha:g}); CD: Nemenyi", fontsize="small")
+    ax.set_xlabel(f"mean rank over {ranking.n_blocks} blocks (1 = best)\nbars: no Wilcoxon-Holm test separates "
+                  f"the methods (alpha = {ranking.alpha:g}); CD: Nemenyi's critical difference", fontsize="small")
     ax.xaxis.set_label_position("bottom")
     if title:  # the figure's title: the layout puts it above everything the axes hold, the CD bar included
         fig.suptitle(title, fontsize="medium")

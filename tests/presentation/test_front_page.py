@@ -108,3 +108,31 @@ def test_the_benchmark_row_says_when_its_run_found_cells_of_an_earlier_one(tmp_p
     monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: None)
     row = front_page.benchmark_row(tmp_path)
     assert "**40 min wall** on 2 cores (5,230 cells computed, " + note in row
+
+
+def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path):
+    """Each track's runs of a toy benchmark on a data file of its own -> the shipped file, with the data's digest;
+    without a reproduction beside it, the README and the snapshot are left alone and the status is 0."""
+    import numpy as np
+    from src.reproduction import contenders, shipped
+    X, y = np.random.default_rng(0).random((6, 3)), np.array([0, 0, 0, 1, 1, 1])
+    np.savez(tmp_path / "toy.npz", X=X, y=y)
+    dataset = yaml.safe_load((front_page.papers.CONF_DIR / "dataset" / "file.yaml").read_text())
+    dataset.update(path=str(tmp_path / "toy.npz"), name="toy")
+    for track in contenders.TRACKS:
+        run = tmp_path / "benchmark" / track / "runs" / "toy_NMF"
+        run.mkdir(parents=True)
+        (run / "config.yaml").write_text(yaml.safe_dump({"dataset": dataset, "seed": 0, "paths": {
+            "data_dir": str(tmp_path / "data"), "mirror": None}}))
+        pd.DataFrame({"dataset": "toy", "method": "NMF", "estimator": "nmf", "k": [2, 2], "trial": [0, 1],
+                      "seed": 0, "acc": [0.5, 1.0], "nmi": [0.0, 1.0], "config_hash": "c",
+                      "code_fingerprint": "f"}).to_csv(run / "results.csv", index=False)
+    readme = tmp_path / "README.md"
+    readme.write_text("unchanged\n")
+    assert front_page.main(["--outputs", str(tmp_path / "reproduce"), "--readme", str(readme), "--snapshot",
+                            str(tmp_path / "snapshot"), "--shipped", str(tmp_path / "cells.csv.gz")]) == 0
+    cells = shipped.load(tmp_path / "cells.csv.gz")
+    assert list(cells.columns) == list(shipped.COLUMNS) and len(cells) == 6
+    assert sorted(set(cells["track"])) == sorted(contenders.TRACKS)
+    assert set(cells["data_sha256"]) == {shipped.data_digest(X, y)}
+    assert readme.read_text() == "unchanged\n" and not (tmp_path / "snapshot").exists()

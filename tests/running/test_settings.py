@@ -215,3 +215,11 @@ def test_the_written_config_shows_the_parameters_each_method_got(tmp_path):
     assert written["method"]["params"] == {"stopping": "fixed", "n_starts": 1, "min_iter": 30, "tol": 1e-5,
                                            "max_iter": 20}
     assert written["solver"]["max_iter"] == 20 and written["dry_run"] is False
+
+
+def test_an_outside_method_composes_and_prepares_like_a_registered_one():
+    plain = composed("method=outside", 'method.name="fixtures.outside.estimators:PlainNMF"',
+                     'method.label="Plain"', "++method.params.max_iter=30")
+    spec = run_spec(plain)
+    assert (spec.method.name, spec.method.label, dict(spec.method.params)) == \
+        ("fixtures.outside.estimators:PlainNMF", "Plain", {"max_iter": 30})
