@@ -156,6 +156,8 @@ GUIDES = {
     "performance": ("make bench", "NN-descent", "faiss"),
     "crosscheck": ("apt-get update", "MatlabFunc/MatrixFactorization", "--write-fixtures"),
     "troubleshooting": ("No space left on device", "What is not an error", "Numerical robustness"),
+    "own_method": ("python -m src.benchmark --method", "needs_labels", "--config-dir", "The gate", "--dataset",
+                   "family_cells.csv.gz"),
     "adding_a_method": ("_parameter_constraints", "The estimator contract", "Adding a paper", "Code layout"),
     "changelog": ("0.2.0", "Added"),
 }
