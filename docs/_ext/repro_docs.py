@@ -240,7 +240,7 @@ def methods_index(registry: dict) -> str:
         *rows,
         "",
         ".. automodule:: src.methods",
-        "   :members: make",
+        "   :members: make, estimator_class",
         "",
         ".. autodata:: src.methods.REGISTRY",
         "   :no-value:",
