@@ -49,6 +49,7 @@ from .data import load_dataset
 from .errors import ConfigError, UserError
 from . import methods
 from .presentation import benchmark_report, contender_report
+from .presentation.report import write_reports
 from .reproduction import contenders as opened
 from .reproduction import homes as papers
 from .reproduction import shipped
@@ -111,7 +112,8 @@ def main(argv=None) -> int:
         if not args.report_only:
             chosen = [papers.load(track, benchmark_report.HOME, "benchmark") for track in args.tracks]
             started = None if args.dry_run else start_clock(out)
-            run_pool(chosen, args.overrides, args.workers, out, dry_run=args.dry_run, sources=sources(args.overrides))
+            run_pool(chosen, args.overrides, args.workers, out, dry_run=args.dry_run, sources=sources(args.overrides),
+                     job_report=write_reports)
             if args.dry_run:
                 return 0
             logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / "wall_seconds.txt")
@@ -251,7 +253,7 @@ def pooled(homes, args, out: Path, limit) -> dict | None:
         run_pool(homes, args.overrides, args.workers, out, dry_run=True)
         return None
     started = start_clock(out)
-    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit)
+    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit, job_report=write_reports)
     logger.info("the cells took %d s (%s)", stop_clock(out, started), out / "wall_seconds.txt")
     return summary
 

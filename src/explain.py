@@ -53,6 +53,7 @@ from .errors import StepFailed, UserError
 from .files import write_atomic
 from .presentation import scorecard
 from .presentation.explain_report import OUTPUTS, explain_paper, primary_frame
+from .presentation.report import write_reports
 from .reproduction import homes as papers
 from .reproduction.readings import fit_readings, load_readings, readings_home
 from .reproduction.runner import WALL, terminate
@@ -100,7 +101,8 @@ def main(argv=None) -> int:
         if homes and (args.dry_run or not args.report_only):
             # the primary runs' cells may be copied only if they may be on disk (else composing them is wasted)
             sources = chosen if papers.runs_may_be_on_disk(args.overrides) else []
-            fit_readings(homes, plans, out_root, sources, args.overrides, args.workers, args.dry_run)
+            fit_readings(homes, plans, out_root, sources, args.overrides, args.workers, args.dry_run,
+                         job_report=write_reports)
         if args.dry_run:
             return 0
         for paper in chosen:

@@ -43,7 +43,8 @@ import signal
 import sys
 
 from .errors import StepFailed, UserError
-from .presentation import scorecard
+from .presentation import paper_report, scorecard
+from .presentation.report import write_reports
 from .reproduction import homes as papers
 from .reproduction.runner import WALL, plan, reproduce, start_clock, stop_clock, terminate
 from .running.command_line import add_pool_arguments, check_pool_arguments, with_experiment_group
@@ -73,7 +74,8 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # a killed reproduction stops its workers too
     try:
         logger.info("reproducing %s", ", ".join(p.name for p in chosen))
-        reproduce(chosen, args.overrides, args.workers, dry_run=args.dry_run)
+        reproduce(chosen, args.overrides, args.workers, dry_run=args.dry_run, job_report=write_reports,
+                  build_report=paper_report.build)
     except UserError as exc:
         logger.error("%s", exc)
         return 2

@@ -36,6 +36,7 @@ from omegaconf import DictConfig
 from . import DISTRIBUTION, __version__, resolvers
 from .config_dir import CONF_DIR
 from .errors import ConfigError, UserError
+from .presentation.report import write_reports
 from .running import provenance, sweep
 from .running.cells import run_experiment
 from .running.command_line import (check_group_choices, check_output_dir, check_override_grammar,
@@ -51,7 +52,8 @@ resolvers.register()
 @hydra.main(config_path=str(CONF_DIR), config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     """One run, or one job of a multirun, on the config Hydra composed: :func:`~src.running.cells.run_experiment` into Hydra's
-    output directory; a user's mistake ends it with one line and exit status 2, a failed write with status 1."""
+    output directory, with the table and figure of :func:`~src.presentation.report.write_reports` handed down to
+    it; a user's mistake ends it with one line and exit status 2, a failed write with status 1."""
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     overrides = list(hydra_cfg.overrides.task)
@@ -59,7 +61,8 @@ def main(cfg: DictConfig) -> None:
     try:
         with sweep.job(Path(hydra_cfg.sweep.dir), hydra_cfg.job.num, overrides, out_dir, cfg) if multirun \
                 else nullcontext() as end:  # a sweep job: one line at its end, with the sweep's job counter
-            written = run_experiment(cfg, out_dir, overrides, logging.DEBUG if multirun else logging.INFO)
+            written = run_experiment(cfg, out_dir, overrides, logging.DEBUG if multirun else logging.INFO,
+                                     report=write_reports)
             if written is None and end is not None:
                 end.outcome = "dry run: no cell computed, no result written"
     except UserError as exc:  # a single run: one line, exit status 2

@@ -39,6 +39,17 @@ def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_w
          "write experiment=benchmark/labels30"]
 
 
+def test_the_pool_is_handed_the_jobs_tables_and_figure(tmp_path, monkeypatch):
+    from src.presentation.report import write_reports
+
+    monkeypatch.chdir(tmp_path)
+    given = []
+    monkeypatch.setattr(benchmark, "run_pool", lambda chosen, overrides, *rest, **options: given.append(options))
+    monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+    benchmark.main(["--tracks", "labels10", "--dry-run"])
+    assert given[0]["job_report"] is write_reports
+
+
 def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, caplog):
     monkeypatch.chdir(tmp_path)
     with caplog.at_level("ERROR"):

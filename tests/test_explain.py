@@ -139,7 +139,7 @@ def test_the_primary_runs_are_composed_as_sources_only_where_they_may_be_on_disk
     monkeypatch.chdir(tmp_path)
     given = []
     monkeypatch.setattr(explain, "fit_readings",
-                        lambda homes, plans, out, sources, *rest: given.append([paper.name for paper in sources]))
+                        lambda homes, plans, out, sources, *rest, **options: given.append([p.name for p in sources]))
     monkeypatch.setattr(explain.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     assert explain.main(["lcf", "--dry-run"]) == 0
     assert explain.main(["lcf", "--dry-run", "--overrides", "paths.output_dir=/elsewhere"]) == 0

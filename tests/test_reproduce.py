@@ -71,6 +71,18 @@ def test_the_old_selection_of_settings_in_overrides_is_read_as_the_new_with_one_
         ["+paper/lcf=experiment is deprecated and will be removed in the next release: write experiment=lcf"]
 
 
+def test_the_command_hands_down_the_report_writers(monkeypatch):
+    """The pool and the runner do not import presentation (tests/test_imports.py): the command gives them each
+    job's tables and figure and each paper's report."""
+    from src.presentation.report import write_reports
+
+    given = []
+    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, overrides, *rest, **options: given.append(options))
+    monkeypatch.setattr(reproduce.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+    assert reproduce.main(["cai", "--dry-run"]) == 0
+    assert given[0]["job_report"] is write_reports and given[0]["build_report"] is paper_report.build
+
+
 @pytest.fixture
 def toys(tmp_path, monkeypatch):
     """The pool's toy papers, computed in this process, with their reports stood in for."""
@@ -87,7 +99,7 @@ def toys(tmp_path, monkeypatch):
 @pytest.mark.integration
 def test_each_papers_report_is_built_when_its_cells_are_in(toys):
     chosen, overrides, outputs, built = toys
-    reports = reproduce.reproduce(chosen, overrides, 1, outputs)
+    reports = reproduce.reproduce(chosen, overrides, 1, outputs, build_report=paper_report.build)
     assert reports == [outputs / "toy" / "report.md", outputs / "toy2" / "report.md"]
     assert sorted(name for name, _ in built) == ["toy", "toy2"]
     for name in ("toy", "toy2"):
@@ -104,4 +116,4 @@ def test_a_failing_report_fails_the_reproduction_with_one_line(toys, monkeypatch
 
     monkeypatch.setattr(paper_report, "build", broken)
     with pytest.raises(reproduce.StepFailed, match="2 papers failed: toy2: report failed: toy2 mixes two settings"):
-        reproduce.reproduce(chosen, overrides, 1, outputs)
+        reproduce.reproduce(chosen, overrides, 1, outputs, build_report=paper_report.build)

@@ -9,9 +9,11 @@ homes of ``papers/benchmark/``) and writes ``<out>/report.md`` with its figures:
 
 * per track and scoring (every sample, as the papers score; for a label track also the unlabelled samples
   alone, since a point whose class a method was told flatters it): mean AC and NMI per data set with each
-  method's mean rank over the (data set, k) blocks, the groups of methods that no Wilcoxon-Holm test
-  separates, critical-difference diagrams over all blocks and per data set (:mod:`.ranking`), AC and NMI
-  against k per data set, and a paragraph written from those numbers;
+  method's mean rank over the (data set, k) blocks and how many methods a Wilcoxon-Holm test finds it
+  significantly better and worse than, the first group (the first-ranked method and those no test
+  separates from it) by name, critical-difference diagrams over all blocks and per data set
+  (:mod:`.ranking`), AC and NMI against k per data set (the first three methods there and each paper's own
+  method in colour, the rest thin and grey), and a paragraph written from those numbers;
 * for a label track, how far scoring the unlabelled samples alone moves the ranking (Kendall's tau between
   the two orders of mean ranks, the methods that move and how much each one's AC drops);
 * each paper's headline claim, its method above every baseline, tested against the whole family of its
@@ -53,7 +55,7 @@ from ..reproduction import homes as papers
 from ..reproduction.shipped import short_name
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
-                      format_p, group_letters, join_names, rank_methods, ranking_lines, slug)
+                      format_p, join_names, rank_methods, ranking_lines, slug)
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +75,11 @@ CLAIMS = {"cnmf": ("labels10", "all"), "pcgnmf": ("labels10", "all"), "ccf": ("l
 #: The columns each scoring reads, as (AC, NMI).
 SCORINGS = {"all": ("acc", "nmi"), "unlabelled": ("acc_unlabelled", "nmi_unlabelled")}
 SCORING_NAMES = {"all": "every sample", "unlabelled": "the unlabelled samples only"}
+#: Each paper's own method (the first of ``directions.methods`` in its ``published.yaml``; the papers of
+#: :data:`CLAIMS`), drawn in colour in the figures against k of every track that runs it.
+PAPER_METHODS = ("CNMF", "PCGNMF", "CCF", "LCF", "FNMF")
+#: How many of the first methods by mean AC rank on a data set its figure against k draws in colour.
+LEADERS = 3
 
 
 def load_track(runs: Path) -> pd.DataFrame | None:
@@ -110,6 +117,46 @@ def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | N
     return rank_methods(blocks) if blocks.shape[0] >= 2 and blocks.shape[1] >= 2 else None
 
 
+def ac_order(rows: pd.DataFrame) -> list[str]:
+    """The methods of ``rows`` best first: by mean AC rank (:func:`ranking_over`; within one data set over its
+    (k, trial) blocks), or by mean AC when too few complete blocks to rank them."""
+    ranking = ranking_over(rows, "acc")
+    if ranking is not None:
+        return list(ranking.methods)
+    return list(rows.groupby("method")["acc"].mean().sort_values(ascending=False).index)
+
+
+def in_colour(rows: pd.DataFrame) -> dict[str, str]:
+    """The methods a figure of one data set draws in colour, each with the name its legend shows: the first
+    :data:`LEADERS` by mean AC rank (:func:`ac_order`) and every paper's own method (:data:`PAPER_METHODS`)
+    that ``rows`` hold; in order of place, each legend name with its place (``GNMF (#1)``, ``CNMF (#7,
+    paper)``)."""
+    order = ac_order(rows)
+    present = set(rows["method"])
+    chosen = order[:LEADERS] + [m for m in order[LEADERS:] if m in PAPER_METHODS]
+    chosen += [m for m in PAPER_METHODS if m in present and m not in order]  # unranked: placed last
+    shown = {}
+    for method in chosen:
+        marks = ([f"#{order.index(method) + 1}"] if method in order else []) + \
+            (["paper"] if method in PAPER_METHODS else [])
+        shown[method] = f"{method} ({', '.join(marks)})"
+    return shown
+
+
+def k_figure(rows: pd.DataFrame, title: str, path: Path) -> None:
+    """AC and NMI against k on one data set (every sample scored): the methods of :func:`in_colour` in colour
+    with their mean ± std bands, the first :data:`LEADERS` thick, every other method a thin grey line (mean
+    only, no legend entry)."""
+    shown = in_colour(rows)
+    rest = sorted(set(rows["method"]) - set(shown))
+    plot_metrics_vs_k(rows.assign(method=rows["method"].map(lambda m: shown.get(m, m))), title, path,
+                      methods=list(shown.values()), background=rest, thick=list(shown.values())[:LEADERS],
+                      caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples; "
+                      f"in colour the first {LEADERS} by mean AC rank here (thick; #: place) and the papers' own "
+                      f"methods, mean ± std over {rows['trial'].nunique()} trials"
+                      + (f"; thin grey: the other {len(rest)} methods (mean only)" if rest else ""))
+
+
 def settings_table(frame: pd.DataFrame) -> list[str]:
     """One line per method: its label, estimator and parameters."""
     lines = ["| method | label | estimator | parameters |", "|---|---|---|---|"]
@@ -120,30 +167,75 @@ def settings_table(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> list[str]:
-    """Mean ``metric`` (%) per data set and method over every k and trial, with each method's mean rank
-    over all (data set, k) blocks and its Wilcoxon-Holm groups (letters); best mean rank first."""
-    datasets = sorted(frame["dataset"].unique())
-    means = frame.groupby(["method", "dataset"])[metric].mean().unstack("dataset").reindex(columns=datasets) * 100
-    best = means.idxmax()
-    letters = group_letters(ranking) if ranking is not None else {}
-    if ranking is not None:
-        order = list(ranking.methods) + sorted(set(means.index) - set(ranking.methods))
-    else:
-        order = list(means.mean(axis=1).sort_values(ascending=False).index)
-    name = METRICS[metric]
-    lines = [f"| method | {' | '.join(datasets)} | mean rank | groups |", "|---" * (len(datasets) + 3) + "|"]
-    for method in order:
+def rank_table(rows: pd.DataFrame, metric: str, ranking: Ranking | None, *, bold=(), mark_best: bool = True) \
+        -> list[str]:
+    """The rows of a rank table: mean ``metric`` (%) per data set and method over every k and trial, each
+    method's mean rank in ``ranking`` and how many of its other methods a Wilcoxon-Holm test finds it
+    significantly better and worse than (:meth:`.ranking.Ranking.better`).
+
+    The methods of ``ranking`` come first, best mean rank first, then those it leaves out (not run on every
+    data set; ``-`` in the last three columns) by mean. ``bold`` names methods set in bold (a contender
+    report's contenders); ``mark_best`` sets the best value of each data set in bold. Each report writes its
+    own caption under these lines.
+    """
+    datasets = sorted(rows["dataset"].unique())
+    means = rows.groupby(["method", "dataset"])[metric].mean().unstack("dataset").reindex(columns=datasets) * 100
+    ranked = list(ranking.methods) if ranking is not None else []
+    rest = means[~means.index.isin(ranked)].mean(axis=1).sort_values(ascending=False)
+    top = means.idxmax() if mark_best else pd.Series(dtype=object)
+    lines = [f"| method | {' | '.join(datasets)} | mean rank | better than | worse than |",
+             "|---" * (len(datasets) + 4) + "|"]
+    for method in ranked + list(rest.index):
         cells = []
         for dataset in datasets:
             value = means.loc[method, dataset]
-            text = "" if pd.isna(value) else f"{value:.1f}"
-            cells.append(f"**{text}**" if text and best[dataset] == method else text)
-        rank = f"{ranking.mean_ranks[method]:.2f}" if ranking is not None and method in ranking.mean_ranks else "-"
-        lines.append(f"| {method} | {' | '.join(cells)} | {rank} | {letters.get(method) or '-'} |")
+            text = "-" if pd.isna(value) else f"{value:.1f}"
+            cells.append(f"**{text}**" if mark_best and top.get(dataset) == method and text != "-" else text)
+        if method in ranked:
+            others = [m for m in ranked if m != method]
+            rank = f"{ranking.mean_ranks[method]:.2f}"
+            better = str(sum(ranking.better(method, m) for m in others))
+            worse = str(sum(ranking.better(m, method) for m in others))
+        else:
+            rank = better = worse = "-"
+        name = f"**{method}**" if method in bold else method
+        lines.append(f"| {name} | {' | '.join(cells)} | {rank} | {better} | {worse} |")
+    return lines
+
+
+def tied_with_first(ranking: Ranking) -> list[str]:
+    """The methods no Wilcoxon-Holm test separates from the first by mean rank (Holm-adjusted p >= alpha), best
+    mean rank first. Usually the first of ``ranking.groups_wilcoxon``, but that group is a set in which no pair
+    is separated, and when the groups overlap a method tied with the first can sit in another group only."""
+    first = ranking.methods[0]
+    return [m for m in ranking.methods[1:] if ranking.wilcoxon_holm.loc[first, m] >= ranking.alpha]
+
+
+def first_group(ranking: Ranking, name: str) -> str:
+    """The sentence under a mean table naming the first-ranked method of ``ranking`` (of the metric called
+    ``name``) and the methods no Wilcoxon-Holm test separates from it (:func:`tied_with_first`)."""
+    first, tied = ranking.methods[0], tied_with_first(ranking)
+    if not tied:
+        return (f"First group by {name}: {first} alone; every Wilcoxon-Holm test separates it from the other "
+                f"{len(ranking.methods) - 1} methods.")
+    return (f"First group by {name}: {first} (the first by mean rank) and the {len(tied)} "
+            f"method{'s' if len(tied) > 1 else ''} no Wilcoxon-Holm test separates from it: {join_names(tied)}.")
+
+
+def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> list[str]:
+    """Mean ``metric`` (%) per data set and method over every k and trial, with each method's mean rank over
+    all (data set, k) blocks and how many methods it is significantly better and worse than (:func:`rank_table`),
+    best mean rank first; under it the caption and the first Wilcoxon-Holm group by name (:func:`first_group`)."""
+    name = METRICS[metric]
+    lines = rank_table(frame, metric, ranking)
+    others = f"of the other {len(ranking.methods) - 1} ranked methods, " if ranking is not None else ""
     lines += ["", f"Mean {name} (%) over k = {frame['k'].min()}..{frame['k'].max()} and the trials; bold: the best "
-              "of a data set. Mean rank over the blocks of the ranking below (1 = best); methods that share a letter are "
-              "not separated by any Wilcoxon-Holm test; '-': not run on every data set, so not ranked over all."]
+              "of a data set. Mean rank over the blocks of the ranking below (1 = best); better / worse than: "
+              f"{others}how many a two-sided Wilcoxon signed-rank test, Holm-adjusted over all pairs "
+              f"(alpha = {ALPHA:g}), finds it significantly better / worse than (the rest it is not separated "
+              "from); '-': not run on every data set, so not ranked over all."]
+    if ranking is not None:
+        lines += ["", first_group(ranking, name)]
     return lines
 
 
@@ -151,15 +243,15 @@ def takeaway(frame: pd.DataFrame, ranking: Ranking | None, track: str, scoring: 
     """What a reader should take from one track and scoring, in sentences built from its numbers."""
     if ranking is None:
         return "Too few complete blocks to rank the methods."
-    first = ranking.groups_wilcoxon[0] if ranking.groups_wilcoxon else (ranking.methods[0],)
+    tied = tied_with_first(ranking)
     means = frame.groupby(["dataset", "method"])["acc"].mean().unstack("method") * 100
     winners = means.idxmax(axis=1)
     counts = winners.value_counts()
     f = ranking.friedman
     parts = [f"{ranking.methods[0]} has the best mean AC rank ({ranking.mean_ranks.iloc[0]:.2f} over "
              f"{ranking.n_blocks} (data set, k) blocks)"
-             + (f"; no Wilcoxon-Holm test separates it from {join_names([m for m in first if m != ranking.methods[0]])}"
-                if len(first) > 1 else ", and every Wilcoxon-Holm test separates it from the others")
+             + (f"; no Wilcoxon-Holm test separates it from {join_names(tied)}" if tied else
+                ", and every Wilcoxon-Holm test separates it from the others")
              + f" (Friedman p = {format_p(f.p_f)})."]
     parts.append("The best mean AC per data set: " + "; ".join(
         f"{dataset} {winners[dataset]} ({means.loc[dataset, winners[dataset]]:.1f}%)" for dataset in means.index)
@@ -238,11 +330,14 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
     if track != "unsupervised":
         lines += references_check(frame, unsupervised)
     for dataset in datasets:
-        rows = frame[frame["dataset"] == dataset]
-        image = f"{track}_figure_{slug(dataset)}.png"
-        plot_metrics_vs_k(rows, f"{TITLES.get(track, track)}: {dataset}", out / image,
-                          caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples")
-    lines += ["AC and NMI against k per data set (every sample scored):", ""]
+        k_figure(frame[frame["dataset"] == dataset], f"{TITLES.get(track, track)}: {dataset}",
+                 out / f"{track}_figure_{slug(dataset)}.png")
+    papers_here = [m for m in PAPER_METHODS if (frame["method"] == m).any()]
+    lines += [f"AC and NMI against k per data set, every sample scored: in colour, with mean ± std bands, the "
+              f"first {LEADERS} methods by mean AC rank on that data set (thick lines; ranked over its (k, trial) "
+              "blocks, the legend gives each one's place, #1 best)"
+              + (f" and each paper's own method ({', '.join(papers_here)}; marked 'paper')" if papers_here else "")
+              + "; every other method a thin grey line.", ""]
     lines += [f"![AC and NMI against k, {d}]({track}_figure_{slug(d)}.png)" for d in datasets] + [""]
     for scoring in scorings_of(frame):
         rows = scored(frame, scoring)

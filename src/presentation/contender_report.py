@@ -40,7 +40,8 @@ import pandas as pd
 
 from ..files import write_atomic
 from ..running.progress import duration
-from .benchmark_report import SCORING_NAMES, TITLES, ranking_over, scored, scorings_of, settings_table
+from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_table, ranking_over, scored,
+                               scorings_of, settings_table)
 from .figures import plot_metrics_vs_k
 from .ranking import ALPHA, METRICS, Ranking, cd_diagram, format_p, join_names, slug
 
@@ -300,42 +301,20 @@ def choice_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings) -> list
 
 # --- the tracks ------------------------------------------------------------------------------------------------
 
-def bold_if(method: str, contenders) -> str:
-    """A method's name, in bold when it is a contender."""
-    return f"**{method}**" if method in contenders else method
-
-
-def rank_table(rows: pd.DataFrame, ranking: Ranking | None, contenders) -> list[str]:
-    """Mean AC (%) per data set and method, each method's mean rank over all blocks and how many methods it is
-    significantly better and worse than (Wilcoxon-Holm); best mean rank first, contenders in bold."""
-    datasets = sorted(rows["dataset"].unique())
-    means = rows.groupby(["method", "dataset"])["acc"].mean().unstack("dataset").reindex(columns=datasets) * 100
-    ranked = list(ranking.methods) if ranking is not None else []
-    order = ranked + list(means.drop(index=ranked).mean(axis=1).sort_values(ascending=False).index)
-    lines = [f"| method | {' | '.join(datasets)} | mean rank | better than | worse than |",
-             "|---" * (len(datasets) + 4) + "|"]
-    for method in order:
-        cells = ["-" if pd.isna(value) else f"{value:.1f}" for value in means.loc[method]]
-        if method in ranked:
-            others = [m for m in ranked if m != method]
-            rank = f"{ranking.mean_ranks[method]:.2f}"
-            better = str(sum(ranking.better(method, m) for m in others))
-            worse = str(sum(ranking.better(m, method) for m in others))
-        else:
-            rank = better = worse = "-"
-        lines.append(f"| {bold_if(method, contenders)} | {' | '.join(cells)} | {rank} | {better} | {worse} |")
+def rank_caption(rows: pd.DataFrame, ranking: Ranking | None) -> list[str]:
+    """The caption under a rank table of AC (:func:`.benchmark_report.rank_table`)."""
     blocks = blocks_name(ranking, rows) if ranking is not None else "no complete blocks"
-    return lines + ["", *wrapped(f"Mean AC (%) over k = {k_range(rows)} and the trials. Mean "
-                                 f"rank over {blocks} (1 = best); better / worse than: how many methods a "
-                                 "Wilcoxon-Holm test finds it significantly better / worse than; '-': not run on "
-                                 "every data set, so not ranked over all.")]
+    return wrapped(f"Mean AC (%) over k = {k_range(rows)} and the trials. Mean rank over {blocks} (1 = best); "
+                   "better / worse than: how many methods a Wilcoxon-Holm test finds it significantly better / "
+                   "worse than; '-': not run on every data set, so not ranked over all.")
 
 
 def scoring_part(track: str, scoring: str, frame: pd.DataFrame, ranked: dict, contenders, out: Path) -> list[str]:
     """One track and scoring: the rank table and the critical-difference diagrams of AC and NMI."""
     rows = scored(frame, scoring)
     lines = [f"### {TITLES.get(track, track)}, scored on {SCORING_NAMES[scoring]}", "",
-             *rank_table(rows, ranked["acc"], contenders), ""]
+             *rank_table(rows, "acc", ranked["acc"], bold=contenders, mark_best=False), "",
+             *rank_caption(rows, ranked["acc"]), ""]
     images = []
     for metric, name in METRICS.items():
         ranking = ranked[metric]
@@ -356,13 +335,11 @@ def scoring_part(track: str, scoring: str, frame: pd.DataFrame, ranked: dict, co
 def followed(rows: pd.DataFrame, contenders, twins: dict[str, str]) -> dict[str, str]:
     """The methods a figure of one data set draws in colour, each with the name its legend shows: the
     contenders, the family's best method there by mean AC and the contenders' twins; without contenders the
-    first three by mean AC rank on the data set (by mean AC when too few blocks to rank)."""
+    first :data:`.benchmark_report.LEADERS` by mean AC rank on the data set (by mean AC when too few
+    blocks to rank; :func:`.benchmark_report.ac_order`)."""
     methods = set(rows["method"])
     if not contenders:
-        ranking = ranking_over(rows, "acc")
-        top = (list(ranking.methods) if ranking is not None else
-               list(rows.groupby("method")["acc"].mean().sort_values(ascending=False).index))
-        return {m: m for m in top[:3]}
+        return {m: m for m in ac_order(rows)[:LEADERS]}
     shown = {c: c for c in contenders if c in methods}
     family = rows[~rows["method"].isin(contenders)]
     best = family.groupby("method")["acc"].mean().idxmax() if not family.empty else None
@@ -394,7 +371,7 @@ def k_figures(track: str, frame: pd.DataFrame, contenders, twins: dict[str, str]
                           background=rest, thick=[c for c in contenders if c in shown])
         images.append(f"![AC and NMI against k, {dataset}]({image})")
     what = ("the contenders (thick), the family's best method on the data set by mean AC and the contenders' "
-            "twins" if contenders else "the first three methods by mean AC rank on the data set")
+            "twins" if contenders else f"the first {LEADERS} methods by mean AC rank on the data set")
     return lines + [*wrapped(f"Mean over the trials, every sample scored: in colour {what}; every other method "
                              "as a thin grey line."), "", *images, ""]
 

@@ -2,6 +2,8 @@
 
 :mod:`~src.reproduction.homes` (what a paper is: its sweeps, published numbers, dependencies, outputs) and
 :mod:`~src.reproduction.readings` (its declared readings and their sweeps) are models that the presentation
-room reads; :mod:`~src.reproduction.runner` runs the chosen papers' cells in one pool and writes each
-paper's figures and report as soon as its cells are in, on top of both running and presentation.
+room reads; :mod:`~src.reproduction.runner` runs the chosen papers' cells in one pool and has each paper's
+figures and report written as soon as its cells are in, on top of running: the report writers are handed down
+by the entry points (:mod:`src.reproduce`), and a paper's own figures are found by name
+(:meth:`~src.reproduction.homes.Paper.module`): this room imports no module of presentation.
 """

@@ -24,6 +24,7 @@ from ..checks import one_of
 from ..errors import ConfigError, UserError
 from ..files import write_atomic
 from ..protocol.cell import READOUTS
+from ..running.cells import ReportWriter
 from ..running.pool import PoolFailed, run_pool
 from ..running.results import find_results, read_results
 from .homes import Paper
@@ -151,11 +152,13 @@ def reading_work(out: Path, reading: Reading) -> float | None:
 
 
 def fit_readings(homes: list[Paper], plans: dict[str, list[Reading]], out_root: Path, chosen: list[Paper],
-                 overrides: list[str] = (), workers: int | None = None, dry_run: bool = False) -> None:
+                 overrides: list[str] = (), workers: int | None = None, dry_run: bool = False,
+                 job_report: ReportWriter | None = None) -> None:
     """Every sweep of the readings in ``homes`` in one pool (``overrides`` added to each, ``workers``
     processes), the primary runs of ``chosen`` as the source of equal cells; a paper's readings are marked
-    done when its sweeps are all in. A failed cell is a one-line :class:`~src.errors.StepFailed` after the
-    other jobs finished."""
+    done when its sweeps are all in. ``job_report`` writes each job's report beside its ``results.csv``
+    (:mod:`src.explain` passes :func:`src.presentation.report.write_reports`; None: ``results.csv`` only).
+    A failed cell is a one-line :class:`~src.errors.StepFailed` after the other jobs finished."""
     def sweeps_done(home: Paper) -> None:
         for reading in plans[home.name]:
             if reading.sweeps:
@@ -163,6 +166,6 @@ def fit_readings(homes: list[Paper], plans: dict[str, list[Reading]], out_root: 
 
     try:
         run_pool(homes, list(overrides), workers, out_root, None if dry_run else sweeps_done, dry_run,
-                 sources=chosen)
+                 sources=chosen, job_report=job_report)
     except PoolFailed as exc:
         raise exc.as_step() from None

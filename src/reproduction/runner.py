@@ -6,19 +6,26 @@ and report as soon as its cells are in.
 :func:`finish_paper` (figures, wall time, report) for each paper whose cells are in. The clock of a timed
 run (:func:`start_clock`, :func:`stop_clock`: ``wall_seconds.txt``) and :func:`terminate` (SIGTERM as an
 interrupt) serve the explain and benchmark commands too.
+
+This module does not know how a report is written: :mod:`src.reproduce` hands down the writer of each job's
+tables and figure (:func:`src.presentation.report.write_reports`) and the builder of each paper's report
+(:func:`src.presentation.paper_report.build`); without them a reproduction writes ``results.csv`` and
+``wall_seconds.txt`` only (and the paper's own figures).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import StepFailed, UserError
 from ..files import write_atomic
-from ..presentation import paper_report
+from ..running.cells import ReportWriter
 from ..running.pool import PoolFailed, run_pool
 from ..running.progress import duration
+from ..running.results import MixedResultsError
 from . import homes as papers
 from .homes import Paper
 
@@ -26,6 +33,12 @@ logger = logging.getLogger(__name__)
 
 WALL = "wall_seconds.txt"
 START = ".start"
+
+PaperReport = Callable[[str, list[Path], Path, tuple[str, ...] | None], Path]
+"""What builds a paper's report once its cells are in: called with the paper's name, the run directories it
+reads, its output directory and its report's data sets (:attr:`src.reproduction.homes.Paper.report_datasets`);
+returns the report's path, as :func:`src.presentation.paper_report.build` does. It may raise
+``FileNotFoundError``, :class:`~src.errors.UserError` or :class:`~src.running.results.MixedResultsError`."""
 
 
 def start_clock(out: Path) -> float:
@@ -45,9 +58,10 @@ def stop_clock(out: Path, started: float) -> int:
     return seconds
 
 
-def finish_paper(paper: Paper, outputs: Path, started: float) -> Path:
-    """A paper whose cells are all in: its figures, its wall time, its report; returns the report's path.
-    A failure is a one-line :class:`~src.errors.StepFailed`."""
+def finish_paper(paper: Paper, outputs: Path, started: float, build_report: PaperReport | None = None) -> Path | None:
+    """A paper whose cells are all in: its figures, its wall time, its report (built by ``build_report``;
+    :mod:`src.reproduce` passes :func:`src.presentation.paper_report.build`); returns the report's path, None
+    without a ``build_report``. A failure is a one-line :class:`~src.errors.StepFailed`."""
     out = paper.out(outputs)
     module = paper.module()
     if module is not None and hasattr(module, "figures"):
@@ -57,18 +71,27 @@ def finish_paper(paper: Paper, outputs: Path, started: float) -> Path:
         except UserError as exc:
             raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
     seconds = stop_clock(out, started)
+    if build_report is None:
+        logger.info("%s: all cells in after %d s (%s)", paper.name, seconds, out / WALL)
+        return None
     try:
-        report = paper_report.build(paper.name, paper.runs(out), out, paper.report_datasets)
-    except (FileNotFoundError, UserError, paper_report.MixedResultsError) as exc:
+        report = build_report(paper.name, paper.runs(out), out, paper.report_datasets)
+    except (FileNotFoundError, UserError, MixedResultsError) as exc:
         raise StepFailed(f"{paper.name}: report failed: {exc}") from None
     logger.info("%s: all cells in after %d s (%s); wrote %s", paper.name, seconds, out / WALL, report)
     return report
 
 
 def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | None = None,
-              outputs: Path = papers.OUTPUTS, dry_run: bool = False) -> list[Path]:
+              outputs: Path = papers.OUTPUTS, dry_run: bool = False, job_report: ReportWriter | None = None,
+              build_report: PaperReport | None = None) -> list[Path]:
     """Every cell of the ``chosen`` papers in one pool (:func:`src.running.pool.run_pool`), each paper's figures and
     report as soon as its cells are in; returns the reports' paths.
+
+    ``job_report`` writes each job's report beside its ``results.csv`` (:func:`src.running.cells.end_run`),
+    ``build_report`` each paper's report (:func:`finish_paper`); :mod:`src.reproduce` passes
+    :func:`src.presentation.report.write_reports` and :func:`src.presentation.paper_report.build`. Without
+    them only ``results.csv`` (and the papers' figures and wall times) are written, and no report is returned.
 
     Raises :class:`~src.errors.StepFailed` (one line; the failed jobs logged one per line before) when a
     cell, a figure or a report failed; the papers that could be finished are.
@@ -78,13 +101,16 @@ def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | Non
 
     def paper_done(paper: Paper) -> None:
         try:
-            reports[paper.name] = finish_paper(paper, outputs, started[paper.name])
+            report = finish_paper(paper, outputs, started[paper.name], build_report)
+            if report is not None:
+                reports[paper.name] = report
         except StepFailed as exc:
             logger.error("%s", exc)
             failures.append(str(exc))
 
     try:
-        summary = run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run)
+        summary = run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run,
+                           job_report=job_report)
         for error in summary.get("forecast_errors", []):
             logger.info("the time left forecast at %.0f%% of the cells (%s in): %s, it took %s (%+.0f%%)",
                         100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),

@@ -6,5 +6,6 @@ of one run: open, compute, reuse, write), :mod:`~src.running.results` (the rows 
 follows), :mod:`~src.running.command_line` (the checks before Hydra starts), :mod:`~src.running.sweep`
 (Hydra multiruns), :mod:`~src.running.slurm` (the SLURM launcher) and :mod:`~src.running.pool` (many runs'
 cells in one pool of workers). This room imports the numerical rooms (methods, data, protocol) and the base
-modules, and nothing above it except a run's own table and figure (see tests/test_imports.py).
+modules, and nothing above it (see tests/test_imports.py): a run's table and figure are written by the report
+writer the entry points hand down (:func:`src.running.cells.end_run`).
 """

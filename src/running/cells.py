@@ -4,18 +4,24 @@ write its results.
 A run is one (data set, method) pair under one protocol. :func:`open_run` checks it and loads its data
 (:func:`src.running.settings.prepare`) and reads which of its (k, trial) cells are on disk with the same
 settings and code (:func:`stored_rows`); :func:`begin_run` writes its ``config.yaml`` and first
-``provenance.json``; :func:`compute_cell` computes one cell; :func:`end_run` writes ``results.csv``, the
-run's table and figure and the completed provenance. :func:`run_experiment` is the whole loop for one run,
-as ``python -m src.run`` runs it; the pool (:mod:`src.running.pool`) uses the same steps for many runs at
-once.
+``provenance.json``; :func:`compute_cell` computes one cell; :func:`end_run` writes ``results.csv``, hands it
+to the report writer it is given (the run's table and figure) and completes the provenance.
+:func:`run_experiment` is the whole loop for one run, as ``python -m src.run`` runs it; the pool
+(:mod:`src.running.pool`) uses the same steps for many runs at once.
+
+This room does not know how a report is written: the entry points hand the writer down
+(:func:`src.presentation.report.write_reports`, a :data:`ReportWriter`); without one a run writes
+``results.csv`` only.
 """
 
 import logging
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
@@ -23,7 +29,6 @@ from . import provenance
 from .. import methods
 from ..data import pin_user_file
 from ..files import locked, write_atomic
-from ..presentation.report import write_reports
 from .progress import RunProgress
 from ..protocol.cell import run_cell
 from ..protocol.trials import make_trial
@@ -33,6 +38,10 @@ from .settings import Prepared, RunSpec, config_fingerprint, prepare, run_spec
 logger = logging.getLogger(__name__)
 
 LOCK = ".lock"
+
+ReportWriter = Callable[[pd.DataFrame, Path], object]
+"""What writes a run's report beside its ``results.csv``: called with the run's rows (the frame just written
+to ``results.csv``) and its directory, as :func:`src.presentation.report.write_reports` takes them."""
 
 
 def stale_reason(row: dict, identity: RunIdentity) -> str | None:
@@ -141,20 +150,27 @@ def compute_cell(spec: RunSpec, dataset, k: int, trial_number: int):
     return run_cell(dataset.X, spec.method, trial, spec.protocol, dataset.image_shape)
 
 
-def end_run(opened: OpenRun, rows: list[dict], record: dict) -> Path:
-    """Write ``results.csv`` with the tables and figure beside it (under the directory's lock: runs sharing
-    a directory take turns) and complete ``provenance.json``; returns results.csv."""
+def end_run(opened: OpenRun, rows: list[dict], record: dict, report: ReportWriter | None = None) -> Path:
+    """Write ``results.csv`` and, with a ``report`` writer, the report beside it (the entry points pass
+    :func:`src.presentation.report.write_reports`: the tables and figure), both under the directory's lock
+    (runs sharing a directory take turns); complete ``provenance.json``; returns results.csv. Without a
+    ``report`` writer (library use, tests) only ``results.csv`` is written."""
     with locked(opened.out_dir / LOCK):
-        write_reports(write_results(opened.out_dir, rows), opened.out_dir)
+        frame = write_results(opened.out_dir, rows)
+        if report is not None:
+            report(frame, opened.out_dir)
     todo = len(opened.todo)
     provenance.write(opened.out_dir, {**record, "ended": provenance.now(), "cells": len(opened.paths),
                                       "cells_computed": todo, "cells_reused": len(opened.paths) - todo})
     return opened.out_dir / RESULTS
 
 
-def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level: int = logging.INFO) -> Path | None:
-    """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``; returns results.csv
-    (None for a dry run, which writes nothing).
+def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level: int = logging.INFO,
+                   report: ReportWriter | None = None) -> Path | None:
+    """Run every (k, trial) cell of ``cfg`` and write the results into ``out_dir``, with the report that
+    ``report`` writes beside them (:func:`end_run`; ``python -m src.run`` passes the tables and figure of
+    :func:`src.presentation.report.write_reports`, without one only ``results.csv`` is written); returns
+    results.csv (None for a dry run, which writes nothing).
 
     The settings are checked and the data loaded first (:func:`open_run`), under the run's BLAS thread
     limit as all that follows. Cells already on disk with the same settings and code are reused; others
@@ -193,6 +209,7 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
             logger.debug("[%s/%s] cell %d/%d k=%d trial=%d: %s (elapsed %.0fs)", dataset.name, method.label,
                          number, len(cells), k, trial_number, status, time.perf_counter() - start)
             progress.update(k, trial_number, row)
-        end_run(opened, rows, record)
-    logger.log(progress_level, "wrote %s and the table and figure beside it", out_dir / RESULTS)
+        end_run(opened, rows, record, report)
+    logger.log(progress_level, "wrote %s%s", out_dir / RESULTS,
+               "" if report is None else " and the table and figure beside it")
     return out_dir / RESULTS

@@ -4,6 +4,7 @@ scoring is ranked, the papers' claims are decided or marked not run, and the cos
 import re
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 from helpers import in_process, toy_benchmark, toy_papers
@@ -46,6 +47,19 @@ def test_the_tables_hold_the_rows_means_under_both_scorings(toy_report):
     assert (out / "labels10_all_cd_yale_acc.png").stat().st_size > 1000
     assert (out / "labels10_figure_yale.png").is_file()
     assert "Unsupervised track (not run)" in report
+
+
+@pytest.mark.integration
+def test_the_mean_tables_count_better_and_worse_and_name_the_first_group(toy_report):
+    _, report = toy_report
+    table = report.split("#### Mean AC", 1)[1].split("\n#### ", 1)[0]
+    assert "| method | yale | mean rank | better than | worse than |" in table and "| groups |" not in table
+    rows = [line for line in table.splitlines() if re.match(r"\| \w", line) and "mean rank" not in line]
+    assert len(rows) == 4 and all(re.search(r"\| [\d.]+ \| \d+ \| \d+ \|$", row) for row in rows)
+    assert re.search(r"^First group by AC: \S+ (alone; every|\(the first by mean rank\) and the \d+ methods?)",
+                     table, re.M)
+    assert "in colour, with mean ± std bands, the first 3 methods by mean AC rank" in report
+    assert "each paper's own method (CNMF; marked 'paper')" in report
 
 
 @pytest.mark.integration
@@ -97,3 +111,68 @@ def test_a_label_tracks_references_are_checked_against_the_unsupervised_track():
     alone.loc[alone["trial"] == 1, "acc"] = 0.75  # a reference that clustered otherwise is counted out
     assert "1 of their 2 cells" in " ".join(benchmark_report.references_check(track, alone))
     assert benchmark_report.references_check(track, None) == []
+
+
+def track(typical: dict, datasets=("orl", "yale"), ks=range(2, 10), trials: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Every cell of a toy track: each method's AC near its ``typical`` value, NMI following it."""
+    rng = np.random.default_rng(seed)
+    rows = [{"dataset": dataset, "method": method, "label": method, "estimator": method.lower(), "k": k,
+             "trial": trial, "acc": float(np.clip(value + rng.normal(0, 0.01), 0, 1)), "nmi": 0.9 * value}
+            for dataset in datasets for k in ks for trial in range(trials) for method, value in typical.items()]
+    return pd.DataFrame(rows)
+
+
+def test_the_rank_table_counts_the_methods_each_one_is_significantly_better_and_worse_than():
+    # A and B too close to be separated; every other pair 10 points apart: 16 (data set, k) blocks separate them
+    frame = track({"A": 0.80, "B": 0.80, "C": 0.60, "D": 0.40})
+    ranking = benchmark_report.ranking_over(frame, "acc")
+    lines = benchmark_report.means_table(frame, "acc", ranking)
+    assert lines[0] == "| method | orl | yale | mean rank | better than | worse than |"
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:6]]
+    assert {row[0]: row[-2:] for row in cells} == {"A": ["2", "0"], "B": ["2", "0"], "C": ["1", "2"],
+                                                  "D": ["0", "3"]}
+    first, second = ranking.methods[:2]
+    assert {first, second} == {"A", "B"} and benchmark_report.tied_with_first(ranking) == [second]
+    assert lines[-1] == (f"First group by AC: {first} (the first by mean rank) and the 1 method no Wilcoxon-Holm "
+                         f"test separates from it: {second}.")
+    assert "of the other 3 ranked methods" in " ".join(lines)
+    # a method run on one data set only is listed, unranked
+    partial = pd.concat([frame, track({"E": 0.9}, datasets=("orl",))])
+    table = benchmark_report.rank_table(partial, "acc", benchmark_report.ranking_over(partial, "acc"))
+    assert re.fullmatch(r"\| E \| \*\*\d+\.\d\*\* \| - \| - \| - \| - \|", table[-1])
+
+
+def test_the_first_group_of_a_method_every_test_separates_is_it_alone():
+    frame = track({"A": 0.9, "B": 0.7, "C": 0.5})
+    ranking = benchmark_report.ranking_over(frame, "acc")
+    assert benchmark_report.first_group(ranking, "NMI") == ("First group by NMI: A alone; every Wilcoxon-Holm test "
+                                                            "separates it from the other 2 methods.")
+
+
+def test_a_figure_against_k_colours_the_first_three_and_the_papers_methods_only(monkeypatch, tmp_path):
+    import matplotlib.pyplot as plt
+
+    from src.presentation.figures import figure_metrics_vs_k
+
+    typical = {"GNMF": 0.9, "NMF": 0.8, "CF": 0.7, "KMeans": 0.6, "CNMF": 0.5, "SemiGNMF": 0.4, "LCF": 0.85}
+    frame = track(typical, datasets=("orl",))
+    figures = []
+    monkeypatch.setattr(benchmark_report, "plot_metrics_vs_k",
+                        lambda rows, title, path, methods=None, caption=None, **kw:
+                        figures.append(figure_metrics_vs_k(rows, title, methods, caption, **kw)))
+    assert benchmark_report.in_colour(frame) == {"GNMF": "GNMF (#1)", "LCF": "LCF (#2, paper)", "NMF": "NMF (#3)",
+                                                 "CNMF": "CNMF (#6, paper)"}
+    benchmark_report.k_figure(frame, "toy", tmp_path / "toy.png")
+    fig, = figures
+    try:
+        ax = fig.axes[0]
+        assert [t.get_text() for t in fig.legends[0].get_texts()] == ["GNMF (#1)", "LCF (#2, paper)", "NMF (#3)",
+                                                                        "CNMF (#6, paper)"]
+        grey = sorted(line.get_label() for line in ax.get_lines() if line.get_color() == "0.8")
+        assert grey == ["_CF", "_KMeans", "_SemiGNMF"]  # thin, grey, out of the legend
+        assert len(ax.collections) == 4  # a band for each coloured method only
+        widths = {line.get_label(): line.get_linewidth() for line in ax.get_lines()}
+        assert widths["NMF (#3)"] > widths["CNMF (#6, paper)"] > widths["_CF"]  # the leaders thick
+        assert "the other 3 methods" in fig._supxlabel.get_text()
+    finally:
+        plt.close(fig)

@@ -9,9 +9,11 @@ tasks when the sweeps' ``hydra.launcher`` is submitit's SLURM launcher), longest
 
 A cell stays the unit of results and of resumption: its row is written into ``cells/`` of its job's run
 directory as soon as it is done, and a re-run computes only the cells not on disk. When a job's last cell
-is in, its ``results.csv``, tables, figure and ``provenance.json`` are written as a sweep job writes them
-(:func:`src.running.cells.end_run`); when a paper's last job is in (and those of the papers it reads), ``paper_done``
-is called with it (:mod:`src.reproduce` draws its figures and writes its report there).
+is in, its ``results.csv``, the report that ``job_report`` writes beside it (the entry points pass the tables
+and figure of :func:`src.presentation.report.write_reports`; without one, ``results.csv`` only) and
+``provenance.json`` are written as a sweep job writes them (:func:`src.running.cells.end_run`); when a
+paper's last job is in (and those of the papers it reads), ``paper_done`` is called with it
+(:mod:`src.reproduce` has its figures drawn and its report written there).
 
 A cell that fails is reported on one line with its job; the job gets no ``results.csv``, the other cells
 go on, and :class:`PoolFailed` lists the failed jobs at the end. The schedule is recorded in
@@ -40,7 +42,7 @@ from ..progress import duration
 from ...protocol.cell import READOUTS, clusters_directly
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
-from ..cells import OpenRun, begin_run, end_run, open_run, run_cells, stale_reason
+from ..cells import OpenRun, ReportWriter, begin_run, end_run, open_run, run_cells, stale_reason
 from ..settings import check_without_data
 from ...resolvers import usable_cores
 from . import reuse, schedule
@@ -170,7 +172,8 @@ def mean_scores(rows: list[dict]) -> str:
 def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = None,
              record_dir: Path | None = None, paper_done: Callable[[Home], None] | None = None,
              dry_run: bool = False, sources: list[Home] = (),
-             time_limits: Callable[[Job], float | None] | None = None) -> dict:
+             time_limits: Callable[[Job], float | None] | None = None,
+             job_report: ReportWriter | None = None) -> dict:
     """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
     ``schedule.json`` records.
 
@@ -180,7 +183,8 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     would be computed, and computes and writes nothing (:func:`dry_run_summary`). A cell that a job of the
     ``sources`` (homes whose runs are on disk, with the same ``overrides``) computed alike is copied, not
     computed (:mod:`.reuse`). ``time_limits(job)`` gives the seconds after which a cell of ``job`` is stopped
-    and fails (None: no limit), for methods from outside the repository.
+    and fails (None: no limit), for methods from outside the repository. ``job_report`` writes each finished
+    job's report beside its ``results.csv`` (:func:`src.running.cells.end_run`; None: ``results.csv`` only).
 
     Raises
     ------
@@ -207,7 +211,7 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     tasks = tasks_of(jobs, [run.todo for run in opened])
     expect(tasks, jobs, opened)
     workers = workers or usable_cores()
-    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits)
+    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report)
     summary = books.announce(len(copied), "SLURM array tasks" if slurm else f"{workers} worker process(es)")
     summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
     books.start()
@@ -247,13 +251,15 @@ def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun]) -> None:
 
 class Books:
     """What the pool keeps while its cells come in: the cells each job still waits for, the failed jobs, the
-    papers finished, the progress and its forecast. A job's results are written when its last cell is in
-    (:func:`src.running.cells.end_run`), a paper's report when its last job is (``paper_done``)."""
+    papers finished, the progress and its forecast. A job's results (and the report ``job_report`` writes
+    beside them) are written when its last cell is in (:func:`src.running.cells.end_run`), a paper's report
+    when its last job is (``paper_done``)."""
 
     def __init__(self, chosen: list[Home], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
                  workers: int | None, paper_done: Callable[[Home], None] | None,
-                 time_limits: Callable[[Job], float | None] | None = None):
+                 time_limits: Callable[[Job], float | None] | None = None, job_report: ReportWriter | None = None):
         self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
+        self.job_report = job_report
         self.time_limits = time_limits or (lambda job: None)
         self.records = [begin_run(run, job.config, job.overrides) for job, run in zip(jobs, opened)]
         self.left = [len(run.todo) for run in opened]
@@ -324,7 +330,7 @@ class Books:
     def finish_job(self, index: int) -> None:
         job, run = self.jobs[index], self.opened[index]
         rows = [load_cell(path) for path in run.paths.values()]
-        end_run(run, rows, self.records[index])
+        end_run(run, rows, self.records[index], self.job_report)
         self.progress.jobs_done += 1
         computed = len(run.todo)
         logger.info("%s", self.progress.line(f"{job.name} done ({mean_scores(rows)}, "
