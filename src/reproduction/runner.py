@@ -34,11 +34,10 @@ logger = logging.getLogger(__name__)
 WALL = "wall_seconds.txt"
 START = ".start"
 
+# What builds a paper's report once its cells are in: called with the paper's name, the run directories it
+# reads, its output directory and its report's data sets (Paper.report_datasets); returns the report's path, as
+# src.presentation.paper_report.build does. It may raise FileNotFoundError, UserError or MixedResultsError.
 PaperReport = Callable[[str, list[Path], Path, tuple[str, ...] | None], Path]
-"""What builds a paper's report once its cells are in: called with the paper's name, the run directories it
-reads, its output directory and its report's data sets (:attr:`src.reproduction.homes.Paper.report_datasets`);
-returns the report's path, as :func:`src.presentation.paper_report.build` does. It may raise
-``FileNotFoundError``, :class:`~src.errors.UserError` or :class:`~src.running.results.MixedResultsError`."""
 
 
 def start_clock(out: Path) -> float:

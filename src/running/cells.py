@@ -10,7 +10,7 @@ to the report writer it is given (the run's table and figure) and completes the 
 (:mod:`src.running.pool`) uses the same steps for many runs at once.
 
 This room does not know how a report is written: the entry points hand the writer down
-(:func:`src.presentation.report.write_reports`, a :data:`ReportWriter`); without one a run writes
+(:func:`src.presentation.report.write_reports`, a ``ReportWriter``); without one a run writes
 ``results.csv`` only.
 """
 
@@ -39,9 +39,9 @@ logger = logging.getLogger(__name__)
 
 LOCK = ".lock"
 
+# What writes a run's report beside its results.csv: called with the run's rows (the frame just written to
+# results.csv) and its directory, as src.presentation.report.write_reports takes them.
 ReportWriter = Callable[[pd.DataFrame, Path], object]
-"""What writes a run's report beside its ``results.csv``: called with the run's rows (the frame just written
-to ``results.csv``) and its directory, as :func:`src.presentation.report.write_reports` takes them."""
 
 
 def stale_reason(row: dict, identity: RunIdentity) -> str | None:
