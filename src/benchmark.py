@@ -179,7 +179,8 @@ def run_contenders(args) -> int:
     local = shipped.local_digests({job.spec.dataset.name: thaw(job.spec.dataset.config) for job in jobs},
                                   first.paths.data_dir, first.paths.mirror, first.seed)
     mine = family[family["track"].isin(args.tracks) & family["dataset"].isin(datasets)]
-    notes = family_notes(mine, first.seed) + deaf
+    check_seed(mine, first.seed)
+    notes = fingerprint_notes(mine) + deaf
     differ = opened.mismatched(mine, local)
     for dataset, (theirs, ours) in differ.items():
         notes.append(f"{dataset}: the shipped family cells were computed on other data (sha256 {theirs[:12]}, "
@@ -200,24 +201,20 @@ def run_contenders(args) -> int:
     summary = pooled(homes, args, out, limit)
     if summary is None:
         return 0
-    frames = {}
+    frames, read = {}, 0
     for track in [t for t in opened.TRACKS if t in args.tracks]:
         own = benchmark_report.load_track(out / track / "runs")
         if own is None:
             continue
-        rows = [own, shipped_rows(mine, track, kept)]
+        theirs = shipped_rows(mine, track, kept)
+        read += len(theirs)
+        rows = [own, theirs]
         if differ and args.family_mismatch == "recompute":
             rows.append(benchmark_report.load_track(out / "family" / track / "runs"))
         frames[track] = pd.concat([r for r in rows if r is not None], ignore_index=True)
     twins = {c.label: twin_label(c, family) for c in contenders}
-    for contender in contenders:
-        said = getattr(methods.estimator_class(contender.name), "twin", None)
-        if said and twins[contender.label] is None:
-            logger.warning("%s: twin = %r is none of the family's registry names (%s); no twin drawn",
-                           contender.label, said, ", ".join(methods.NAMES))
-    cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": int(sum(
-        len(shipped_rows(mine, t, kept)) for t in frames)), "wall_seconds": summary.get("wall_seconds"),
-        "workers": summary.get("workers")}
+    cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": read,
+            "wall_seconds": summary.get("wall_seconds"), "workers": summary.get("workers")}
     path = contender_report.build(out, frames, labels, title=f"{' and '.join(labels)} against the family",
                                   twins={k: v for k, v in twins.items() if v}, notes=notes, cost=cost)
     logger.info("%s against the family: %s", " and ".join(labels), path)
@@ -264,28 +261,36 @@ def shipped_rows(family, track: str, datasets: list[str]):
     return family[(family["track"] == track) & family["dataset"].isin(datasets)].drop(columns="track")
 
 
-def family_notes(family, seed: int) -> list[str]:
-    """What a reader must know of the shipped cells: the code that computed them, if not this checkout's;
-    a seed other than theirs (other trials: no paired comparison)."""
-    notes = []
-    here = provenance.code_fingerprint()
-    theirs = sorted(set(family["code_fingerprint"].astype(str)))
-    if theirs and theirs != [here]:
-        notes.append(f"the shipped family cells were computed by code fingerprint {', '.join(theirs)}; this "
-                     f"checkout's is {here} (`make benchmark` and `make results` refresh them)")
+def check_seed(family, seed: int) -> None:
+    """Refuse a seed other than the shipped cells' (other trials: no paired comparison), in one line."""
     seeds = sorted(set(family["seed"].dropna().astype(int)))
     if seeds and seeds != [seed]:
         raise ConfigError(f"seed={seed}: the shipped family cells use seed {seeds[0]}, whose trials a comparison "
                           "needs; leave the seed as it is")
-    return notes
+
+
+def fingerprint_notes(family) -> list[str]:
+    """The report's note when the shipped cells were computed by other code than this checkout's."""
+    here = provenance.code_fingerprint()
+    theirs = sorted(set(family["code_fingerprint"].astype(str)))
+    if not theirs or theirs == [here]:
+        return []
+    return [f"the shipped family cells were computed by code fingerprint {', '.join(theirs)}; this checkout's is "
+            f"{here} (`make benchmark` and `make results` refresh them)"]
 
 
 def twin_label(contender, family) -> str | None:
     """The family method the contender says it extends (class attribute ``twin``: a registry name), by its
-    label in the shipped cells."""
+    label in the shipped cells; a name the shipped cells do not hold is one warning and no twin."""
     twin = getattr(methods.estimator_class(contender.name), "twin", None)
+    if not twin:
+        return None
     found = family.loc[family["estimator"] == twin, "method"]
-    return str(found.iloc[0]) if twin and not found.empty else None
+    if found.empty:
+        logger.warning("%s: twin = %r is none of the family's registry names (%s); no twin drawn",
+                       contender.label, twin, ", ".join(methods.NAMES))
+        return None
+    return str(found.iloc[0])
 
 
 if __name__ == "__main__":

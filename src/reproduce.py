@@ -74,8 +74,8 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # a killed reproduction stops its workers too
     try:
         logger.info("reproducing %s", ", ".join(p.name for p in chosen))
-        reproduce(chosen, args.overrides, args.workers, dry_run=args.dry_run, job_report=write_reports,
-                  build_report=paper_report.build)
+        reproduce(chosen, paper_report.build, args.overrides, args.workers, dry_run=args.dry_run,
+                  job_report=write_reports)
     except UserError as exc:
         logger.error("%s", exc)
         return 2

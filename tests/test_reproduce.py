@@ -62,7 +62,8 @@ def test_bad_workers_exit_2_with_one_line(caplog):
 
 def test_the_old_selection_of_settings_in_overrides_is_read_as_the_new_with_one_warning(monkeypatch, caplog):
     given = []
-    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, overrides, *rest, **options: given.append(overrides))
+    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, build_report, overrides, *rest, **options:
+                        given.append(overrides))
     monkeypatch.setattr(reproduce.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     with caplog.at_level("WARNING"):
         assert reproduce.main(["cai", "--dry-run", "--overrides", "+paper/lcf=experiment", "solver=fixed"]) == 0
@@ -77,7 +78,8 @@ def test_the_command_hands_down_the_report_writers(monkeypatch):
     from src.presentation.report import write_reports
 
     given = []
-    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, overrides, *rest, **options: given.append(options))
+    monkeypatch.setattr(reproduce, "reproduce", lambda chosen, build_report, *rest, **options:
+                        given.append({**options, "build_report": build_report}))
     monkeypatch.setattr(reproduce.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     assert reproduce.main(["cai", "--dry-run"]) == 0
     assert given[0]["job_report"] is write_reports and given[0]["build_report"] is paper_report.build
@@ -99,7 +101,7 @@ def toys(tmp_path, monkeypatch):
 @pytest.mark.integration
 def test_each_papers_report_is_built_when_its_cells_are_in(toys):
     chosen, overrides, outputs, built = toys
-    reports = reproduce.reproduce(chosen, overrides, 1, outputs, build_report=paper_report.build)
+    reports = reproduce.reproduce(chosen, paper_report.build, overrides, 1, outputs)
     assert reports == [outputs / "toy" / "report.md", outputs / "toy2" / "report.md"]
     assert sorted(name for name, _ in built) == ["toy", "toy2"]
     for name in ("toy", "toy2"):
@@ -116,4 +118,4 @@ def test_a_failing_report_fails_the_reproduction_with_one_line(toys, monkeypatch
 
     monkeypatch.setattr(paper_report, "build", broken)
     with pytest.raises(reproduce.StepFailed, match="2 papers failed: toy2: report failed: toy2 mixes two settings"):
-        reproduce.reproduce(chosen, overrides, 1, outputs, build_report=paper_report.build)
+        reproduce.reproduce(chosen, paper_report.build, overrides, 1, outputs)

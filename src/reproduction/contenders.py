@@ -34,6 +34,7 @@ from .. import methods
 from ..errors import ConfigError
 from ..methods import outside
 from ..running import gate
+from ..running.settings import class_label, target_node
 
 #: The tracks of the family benchmark (``papers/benchmark/<track>/``), unsupervised first.
 TRACKS = ("unsupervised", "labels10", "labels30")
@@ -98,8 +99,8 @@ def resolve(spec: str, params: Mapping, config_dir: str | None = None, label: st
     """The :class:`Contender` of ``--method spec``: an import path, or the name of a method config in the
     user's ``config_dir`` (its ``_target_`` and parameters; ``params`` from the command line win)."""
     if outside.is_import_path(spec) and not (config_dir and config_file(config_dir, spec).is_file()):
-        cls = gate.imported(spec)
-        return Contender(spec, label or cls.__name__, dict(params))
+        gate.imported(spec)
+        return Contender(spec, label or class_label(spec), dict(params))
     if spec in methods.REGISTRY:
         raise ConfigError(f"--method {spec}: {spec} is one of the family's methods, whose cells ship with the "
                           "repository; give an outside estimator's import path (package.module:Class)")
@@ -111,14 +112,12 @@ def resolve(spec: str, params: Mapping, config_dir: str | None = None, label: st
         raise ConfigError(f"--method {spec}: no method config {path} (--config-dir {config_dir} must hold "
                           "method/<name>.yaml with _target_: package.module.Class)")
     node = yaml.safe_load(path.read_text()) or {}
-    target = node.get("_target_") or node.get("name")
-    if not isinstance(target, str):
+    if not isinstance(node.get("_target_"), str):
         raise ConfigError(f"{path} has no _target_: give the estimator's import path, e.g. "
                           "_target_: mypkg.mymodule.MyNMF")
-    cls = gate.imported(target)
-    own = {key: value for key, value in node.items() if key not in ("_target_", "name", "label", "params", "defaults")}
-    own.update(node.get("params") or {})
-    return Contender(target, label or node.get("label") or cls.__name__, {**own, **params}, spec)
+    method = target_node(node)
+    gate.imported(method["name"])
+    return Contender(method["name"], label or method["label"], {**method["params"], **params}, spec)
 
 
 def config_file(config_dir: str, name: str) -> Path:

@@ -9,8 +9,7 @@ interrupt) serve the explain and benchmark commands too.
 
 This module does not know how a report is written: :mod:`src.reproduce` hands down the writer of each job's
 tables and figure (:func:`src.presentation.report.write_reports`) and the builder of each paper's report
-(:func:`src.presentation.paper_report.build`); without them a reproduction writes ``results.csv`` and
-``wall_seconds.txt`` only (and the paper's own figures).
+(:func:`src.presentation.paper_report.build`).
 """
 
 from __future__ import annotations
@@ -57,10 +56,10 @@ def stop_clock(out: Path, started: float) -> int:
     return seconds
 
 
-def finish_paper(paper: Paper, outputs: Path, started: float, build_report: PaperReport | None = None) -> Path | None:
+def finish_paper(paper: Paper, outputs: Path, started: float, build_report: PaperReport) -> Path:
     """A paper whose cells are all in: its figures, its wall time, its report (built by ``build_report``;
-    :mod:`src.reproduce` passes :func:`src.presentation.paper_report.build`); returns the report's path, None
-    without a ``build_report``. A failure is a one-line :class:`~src.errors.StepFailed`."""
+    :mod:`src.reproduce` passes :func:`src.presentation.paper_report.build`); returns the report's path. A
+    failure is a one-line :class:`~src.errors.StepFailed`."""
     out = paper.out(outputs)
     module = paper.module()
     if module is not None and hasattr(module, "figures"):
@@ -70,9 +69,6 @@ def finish_paper(paper: Paper, outputs: Path, started: float, build_report: Pape
         except UserError as exc:
             raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
     seconds = stop_clock(out, started)
-    if build_report is None:
-        logger.info("%s: all cells in after %d s (%s)", paper.name, seconds, out / WALL)
-        return None
     try:
         report = build_report(paper.name, paper.runs(out), out, paper.report_datasets)
     except (FileNotFoundError, UserError, MixedResultsError) as exc:
@@ -81,16 +77,16 @@ def finish_paper(paper: Paper, outputs: Path, started: float, build_report: Pape
     return report
 
 
-def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | None = None,
-              outputs: Path = papers.OUTPUTS, dry_run: bool = False, job_report: ReportWriter | None = None,
-              build_report: PaperReport | None = None) -> list[Path]:
+def reproduce(chosen: list[Paper], build_report: PaperReport, overrides: list[str] = (), workers: int | None = None,
+              outputs: Path = papers.OUTPUTS, dry_run: bool = False, job_report: ReportWriter | None = None) \
+        -> list[Path]:
     """Every cell of the ``chosen`` papers in one pool (:func:`src.running.pool.run_pool`), each paper's figures and
     report as soon as its cells are in; returns the reports' paths.
 
     ``job_report`` writes each job's report beside its ``results.csv`` (:func:`src.running.cells.end_run`),
     ``build_report`` each paper's report (:func:`finish_paper`); :mod:`src.reproduce` passes
-    :func:`src.presentation.report.write_reports` and :func:`src.presentation.paper_report.build`. Without
-    them only ``results.csv`` (and the papers' figures and wall times) are written, and no report is returned.
+    :func:`src.presentation.report.write_reports` and :func:`src.presentation.paper_report.build`. Without a
+    ``job_report`` each job writes ``results.csv`` only.
 
     Raises :class:`~src.errors.StepFailed` (one line; the failed jobs logged one per line before) when a
     cell, a figure or a report failed; the papers that could be finished are.
@@ -100,9 +96,7 @@ def reproduce(chosen: list[Paper], overrides: list[str] = (), workers: int | Non
 
     def paper_done(paper: Paper) -> None:
         try:
-            report = finish_paper(paper, outputs, started[paper.name], build_report)
-            if report is not None:
-                reports[paper.name] = report
+            reports[paper.name] = finish_paper(paper, outputs, started[paper.name], build_report)
         except StepFailed as exc:
             logger.error("%s", exc)
             failures.append(str(exc))

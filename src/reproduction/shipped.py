@@ -29,12 +29,6 @@ from ..data import load_dataset
 from ..files import write_atomic
 from ..running.results import find_results, read_results
 
-
-def short_name(label: str) -> str:
-    """A method's label without its parameters: ``GNMF(alpha=100.0)`` -> ``GNMF`` (a track runs each method
-    at one setting)."""
-    return str(label).split("(", 1)[0]
-
 logger = logging.getLogger(__name__)
 
 #: The shipped file (in the repository, beside the tracks' homes).
@@ -43,6 +37,12 @@ FILE = PAPERS_DIR / "benchmark" / "family_cells.csv.gz"
 COLUMNS = ("track", "dataset", "method", "label", "estimator", "k", "trial", "acc", "nmi", "acc_unlabelled",
            "nmi_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "seed", "config_hash",
            "code_fingerprint", "data_sha256")
+
+
+def short_name(label: str) -> str:
+    """A method's label without its parameters: ``GNMF(alpha=100.0)`` -> ``GNMF`` (a track runs each method
+    at one setting)."""
+    return str(label).split("(", 1)[0]
 
 
 def data_digest(X, y) -> str:
@@ -58,13 +58,15 @@ def run_config(results: Path) -> dict:
     return yaml.safe_load((Path(results).parent / "config.yaml").read_text())
 
 
+def digest_here(config: dict, data_dir, mirror, seed: int = 0) -> str:
+    """The :func:`data_digest` of the data set of ``config`` (a ``dataset`` node) as loaded here."""
+    dataset = load_dataset(config, data_dir, mirror, seed)
+    return data_digest(dataset.X, dataset.y)
+
+
 def local_digests(configs: dict[str, dict], data_dir, mirror, seed: int = 0) -> dict[str, str]:
     """The :func:`data_digest` of each data set (name -> its ``dataset`` config) loaded here."""
-    digests = {}
-    for name, config in configs.items():
-        dataset = load_dataset(config, data_dir, mirror, seed)
-        digests[name] = data_digest(dataset.X, dataset.y)
-    return digests
+    return {name: digest_here(config, data_dir, mirror, seed) for name, config in configs.items()}
 
 
 def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
@@ -85,8 +87,8 @@ def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
             config = run_config(path)
             configs.setdefault(str(config["dataset"]["name"]), config)
     cells = pd.concat(frames, ignore_index=True)
-    digests = {name: local_digests({name: config["dataset"]}, config["paths"]["data_dir"],
-                                   config["paths"]["mirror"], config["seed"])[name]
+    digests = {name: digest_here(config["dataset"], config["paths"]["data_dir"], config["paths"]["mirror"],
+                                 config["seed"])
                for name, config in configs.items()}
     cells["data_sha256"] = cells["dataset"].map(digests)
     for column in COLUMNS:

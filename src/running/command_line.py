@@ -22,6 +22,7 @@ from ..checks import POSITIVE_INT
 from ..config_dir import CONF_DIR
 from ..errors import ConfigError
 from ..methods import outside
+from .settings import class_label
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +82,8 @@ def with_outside_method(overrides: list[str]) -> list[str]:
         key, sep, value = override.partition("=")
         if sep and key.lstrip("+") == "method" and outside.is_import_path(value) and "," not in value:
             name = value.strip("'\"")
-            label = name.replace(":", ".").rsplit(".", 1)[-1]
-            out += ["method=outside", f'method.name="{name}"'] + ([] if labelled else [f'method.label="{label}"'])
+            out += ["method=outside", f'method.name="{name}"'] + \
+                ([] if labelled else [f'method.label="{class_label(name)}"'])
         else:
             out.append(override)
     return out

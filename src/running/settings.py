@@ -220,14 +220,19 @@ def run_spec(config: Mapping) -> RunSpec:
                    protocol=protocol_spec(config["protocol"], str(dataset.name)), solver=freeze(config["solver"]))
 
 
+def class_label(name: str) -> str:
+    """The label of an estimator named by its import path: its class's name (``mypkg.mine:MyNMF`` -> ``MyNMF``)."""
+    return str(name).replace(":", ".").rsplit(".", 1)[-1]
+
+
 def target_node(node: Mapping) -> dict:
     """A method config written as Hydra's ``instantiate`` takes it (``_target_: mypkg.mymodule.MyNMF``, the
-    constructor's parameters beside it, ``label`` optional) as the keys of :data:`METHOD_KEYS`."""
+    constructor's parameters beside it or under ``params``, ``label`` optional) as the keys of
+    :data:`METHOD_KEYS`."""
     target = node["_target_"]
-    params = {key: value for key, value in node.items() if key not in ("_target_", "label", "params")}
+    params = {key: value for key, value in node.items() if key not in ("_target_", "label", "params", "defaults")}
     params.update(node.get("params") or {})
-    label = node.get("label") or str(target).replace(":", ".").rsplit(".", 1)[-1]
-    return {"name": target, "label": label, "params": params}
+    return {"name": target, "label": node.get("label") or class_label(target), "params": params}
 
 
 def method_spec(node: Mapping) -> MethodSpec:
