@@ -23,7 +23,6 @@ from ..errors import StepFailed, UserError
 from ..files import write_atomic
 from ..running.cells import ReportWriter
 from ..running.pool import PoolFailed, run_pool
-from ..running.progress import duration
 from ..running.results import MixedResultsError
 from . import homes as papers
 from .homes import Paper
@@ -102,12 +101,8 @@ def reproduce(chosen: list[Paper], build_report: PaperReport, overrides: list[st
             failures.append(str(exc))
 
     try:
-        summary = run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run,
-                           job_report=job_report)
-        for error in summary.get("forecast_errors", []):
-            logger.info("the time left forecast at %.0f%% of the cells (%s in): %s, it took %s (%+.0f%%)",
-                        100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),
-                        duration(error["actual"]), 100 * error["error"])
+        run_pool(chosen, list(overrides), workers, Path(outputs), None if dry_run else paper_done, dry_run,
+                 job_report=job_report)
     except PoolFailed as exc:
         raise exc.as_step() from None
     if failures:

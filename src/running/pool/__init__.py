@@ -42,11 +42,11 @@ from ..progress import duration
 from ...protocol.cell import READOUTS, clusters_directly
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
-from ..cells import OpenRun, ReportWriter, begin_run, end_run, open_run, run_cells, stale_reason
+from ..cells import OpenRun, ReportWriter, begin_run, cell_paths, end_run, open_run, run_cells, stale_reason
 from ..settings import check_without_data
 from ...resolvers import usable_cores
 from . import reuse, schedule
-from .jobs import Job, Task, expand, sharing_key, tasks_of
+from .jobs import Job, Task, expand, setting_key, sharing_key, tasks_of
 from .workers import Done, Row, Work, run_local, run_slurm
 
 logger = logging.getLogger(__name__)
@@ -209,7 +209,7 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
         logger.info("%s cells copied from %s's runs (computed alike by the same code)", f"{len(copied):,}",
                     ", ".join(p.name for p in sources))
     tasks = tasks_of(jobs, [run.todo for run in opened])
-    expect(tasks, jobs, opened)
+    expect(tasks, jobs, opened, source_jobs)
     workers = workers or usable_cores()
     books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report)
     summary = books.announce(len(copied), "SLURM array tasks" if slurm else f"{workers} worker process(es)")
@@ -228,25 +228,64 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
         if record_dir is not None:
             schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, books.done, books.started,
                                                                 copied), summary)
+    for error in summary.get("forecast_errors", []):
+        logger.info("the time left forecast at %.0f%% of the cells (%s in): %s, it took %s (%+.0f%%)",
+                    100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),
+                    duration(error["actual"]), 100 * error["error"])
     if books.failed:
         raise PoolFailed([books.failed[i] for i in sorted(books.failed)])
     return summary
 
 
-def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun]) -> None:
+def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: list[Job] = ()) -> None:
     """Give each task its expected seconds and whether they were measured (a row on disk, else the published
-    cost of its job and k, else the size model: :mod:`.schedule`), and sort the tasks longest first."""
-    models, recorded, prior = [], [], schedule.published_costs()
+    cost of its job and k), else the cost model at the unit costs the rows on disk measured (:func:`unit_costs`),
+    else the model calibrated on the measured tasks (:mod:`.schedule`), and sort the tasks longest first."""
+    models, recorded, priced, prior = [], [], [], schedule.published_costs()
+    units = unit_costs(jobs, opened, sources)
     for task in tasks:
         job, run, first = jobs[task.places[0].job], opened[task.places[0].job], task.places[0]
+        spec = job.spec
         n, m = run.prepared.dataset.X.shape
-        models.append(schedule.model_seconds(n * first.k / max(1, run.prepared.dataset.n_classes), m,
-                                             first.k + job.spec.protocol.rank_offset, job.spec.protocol.subruns))
+        n_k, rank = n * first.k / max(1, run.prepared.dataset.n_classes), first.k + spec.protocol.rank_offset
+        loop = schedule.loop_settings(spec.method.params)
+        done = schedule.updates(loop, units.continued(spec.method.name, spec.dataset.name, loop))
+        models.append(schedule.model_seconds(n_k, m, rank, spec.protocol.subruns, done))
+        priced.append(units.seconds(spec.method.name, spec.dataset.name, spec.method.params, n_k, m, rank,
+                                    spec.protocol.subruns))
         seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places])
         recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k))
-    for task, seconds, known in zip(tasks, schedule.expected_seconds(recorded, models), recorded):
-        task.expected_seconds, task.measured = seconds, known is not None
+    for task, seconds, known, price in zip(tasks, schedule.expected_seconds(recorded, models), recorded, priced):
+        task.measured = known is not None
+        task.expected_seconds = seconds if task.measured or price is None else price
     tasks.sort(key=lambda task: -task.expected_seconds)
+
+
+#: The trials of each k of a source job whose rows :func:`unit_costs` reads (its own jobs' rows are read already).
+SOURCE_TRIALS = 2
+
+
+def unit_costs(jobs: list[Job], opened: list[OpenRun], sources: list[Job] = ()) -> schedule.UnitCosts:
+    """What an update of each method costs on each data set, and how many the reference rule made, from the
+    rows on disk: every row the pool's jobs hold (cells done before, or copied), and the first
+    :data:`SOURCE_TRIALS` trials of each k of the ``sources`` (the runs equal cells are copied from) whose data
+    set a job loaded."""
+    units, features = schedule.UnitCosts(), {}
+    for job, run in zip(jobs, opened):
+        spec, m = job.spec, run.prepared.dataset.X.shape[1]
+        features[spec.dataset.name] = m
+        for row in run.stored.values():
+            if row is not None:
+                units.learn(spec.method.name, spec.dataset.name, spec.method.params, row, m, spec.protocol.subruns)
+    for job in sources:
+        spec, m = job.spec, features.get(job.spec.dataset.name)
+        if m is None:
+            continue
+        for (k, trial), path in cell_paths(spec, job.out_dir).items():
+            row = load_cell(path) if trial < SOURCE_TRIALS and path.is_file() else None
+            if row is not None:
+                units.learn(spec.method.name, spec.dataset.name, spec.method.params, row, m, spec.protocol.subruns)
+    return units
 
 
 class Books:
@@ -267,9 +306,12 @@ class Books:
         self.failed: dict[int, str] = {}
         self.finished: set[str] = set()
         self.by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
+        chains = [schedule.group_chain(job.spec.method.name, job.spec.dataset.name, setting_key(job.spec),
+                                       schedule.change_key(job.spec.method.params, job.spec.protocol.subruns,
+                                                           job.spec.dataset.config.get("preprocess")))
+                  for job in jobs]
         self.forecast = schedule.Forecast(
-            [task.expected_seconds for task in tasks],
-            [(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name) for t in tasks],
+            [task.expected_seconds for task in tasks], [chains[t.places[0].job] for t in tasks],
             workers, measured=[task.measured for task in tasks], reports=len(chosen) if paper_done else 0)
         self.progress = Progress(len(jobs), self.n_cells, self.forecast)
         self.progress.cells_done = self.n_cells - self.n_todo

@@ -109,6 +109,15 @@ def sharing_key(spec: RunSpec, k: int, trial: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def setting_key(spec: RunSpec) -> str:
+    """Every setting of ``spec``'s cells but their (k, trial), the seed and the method's label, hashed: the
+    cells a sweep computes alike, whose cost the first ones measured tell (:class:`.schedule.Forecast`)."""
+    settings = spec.cell_settings()
+    settings["method"].pop("label")
+    settings.pop("seed")
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class Place:
     """Where one computed cell's row goes: a job (its index in the plan's job list) and its (k, trial)."""

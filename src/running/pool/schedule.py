@@ -3,10 +3,14 @@
 Longest first. A pool of workers finishes soonest when its longest cells start first (longest processing
 time first: the wall time is at most the work divided by the workers plus one cell). A cell's expected time
 (:func:`expected_seconds`) is the time its row on disk recorded, when an earlier run left one (a stale row,
-computed under other code, still says how long the cell takes), else a size model: the data it factorizes
-(samples x features x rank, times the sub-runs), which orders cells of one method well and different
-methods only roughly. The model's unit is put into seconds by the cells that have both (:func:`calibrate`),
-so that recorded and modelled cells sort together.
+computed under other code, still says how long the cell takes), or the published cost of its job and k,
+else the cost model: the data it factorizes (samples x features x rank), times the sub-runs, times the
+updates its settings make (:func:`updates`: the starts' selection, then the stopping rule's iterations or
+its cap), in seconds per unit of that method on that data set as the rows on disk measured it
+(:class:`UnitCosts`: the command's own cells already on disk, and the rows of the runs it copies from), else
+in the seconds per unit of the cells that have both a measured time and a model (:func:`calibrate`). A
+setting nobody has measured (a tighter stopping rule, a cap of 20,000) is priced at its bound: its cells run
+first and the forecast learns their real cost from them (:class:`Forecast`).
 
 The record. Each reproduction writes, into ``outputs/reproduce/``, ``schedule.csv`` (one row per cell of the
 selected papers: :data:`COLUMNS`) and ``schedule.json`` (the papers, workers, cores, wall
@@ -39,9 +43,116 @@ COLUMNS = ("paper", "sweep", "job", "dataset", "method", "estimator", "params", 
            "expected_seconds", "start", "end", "worker")
 
 
-def model_seconds(n_samples: float, n_features: int, rank: int, subruns: int) -> float:
-    """A cell's relative cost when nothing was recorded: samples x features x rank x sub-runs (unit: 1e9)."""
-    return n_samples * n_features * rank * subruns / 1e9
+def model_seconds(n_samples: float, n_features: int, rank: int, subruns: int, updates: float = 1.0) -> float:
+    """A cell's relative cost when nothing was recorded: samples x features x rank x sub-runs x the updates
+    of one fit (:func:`updates`; unit: 1e9)."""
+    return n_samples * n_features * rank * subruns * updates / 1e9
+
+
+#: The shared loop's settings (:mod:`src.methods.core.loop`) with the estimators' defaults: what the number of
+#: updates of a fit follows.
+LOOP = {"stopping": "reference", "n_starts": 10, "min_iter": 30, "tol": 1e-5, "max_iter": 10_000}
+
+
+def loop_settings(params) -> dict | None:
+    """The shared loop's settings among a method's parameters, defaults filled; None for a method without
+    ``max_iter`` (KMeans, COP-KMeans, SDA: one pass of their own, priced by their size alone)."""
+    if "max_iter" not in params:
+        return None
+    return {key: params.get(key, default) for key, default in LOOP.items()}
+
+
+def updates(loop: dict | None, continued: float | None = None) -> float:
+    """The single-start updates of one fit under the loop settings ``loop`` (:func:`loop_settings`).
+
+    Several starts are first updated ``min_iter`` times each (``n_starts x min_iter``), then the kept start
+    goes on: under ``stopping="fixed"`` to ``max_iter`` updates in all; under the reference rule for
+    ``continued`` updates when cells of the same settings measured it (:meth:`UnitCosts.continued`), else
+    up to its cap, ``max_iter``: a stopping rule nobody has measured is priced at its bound. 1.0 for a method
+    outside the loop (``loop`` None).
+    """
+    if loop is None:
+        return 1.0
+    starts, first = int(loop["n_starts"]), int(loop["min_iter"])
+    selection, kept = (starts * first, first) if starts > 1 else (0, 0)
+    cap = max(0, int(loop["max_iter"]) - kept)
+    if loop["stopping"] == "fixed" or continued is None:
+        return float(selection + cap)
+    return float(selection + min(cap, max(0.0, continued)))
+
+
+def continued_of(loop: dict | None, n_iter) -> float | None:
+    """The kept start's updates after the selection in a row with ``n_iter`` (the loop counts the selection's
+    ``min_iter`` updates in it when there were several starts)."""
+    if loop is None or not isinstance(n_iter, (int, float)) or math.isnan(n_iter):
+        return None
+    return max(0.0, float(n_iter) - (int(loop["min_iter"]) if int(loop["n_starts"]) > 1 else 0))
+
+
+def change_key(params, subruns: int, preprocess) -> str:
+    """What a setting changes in a cell's cost, whatever the method and data set: the loop settings, the
+    sub-runs and the preprocessing (a reading that tightens the stopping rule of five methods shares one key)."""
+    return json.dumps([loop_settings(params), int(subruns), preprocess], sort_keys=True, default=str)
+
+
+class UnitCosts:
+    """Seconds per model unit of each (method, data set), and the updates the reference rule made under each
+    loop setting, as the rows on disk measured them (:meth:`learn`); :meth:`seconds` prices a cell with them.
+
+    A row's fit seconds over :func:`model_seconds` with the updates the row made (its ``n_iter``) are what an
+    update of that method costs on that data set, whatever the setting, so a setting no row has run (200
+    fixed updates, a cap of 20,000) is priced by its own updates at the measured speed. The KMeans step does
+    not follow the updates: its seconds are priced apart, per sample x rank x sub-run. Medians over the rows
+    read are kept.
+    """
+
+    def __init__(self):
+        self.units: dict[tuple[str, str], list[float]] = {}
+        self.kmeans: dict[tuple[str, str], list[float]] = {}
+        self.runs: dict[tuple[str, str, str], list[float]] = {}
+
+    @staticmethod
+    def loop_key(method: str, dataset: str, loop: dict | None) -> tuple[str, str, str]:
+        return method, dataset, json.dumps(loop, sort_keys=True, default=str)
+
+    def learn(self, method: str, dataset: str, params, row: dict, n_features: int, subruns: int) -> None:
+        """Take one row on disk of a cell of ``method`` on ``dataset`` (``params`` its method's parameters)."""
+        fit, kmeans = float(row.get("fit_seconds") or 0.0), float(row.get("kmeans_seconds") or 0.0)
+        n, rank = row.get("n_samples"), row.get("rank")
+        loop = loop_settings(params)
+        continued = continued_of(loop, row.get("n_iter"))
+        if loop is not None and loop["stopping"] != "fixed" and continued is not None:
+            self.runs.setdefault(self.loop_key(method, dataset, loop), []).append(continued)
+        if not (isinstance(n, (int, float)) and isinstance(rank, (int, float)) and n > 0 and rank > 0):
+            return
+        self.kmeans.setdefault((method, dataset), []).append(kmeans / (n * rank * subruns))
+        done = updates(loop, continued) if loop is None or continued is not None else None
+        model = model_seconds(n, n_features, rank, subruns, done) if done else 0.0
+        if model > 0 and fit > 0:
+            self.units.setdefault((method, dataset), []).append(fit / model)
+
+    def continued(self, method: str, dataset: str, loop: dict | None) -> float | None:
+        """The mean updates after the selection of the rows of the same method, data set and loop settings."""
+        found = self.runs.get(self.loop_key(method, dataset, loop))
+        return sum(found) / len(found) if found else None
+
+    def seconds(self, method: str, dataset: str, params, n_samples: float, n_features: int, rank: int,
+                subruns: int) -> float | None:
+        """A cell's expected seconds at the measured unit costs of its method and data set (None when no row
+        of them was read)."""
+        found, kmeans = self.units.get((method, dataset)), self.kmeans.get((method, dataset), [0.0])
+        if not found:
+            return None
+        loop = loop_settings(params)
+        fit = median(found) * model_seconds(n_samples, n_features, rank, subruns,
+                                            updates(loop, self.continued(method, dataset, loop)))
+        return fit + median(kmeans) * n_samples * rank * subruns
+
+
+def median(values: list[float]) -> float:
+    """The upper middle of ``values`` (as :func:`calibrate` takes it)."""
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
 
 
 def recorded_seconds(paths: list[Path]) -> float | None:
@@ -144,6 +255,15 @@ def utilisation(wall: float, work: float, cores: int) -> float:
     return wall / (work / cores) if work > 0 and cores > 0 else math.nan
 
 
+def group_chain(method: str, dataset: str, setting: str | None = None, change: str | None = None) -> tuple:
+    """The groups of a modelled cell whose ratios :class:`Forecast` reads, finest first: its setting (every
+    setting of its job but k and the trial, :func:`src.running.pool.jobs.setting_key`), its change of settings
+    (:func:`change_key`), its (method, data set), its method."""
+    chain = [("setting", setting) if setting else None, ("change", change) if change else None,
+             (method, dataset), method]
+    return tuple(key for key in chain if key is not None)
+
+
 #: The key of :class:`Forecast`'s ratio of the cells whose expectation was measured.
 MEASURED = ("measured",)
 #: The wall seconds over which :class:`Forecast` measures the machine's speed on measured cells: the cells
@@ -159,9 +279,11 @@ class Forecast:
     model in seconds, which orders cells but misjudges methods by several times (iterations, the KMeans step
     and Python's dispatch are not in it). Each finished cell tells how far off its expectation was: the wall
     seconds its worker spent on it over its expected seconds. A modelled cell still to run is expected at its
-    expectation times the ratio of its (method, data set) group, else of its method on the other data sets,
-    else of every cell done (sums of seconds over sums of expectations, so that long cells weigh as they
-    cost). A measured cell already carries its method's and size's cost; only the machine's speed is unknown,
+    expectation times the ratio of the first of its groups (:func:`group_chain`) with a cell done: its own
+    setting (method, parameters, protocol and data set: a sweep nobody ran before is priced by what its first
+    cells cost), else the same change of settings on other methods and data sets (a tightened stopping rule
+    runs a like share of its cap everywhere), else its method on its data set, its method, every cell done
+    (sums of seconds over sums of expectations, so that long cells weigh as they cost). A measured cell already carries its method's and size's cost; only the machine's speed is unknown,
     so it takes one ratio over the measured cells that ended in the last :data:`RECENT_SECONDS` (all measured
     cells done when none did): a per-group ratio, learnt on a group's long cells (the pool runs them first),
     misjudged its short ones; a ratio over the whole run carried the speed of its first minutes to the end,
@@ -176,8 +298,8 @@ class Forecast:
     ----------
     expected : list of float
         Each task's expected seconds (longest first is not required).
-    groups : list of tuple of str
-        Each task's ``(method, data set)``.
+    groups : list of tuple
+        Each task's groups, finest first (:func:`group_chain`).
     workers : int or None
         Worker processes; None (SLURM) uses the rate measured so far.
     measured : list of bool, optional
@@ -229,11 +351,10 @@ class Forecast:
 
     def keys(self, task: int) -> tuple:
         """The groups whose ratio a task takes, first found first: measured cells the measured ones', then
-        every cell's; modelled cells their (method, data set)'s, their method's, then every cell's."""
+        every cell's; modelled cells their groups' (:func:`group_chain`), then every cell's."""
         if self.measured[task]:
             return (MEASURED, None)
-        method, dataset = self.groups[task]
-        return ((method, dataset), method, None)
+        return (*self.groups[task], None)
 
     def ratio(self, task: int) -> float:
         """Seconds taken per second expected, for cells like ``task`` (1.0 before any is done)."""

@@ -9,6 +9,8 @@ import pytest
 from src.running.pool import schedule
 from src.running.pool.workers import batches
 
+chain = schedule.group_chain
+
 
 def test_a_recorded_time_is_expected_before_the_model(tmp_path):
     stale = tmp_path / "a.json"
@@ -54,8 +56,8 @@ def test_the_record_reads_back(tmp_path):
 def test_forecast_calibrates_each_group_on_its_own_cells():
     # two groups whose expectations are off by different factors: after one cell of each, the work left is
     # each group's expectation times its own ratio, not the pool's average ratio
-    forecast = schedule.Forecast([10, 10, 10, 10], [("nmf", "orl"), ("nmf", "orl"), ("lcf", "orl"),
-                                                    ("lcf", "orl")], workers=1, started=0.0)
+    groups = [chain("nmf", "orl"), chain("nmf", "orl"), chain("lcf", "orl"), chain("lcf", "orl")]
+    forecast = schedule.Forecast([10, 10, 10, 10], groups, workers=1, started=0.0)
     assert forecast.seconds_left(now=1.0) is None  # nothing measured yet
     forecast.done(0, 30.0)  # nmf takes three times its expectation
     forecast.done(2, 5.0)   # lcf half of it
@@ -65,7 +67,7 @@ def test_forecast_calibrates_each_group_on_its_own_cells():
 
 
 def test_forecast_falls_back_to_the_method_then_to_every_cell():
-    groups = [("nmf", "orl"), ("nmf", "yale"), ("gnmf", "coil20")]
+    groups = [chain("nmf", "orl"), chain("nmf", "yale"), chain("gnmf", "coil20")]
     forecast = schedule.Forecast([10, 10, 10], groups, workers=2, started=0.0)
     forecast.done(0, 20.0)
     assert forecast.ratio(1) == pytest.approx(2.0)  # same method, other data set
@@ -89,7 +91,7 @@ def test_measured_cells_take_the_ratio_of_every_measured_cell_not_their_groups()
     # a measured expectation already holds the cell's size: the big nmf cell ran at half its cost, the small
     # one is expected at the measured cells' ratio (here 0.5 too: (5 + 10) / (10 + 20)); a modelled cell
     # of the same group has no modelled cell of its group or method done, so it takes every cell's ratio
-    groups = [("nmf", "orl"), ("lcf", "orl"), ("nmf", "orl"), ("nmf", "orl")]
+    groups = [chain("nmf", "orl"), chain("lcf", "orl"), chain("nmf", "orl"), chain("nmf", "orl")]
     forecast = schedule.Forecast([10, 20, 1, 1], groups, workers=1, started=0.0,
                                  measured=[True, True, True, False])
     forecast.done(0, 5.0)
@@ -111,7 +113,7 @@ def test_a_job_is_keyed_from_its_commands_folder_on_whatever_the_path_before():
 
 
 def test_reports_left_add_the_mean_time_of_the_reports_written_so_far():
-    forecast = schedule.Forecast([10, 10], [("nmf", "orl"), ("nmf", "orl")], workers=1, started=0.0, reports=3)
+    forecast = schedule.Forecast([10, 10], [chain("nmf", "orl")] * 2, workers=1, started=0.0, reports=3)
     forecast.done(0, 10.0)
     assert forecast.seconds_left(now=10.0) == pytest.approx(10.0)  # no report written yet: nothing to add
     forecast.report_done(4.0)
@@ -140,7 +142,7 @@ def test_published_costs_are_the_workers_wall_seconds_else_the_rows(tmp_path):
 def test_measured_cells_take_the_speed_of_the_last_minutes_not_of_the_whole_run():
     # the first measured cell ran at twice its cost (another load on the machine), the next ones at their
     # cost: five minutes on, only the recent cells set the ratio; without a recent cell, every measured one
-    groups = [("nmf", "orl")] * 4
+    groups = [chain("nmf", "orl")] * 4
     forecast = schedule.Forecast([100, 10, 10, 10], groups, workers=1, started=0.0, measured=[True] * 4)
     forecast.done(0, 200.0, now=200.0)
     assert forecast.seconds_left(now=200.0) == pytest.approx(3 * 10 * 2.0)  # only the slow cell so far
@@ -150,3 +152,74 @@ def test_measured_cells_take_the_speed_of_the_last_minutes_not_of_the_whole_run(
     assert forecast.seconds_left(now=now) == pytest.approx(2 * 10.0)
     later = now + 2 * schedule.RECENT_SECONDS  # nothing ended recently: every measured cell's ratio
     assert forecast.seconds_left(now=later) == pytest.approx(2 * 10 * 210.0 / 110.0)
+
+
+# -- the cost model: what a cell's settings do to its work -------------------------------------------------------
+REFERENCE = {"stopping": "reference", "n_starts": 10, "min_iter": 30, "tol": 1e-5, "max_iter": 10_000}
+
+
+def test_updates_follow_the_starts_the_stopping_rule_and_its_cap():
+    fixed = {**REFERENCE, "stopping": "fixed", "max_iter": 200}
+    assert schedule.updates(schedule.loop_settings(fixed)) == 10 * 30 + (200 - 30)  # selection, then to 200
+    one = {**fixed, "n_starts": 1}
+    assert schedule.updates(schedule.loop_settings(one)) == 200  # no selection: exactly max_iter
+    loop = schedule.loop_settings(REFERENCE)
+    assert schedule.updates(loop, continued=70) == 300 + 70  # the updates rows of this setting made
+    assert schedule.updates(loop) == 300 + 10_000 - 30  # nobody measured it: priced at its cap
+    assert schedule.updates(loop, continued=1e9) == schedule.updates(loop)  # never beyond the cap
+    assert schedule.loop_settings({"n_clusters": 3}) is None and schedule.updates(None) == 1.0  # KMeans, SDA
+    assert schedule.loop_settings({"max_iter": 50}) == {**REFERENCE, "max_iter": 50}  # defaults filled
+    assert schedule.continued_of(loop, 100) == 70 and schedule.continued_of({**loop, "n_starts": 1}, 100) == 100
+
+
+def row(seconds, n_iter, n_samples=100, rank=5):
+    return {"fit_seconds": seconds, "kmeans_seconds": 0.0, "n_iter": n_iter, "n_samples": n_samples, "rank": rank}
+
+
+def test_unit_costs_price_an_unmeasured_setting_by_its_own_updates():
+    # two rows of NMF on Yale under the reference rule made 100 updates after the selection each (400 in all)
+    # and took 4 s: 0.01 s an update. Fixed 2,000 updates are priced at about 2,000 of them, the reference rule
+    # of the rows at the 100 they made, another data set at nothing (no row read)
+    units = schedule.UnitCosts()
+    for _ in range(2):
+        units.learn("nmf", "yale", REFERENCE, row(4.0, 130), n_features=1024, subruns=1)
+    assert units.continued("nmf", "yale", schedule.loop_settings(REFERENCE)) == pytest.approx(100)
+    same = units.seconds("nmf", "yale", REFERENCE, 100, 1024, 5, 1)
+    fixed = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 100, 1024, 5, 1)
+    assert same == pytest.approx(4.0)
+    assert fixed == pytest.approx(4.0 * (300 + 1970) / 400)
+    assert units.seconds("nmf", "orl", REFERENCE, 100, 1024, 5, 1) is None
+    tight = units.seconds("nmf", "yale", {**REFERENCE, "tol": 1e-7, "max_iter": 20_000}, 100, 1024, 5, 1)
+    assert tight > 40 * same  # an unmeasured stopping rule: priced at its cap of 20,000
+    ten = units.seconds("nmf", "yale", REFERENCE, 100, 1024, 5, 10)
+    assert ten == pytest.approx(10 * same)  # ten sub-runs, ten fits
+
+
+def test_a_sweep_with_ten_times_the_iterations_is_priced_by_its_first_cells():
+    # the twin (fixed 200 updates) and its sweep with ten times the iterations (fixed 2,000) are both modelled
+    # at one guessed price, 1 s a cell (as when nothing tells them apart: a cost model that misjudges the
+    # setting); the twin's cells take 1 s, the sweep's first cell 10 s. The rest of the sweep is priced at
+    # several times the twin's cells, by its own setting's ratio, not by its method's
+    twin = schedule.change_key({**REFERENCE, "stopping": "fixed", "max_iter": 200}, 1, "unit_norm")
+    sweep = schedule.change_key({**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 1, "unit_norm")
+    groups = [chain("nmf", "yale", "twin", twin)] * 4 + [chain("nmf", "yale", "ten", sweep)] * 4
+    forecast = schedule.Forecast([1.0] * 8, groups, workers=1, started=0.0)
+    for task in range(3):
+        forecast.done(task, 1.0)
+    forecast.done(4, 10.0)
+    assert forecast.ratio(5) >= 5 * forecast.ratio(3)
+    assert forecast.expected[5] * forecast.ratio(5) == pytest.approx(10.0)
+    # another method under the same change of settings takes the sweep's ratio before its own cells are in
+    other = schedule.Forecast([1.0] * 3, [chain("nmf", "yale", "ten", sweep), chain("cf", "orl", "cf-ten", sweep),
+                                          chain("cf", "orl", "cf-twin", twin)], workers=1, started=0.0)
+    other.done(0, 10.0)
+    assert other.ratio(1) == pytest.approx(10.0)
+
+
+def test_the_model_prices_ten_times_the_iterations_at_ten_times_the_work():
+    units = schedule.UnitCosts()
+    units.learn("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 200}, row(1.0, 200), 1024, 1)
+    twin = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 200}, 100, 1024, 5, 1)
+    ten = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 100, 1024, 5, 1)
+    assert ten / twin == pytest.approx((300 + 1970) / (300 + 170))  # the selection's 300 updates are shared
+    assert ten / twin > 4
