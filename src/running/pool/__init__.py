@@ -62,6 +62,9 @@ class Home(Protocol):
     def sweep_overrides(self) -> list[list[str]]:
         ...
 
+#: The seconds between two samples of the forecast that ``schedule.json`` keeps (:meth:`.schedule.Forecast.record`).
+SAMPLE_SECONDS = 5.0
+
 #: Where submitit keeps the files of a reproduction's SLURM tasks, under the reproduction's folder.
 SLURM_FOLDER = ".slurm"
 
@@ -253,7 +256,8 @@ def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: l
         models.append(schedule.model_seconds(n_k, m, rank, spec.protocol.subruns, done))
         priced.append(units.seconds(spec.method.name, spec.dataset.name, spec.method.params, n_k, m, rank,
                                     spec.protocol.subruns))
-        seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places])
+        change = schedule.change_key(spec.method.params, spec.protocol.subruns, spec.dataset.config.get("preprocess"))
+        seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places], change)
         recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k))
     for task, seconds, known, price in zip(tasks, schedule.expected_seconds(recorded, models), recorded, priced):
         task.measured = known is not None
@@ -365,7 +369,7 @@ class Books:
             logger.info("%s", self.progress.line("running"))
             self.last_line = time.time()
         samples = self.forecast.samples
-        if not samples or time.time() - self.forecast.started - samples[-1][0] >= 5:
+        if not samples or time.time() - self.forecast.started - samples[-1][0] >= SAMPLE_SECONDS:
             self.forecast.record((self.progress.cells_done - self.n_cells + self.n_todo) / max(1, self.n_todo))
         self.finish_papers()
 

@@ -155,14 +155,26 @@ def median(values: list[float]) -> float:
     return ordered[len(ordered) // 2]
 
 
-def recorded_seconds(paths: list[Path]) -> float | None:
-    """The fit and KMeans seconds of a row an earlier run left at one of ``paths`` (whatever its settings or
-    code), or None."""
+def recorded_seconds(paths: list[Path], change: str | None = None) -> float | None:
+    """The fit and KMeans seconds of a row an earlier run left at one of ``paths`` (whatever its code), or None.
+    Given the cell's ``change`` (:func:`change_key`), a row whose method ran other loop settings, sub-runs or
+    preprocessing does not count: a sweep rerun with ten times the iterations into the same folder is not
+    expected at the old rows' seconds."""
     for path in paths:
         row = load_cell(path) if Path(path).is_file() else None
-        if row and isinstance(row.get("fit_seconds"), (int, float)):
+        if row and isinstance(row.get("fit_seconds"), (int, float)) and (change is None or row_change(row) in (
+                None, change)):
             return float(row["fit_seconds"]) + float(row.get("kmeans_seconds") or 0.0)
     return None
+
+
+def row_change(row: dict) -> str | None:
+    """The :func:`change_key` of the settings a row on disk records, or None when it records no parameters."""
+    try:
+        params = json.loads(row["params"]) if isinstance(row.get("params"), str) else row["params"]
+        return change_key(params, int(row.get("protocol_subruns") or 1), row.get("dataset_preprocess"))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 #: The cell costs of the reproduction ``make results`` published (:func:`write_costs`), in the checkout: what a

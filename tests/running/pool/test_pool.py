@@ -199,3 +199,35 @@ def test_on_a_machine_without_slurm_the_slurm_launcher_stops_before_anything_sta
     with pytest.raises(UserError, match="needs sbatch, squeue, srun .* sbatch, srun is missing"):
         pool.run_pool(chosen, [*overrides, "hydra/launcher=submitit_slurm"], None, tmp_path)
     assert not (tmp_path / "schedule.csv").exists()
+
+
+@pytest.mark.integration
+def test_a_sweep_with_more_iterations_is_priced_from_its_twins_rows(tmp_path, monkeypatch, caplog):
+    # the toy paper runs with 20 fixed updates, then plans the same sweep with 2,000: its old rows (same folder,
+    # other settings) are no measured time of the new cells; the model prices each fit at its 2,000 updates at
+    # the speed the twin's rows measured, several times what the twin's cells took (their KMeans step, which
+    # the updates leave alone, included); KMeans has no setting to change and keeps its measured time
+    monkeypatch.setattr(pool, "run_local", in_process())
+    monkeypatch.setattr(pool, "SAMPLE_SECONDS", 0.0)  # a sample of the forecast after every cell
+    chosen, twin_overrides = toy_papers(tmp_path, names=("toy",))
+    with caplog.at_level("INFO"):
+        summary = pool.run_pool(chosen, twin_overrides, 1, tmp_path / "record")
+    closing = [r.getMessage() for r in caplog.records if r.getMessage().startswith("the time left forecast at")]
+    assert summary["forecast_errors"] and len(closing) == len(summary["forecast_errors"])  # logged and recorded
+    twin = pool.plan_jobs(chosen, twin_overrides)
+    overrides = [o.replace("solver.max_iter=20", "solver.max_iter=2000") for o in twin_overrides]
+
+    def priced(with_overrides):
+        planned = pool.plan_jobs(chosen, with_overrides)
+        runs = pool.open_jobs(planned)
+        todo = pool.tasks_of(planned, [run.cells for run in runs])
+        pool.expect(todo, planned, runs, twin)
+        return {(planned[t.places[0].job].spec.method.label, t.places[0].k, t.places[0].trial): t for t in todo}
+
+    more, same = priced(overrides), priced(twin_overrides)
+    assert all(task.measured for task in same.values())  # the twin's own rows
+    for (method, *cell), task in more.items():
+        if method == "KMeans":
+            assert task.measured and task.expected_seconds == same[method, *cell].expected_seconds
+        else:
+            assert not task.measured and task.expected_seconds > 3 * same[method, *cell].expected_seconds
