@@ -231,10 +231,11 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
         if record_dir is not None:
             schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, books.done, books.started,
                                                                 copied), summary)
-    for error in summary.get("forecast_errors", []):
-        logger.info("the time left forecast at %.0f%% of the cells (%s in): %s, it took %s (%+.0f%%)",
-                    100 * error["cells"], duration(error["elapsed"]), duration(error["forecast"]),
-                    duration(error["actual"]), 100 * error["error"])
+    for error in summary.get("forecast_errors", []) + summary.get("forecast_errors_by_time", []):
+        logger.info("the time left forecast at %.0f%% of the %s (%s in): %s, it took %s (%+.0f%%)",
+                    100 * error.get("time", error["cells"]), "time" if "time" in error else "cells",
+                    duration(error["elapsed"]), duration(error["forecast"]), duration(error["actual"]),
+                    100 * error["error"])
     if books.failed:
         raise PoolFailed([books.failed[i] for i in sorted(books.failed)])
     return summary
@@ -404,7 +405,8 @@ class Books:
         return {"wall_seconds": wall,
                 "cpu_seconds": sum(d.cpu_seconds for d in self.done.values() if not math.isnan(d.cpu_seconds)),
                 "forecast": self.forecast.samples,
-                "forecast_errors": schedule.forecast_errors(self.forecast.samples, wall)}
+                "forecast_errors": schedule.forecast_errors(self.forecast.samples, wall),
+                "forecast_errors_by_time": schedule.forecast_errors(self.forecast.samples, wall, by="time")}
 
 
 def slurm_launcher(jobs: list[Job]) -> dict | None:

@@ -426,16 +426,20 @@ class Forecast:
                              round(self.fraction_done(), 5), None if left is None else round(left, 2)])
 
 
-def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5)) -> list[dict]:
+def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5), by: str = "cells") -> list[dict]:
     """How far the recorded forecast was from the time that actually remained, at the first sample where
-    each share ``at`` of the cells was done: ``{"cells": share, "elapsed", "forecast", "actual", "error"}``
-    with ``error = forecast / actual - 1``."""
+    each share ``at`` of the cells was done (``by="cells"``), or of the pool's wall time had passed
+    (``by="time"``: the share of the work, as the run turned out): ``{"cells": share of the cells, "elapsed",
+    "work", "forecast", "actual", "error"}`` (``"time"``: the share of the wall time, with ``by="time"``), with
+    ``error = forecast / actual - 1``."""
     out = []
     for share in at:
-        sample = next((s for s in samples if s[1] >= share and s[3] is not None), None)
+        reached = (lambda s: s[1] >= share) if by == "cells" else (lambda s: s[0] >= share * wall)
+        sample = next((s for s in samples if reached(s) and s[3] is not None), None)
         if sample is None:
             continue
         actual = wall - sample[0]
-        out.append({"cells": share, "elapsed": sample[0], "work": sample[2], "forecast": sample[3],
-                    "actual": actual, "error": sample[3] / actual - 1 if actual > 0 else math.nan})
+        error = {"cells": share if by == "cells" else sample[1], "elapsed": sample[0], "work": sample[2],
+                 "forecast": sample[3], "actual": actual, "error": sample[3] / actual - 1 if actual > 0 else math.nan}
+        out.append(error if by == "cells" else {"time": share, **error})
     return out

@@ -213,7 +213,8 @@ def test_a_sweep_with_more_iterations_is_priced_from_its_twins_rows(tmp_path, mo
     with caplog.at_level("INFO"):
         summary = pool.run_pool(chosen, twin_overrides, 1, tmp_path / "record")
     closing = [r.getMessage() for r in caplog.records if r.getMessage().startswith("the time left forecast at")]
-    assert summary["forecast_errors"] and len(closing) == len(summary["forecast_errors"])  # logged and recorded
+    recorded = summary["forecast_errors"] + summary["forecast_errors_by_time"]
+    assert summary["forecast_errors"] and len(closing) == len(recorded)  # logged and recorded
     twin = pool.plan_jobs(chosen, twin_overrides)
     overrides = [o.replace("solver.max_iter=20", "solver.max_iter=2000") for o in twin_overrides]
 

@@ -85,6 +85,10 @@ def test_forecast_errors_compare_the_forecast_with_the_time_that_remained():
     assert [e["cells"] for e in errors] == [0.1, 0.25, 0.5]
     assert errors[0]["actual"] == 80.0 and errors[0]["error"] == pytest.approx(100 / 80 - 1)
     assert errors[2]["elapsed"] == 60 and errors[2]["error"] == pytest.approx(0.0)
+    by_time = schedule.forecast_errors(samples, wall=100.0, by="time")  # at 10, 25 and 50 s of the 100
+    assert [(e["time"], e["elapsed"], e["cells"]) for e in by_time] == [(0.1, 10.0, 0.05), (0.25, 50.0, 0.3),
+                                                                        (0.5, 50.0, 0.3)]
+    assert by_time[0]["error"] == pytest.approx(200 / 90 - 1)
 
 
 def test_measured_cells_take_the_ratio_of_every_measured_cell_not_their_groups():
