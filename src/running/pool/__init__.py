@@ -253,9 +253,9 @@ def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: l
         n, m = run.prepared.dataset.X.shape
         n_k, rank = n * first.k / max(1, run.prepared.dataset.n_classes), first.k + spec.protocol.rank_offset
         loop = schedule.loop_settings(spec.method.params)
-        done = schedule.updates(loop, units.continued(spec.method.name, spec.dataset.name, loop))
+        done = schedule.updates(loop, units.continued(spec.method.name, spec.dataset.name, loop, rank))
         models.append(schedule.model_seconds(n_k, m, rank, spec.protocol.subruns, done))
-        priced.append(units.seconds(spec.method.name, spec.dataset.name, spec.method.params, n_k, m, rank,
+        priced.append(units.seconds(spec.method.name, spec.dataset.name, spec.method.params, n_k, rank,
                                     spec.protocol.subruns))
         change = schedule.change_key(spec.method.params, spec.protocol.subruns, spec.dataset.config.get("preprocess"))
         seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places], change)
@@ -263,6 +263,12 @@ def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: l
     for task, seconds, known, price in zip(tasks, schedule.expected_seconds(recorded, models), recorded, priced):
         task.measured = known is not None
         task.expected_seconds = seconds if task.measured or price is None else price
+        if price is not None:
+            spec = jobs[task.places[0].job].spec
+            loop = schedule.loop_settings(spec.method.params)
+            capped = loop is not None and loop["stopping"] != "fixed" and \
+                units.continued(spec.method.name, spec.dataset.name, loop) is None
+            task.basis = "cap" if capped else "rows"
     tasks.sort(key=lambda task: -task.expected_seconds)
 
 
@@ -311,12 +317,13 @@ class Books:
         self.failed: dict[int, str] = {}
         self.finished: set[str] = set()
         self.by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
-        chains = [schedule.group_chain(job.spec.method.name, job.spec.dataset.name, setting_key(job.spec),
-                                       schedule.change_key(job.spec.method.params, job.spec.protocol.subruns,
-                                                           job.spec.dataset.config.get("preprocess")))
-                  for job in jobs]
+        keys = [(setting_key(job.spec), schedule.change_key(job.spec.method.params, job.spec.protocol.subruns,
+                                                             job.spec.dataset.config.get("preprocess")))
+                for job in jobs]
+        chains = [schedule.group_chain(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name,
+                                       *keys[t.places[0].job], basis=t.basis) for t in tasks]
         self.forecast = schedule.Forecast(
-            [task.expected_seconds for task in tasks], [chains[t.places[0].job] for t in tasks],
+            [task.expected_seconds for task in tasks], chains,
             workers, measured=[task.measured for task in tasks], reports=len(chosen) if paper_done else 0)
         self.progress = Progress(len(jobs), self.n_cells, self.forecast)
         self.progress.cells_done = self.n_cells - self.n_todo

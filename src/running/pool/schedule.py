@@ -26,7 +26,9 @@ import time
 from collections import deque
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from scipy.optimize import nnls
 
 from ...files import write_atomic
 from ..results import load_cell
@@ -96,57 +98,82 @@ def change_key(params, subruns: int, preprocess) -> str:
 
 
 class UnitCosts:
-    """Seconds per model unit of each (method, data set), and the updates the reference rule made under each
-    loop setting, as the rows on disk measured them (:meth:`learn`); :meth:`seconds` prices a cell with them.
+    """What an update of each method costs on each data set, what its KMeans step costs, and how many updates
+    the reference rule made under each loop setting and rank, as the rows on disk measured them
+    (:meth:`learn`); :meth:`seconds` prices a cell with them.
 
-    A row's fit seconds over :func:`model_seconds` with the updates the row made (its ``n_iter``) are what an
-    update of that method costs on that data set, whatever the setting, so a setting no row has run (200
-    fixed updates, a cap of 20,000) is priced by its own updates at the measured speed. The KMeans step does
-    not follow the updates: its seconds are priced apart, per sample x rank x sub-run. Medians over the rows
-    read are kept.
+    An update's seconds are fitted as ``n x (a + b x rank)`` (nonnegative least squares over the rows of the
+    method and data set, with the updates each row made: its ``n_iter``): on these data sets an update is
+    bound by its per-sample work as much as by the rank, so a cost proportional to the rank prices a rank-2
+    cell at a third of what it takes and a rank-10 one at twice. The KMeans step does not follow the updates:
+    it is fitted apart as ``c + d x n x rank`` per sub-run. A setting no row has run (200 fixed updates, a
+    cap of 20,000) is priced by its own updates at the measured speed.
     """
 
     def __init__(self):
-        self.units: dict[tuple[str, str], list[float]] = {}
-        self.kmeans: dict[tuple[str, str], list[float]] = {}
-        self.runs: dict[tuple[str, str, str], list[float]] = {}
+        self.rows: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
+        self.runs: dict[tuple, list[float]] = {}
+        self.fitted: dict[tuple[str, str], tuple[float, float, float, float]] = {}
 
     @staticmethod
     def loop_key(method: str, dataset: str, loop: dict | None) -> tuple[str, str, str]:
         return method, dataset, json.dumps(loop, sort_keys=True, default=str)
 
     def learn(self, method: str, dataset: str, params, row: dict, n_features: int, subruns: int) -> None:
-        """Take one row on disk of a cell of ``method`` on ``dataset`` (``params`` its method's parameters)."""
+        """Take one row on disk of a cell of ``method`` on ``dataset`` (``params`` its method's parameters;
+        ``n_features`` is kept for the signature of the size model, which one data set holds fixed)."""
         fit, kmeans = float(row.get("fit_seconds") or 0.0), float(row.get("kmeans_seconds") or 0.0)
         n, rank = row.get("n_samples"), row.get("rank")
+        if not (isinstance(n, (int, float)) and isinstance(rank, (int, float)) and n > 0 and rank > 0):
+            return
         loop = loop_settings(params)
         continued = continued_of(loop, row.get("n_iter"))
         if loop is not None and loop["stopping"] != "fixed" and continued is not None:
             self.runs.setdefault(self.loop_key(method, dataset, loop), []).append(continued)
-        if not (isinstance(n, (int, float)) and isinstance(rank, (int, float)) and n > 0 and rank > 0):
-            return
-        self.kmeans.setdefault((method, dataset), []).append(kmeans / (n * rank * subruns))
+            self.runs.setdefault((*self.loop_key(method, dataset, loop), int(rank)), []).append(continued)
         done = updates(loop, continued) if loop is None or continued is not None else None
-        model = model_seconds(n, n_features, rank, subruns, done) if done else 0.0
-        if model > 0 and fit > 0:
-            self.units.setdefault((method, dataset), []).append(fit / model)
+        if done and fit > 0:
+            self.rows.setdefault((method, dataset), []).append((n, rank, subruns * done, fit, kmeans / subruns))
+            self.fitted.pop((method, dataset), None)
 
-    def continued(self, method: str, dataset: str, loop: dict | None) -> float | None:
-        """The mean updates after the selection of the rows of the same method, data set and loop settings."""
-        found = self.runs.get(self.loop_key(method, dataset, loop))
+    def continued(self, method: str, dataset: str, loop: dict | None, rank: int | None = None) -> float | None:
+        """The mean updates after the selection of the rows of the same method, data set and loop settings (of
+        the same rank when there are some)."""
+        key = self.loop_key(method, dataset, loop)
+        found = self.runs.get((*key, int(rank)) if rank is not None else key) or self.runs.get(key)
         return sum(found) / len(found) if found else None
 
-    def seconds(self, method: str, dataset: str, params, n_samples: float, n_features: int, rank: int,
-                subruns: int) -> float | None:
-        """A cell's expected seconds at the measured unit costs of its method and data set (None when no row
-        of them was read)."""
-        found, kmeans = self.units.get((method, dataset)), self.kmeans.get((method, dataset), [0.0])
-        if not found:
+    def coefficients(self, method: str, dataset: str) -> tuple[float, float, float, float] | None:
+        """``(a, b, c, d)`` of the class docstring, fitted once per (method, data set) on its rows."""
+        if (method, dataset) not in self.fitted:
+            rows = np.array(self.rows.get((method, dataset), []), dtype=float).reshape(-1, 5)
+            if not len(rows):
+                return None
+            n, rank, done, fit, kmeans = rows.T
+            self.fitted[method, dataset] = (*two_terms(n * done, n * done * rank, fit),
+                                            *two_terms(np.ones_like(n), n * rank, kmeans))
+        return self.fitted[method, dataset]
+
+    def seconds(self, method: str, dataset: str, params, n_samples: float, rank: int, subruns: int) -> float | None:
+        """A cell's expected seconds at the measured costs of its method and data set (None when no row of
+        them was read)."""
+        found = self.coefficients(method, dataset)
+        if found is None:
             return None
+        a, b, c, d = found
         loop = loop_settings(params)
-        fit = median(found) * model_seconds(n_samples, n_features, rank, subruns,
-                                            updates(loop, self.continued(method, dataset, loop)))
-        return fit + median(kmeans) * n_samples * rank * subruns
+        done = updates(loop, self.continued(method, dataset, loop, rank))
+        return subruns * (n_samples * done * (a + b * rank) + c + d * n_samples * rank)
+
+
+def two_terms(first: np.ndarray, second: np.ndarray, seconds: np.ndarray) -> tuple[float, float]:
+    """Nonnegative ``(x, y)`` with ``seconds ~ x first + y second`` (least squares); with one distinct ratio
+    of the terms (one rank), ``seconds`` proportional to ``second`` alone."""
+    terms = np.column_stack([first, second])
+    if len(np.unique(np.round(second / np.maximum(first, 1e-300), 9))) < 2:
+        return 0.0, float(np.median(seconds / np.maximum(second, 1e-300)))
+    x, _ = nnls(terms, seconds)
+    return float(x[0]), float(x[1])
 
 
 def median(values: list[float]) -> float:
@@ -267,13 +294,29 @@ def utilisation(wall: float, work: float, cores: int) -> float:
     return wall / (work / cores) if work > 0 and cores > 0 else math.nan
 
 
-def group_chain(method: str, dataset: str, setting: str | None = None, change: str | None = None) -> tuple:
-    """The groups of a modelled cell whose ratios :class:`Forecast` reads, finest first: its setting (every
-    setting of its job but k and the trial, :func:`src.running.pool.jobs.setting_key`), its change of settings
-    (:func:`change_key`), its (method, data set), its method."""
-    chain = [("setting", setting) if setting else None, ("change", change) if change else None,
-             (method, dataset), method]
-    return tuple(key for key in chain if key is not None)
+def group_chain(method: str, dataset: str, setting: str | None = None, change: str | None = None,
+                basis: str = "size") -> tuple:
+    """The groups of a modelled cell whose ratios :class:`Forecast` reads, finest first, by the ``basis`` of
+    its expected seconds.
+
+    Every cell first takes its setting's (every setting of its job but k and the trial,
+    :func:`src.running.pool.jobs.setting_key`): a sweep is priced by what its first cells cost. Then:
+
+    * ``"rows"`` (the model at the costs the rows on disk measured, :class:`UnitCosts`): nothing else; until
+      a cell of its setting is done the model stands (ratio 1). A pooled ratio would be learnt on the cells
+      the pool ran first, those the model priced highest, which are mostly those it priced too high.
+    * ``"cap"`` (the same, with a stopping rule no row has run, priced at its cap): the same change of
+      settings on other methods and data sets (:func:`change_key`; a tightened rule runs a like share of its
+      cap everywhere), then the model.
+    * ``"size"`` (the size model in seconds of :func:`calibrate`, which misjudges methods by several times):
+      its (method, data set), its method, then every cell done.
+    """
+    chain = [("setting", setting)] if setting else []
+    if basis == "cap" and change:
+        chain.append(("change", change))
+    if basis == "size":
+        chain += [(method, dataset), method, None]
+    return tuple(chain)
 
 
 #: The key of :class:`Forecast`'s ratio of the cells whose expectation was measured.
@@ -291,11 +334,10 @@ class Forecast:
     model in seconds, which orders cells but misjudges methods by several times (iterations, the KMeans step
     and Python's dispatch are not in it). Each finished cell tells how far off its expectation was: the wall
     seconds its worker spent on it over its expected seconds. A modelled cell still to run is expected at its
-    expectation times the ratio of the first of its groups (:func:`group_chain`) with a cell done: its own
-    setting (method, parameters, protocol and data set: a sweep nobody ran before is priced by what its first
-    cells cost), else the same change of settings on other methods and data sets (a tightened stopping rule
-    runs a like share of its cap everywhere), else its method on its data set, its method, every cell done
-    (sums of seconds over sums of expectations, so that long cells weigh as they cost). A measured cell already carries its method's and size's cost; only the machine's speed is unknown,
+    expectation times the ratio of the first of its groups (:func:`group_chain`) with a cell done, else at
+    its expectation: its own setting (method, parameters, protocol and data set: a sweep nobody ran before is
+    priced by what its first cells cost), then by how its expectation was made (sums of seconds over sums of
+    expectations, so that long cells weigh as they cost). A measured cell already carries its method's and size's cost; only the machine's speed is unknown,
     so it takes one ratio over the measured cells that ended in the last :data:`RECENT_SECONDS` (all measured
     cells done when none did): a per-group ratio, learnt on a group's long cells (the pool runs them first),
     misjudged its short ones; a ratio over the whole run carried the speed of its first minutes to the end,
@@ -363,10 +405,10 @@ class Forecast:
 
     def keys(self, task: int) -> tuple:
         """The groups whose ratio a task takes, first found first: measured cells the measured ones', then
-        every cell's; modelled cells their groups' (:func:`group_chain`), then every cell's."""
+        every cell's; modelled cells their groups' (:func:`group_chain`)."""
         if self.measured[task]:
             return (MEASURED, None)
-        return (*self.groups[task], None)
+        return self.groups[task]
 
     def ratio(self, task: int) -> float:
         """Seconds taken per second expected, for cells like ``task`` (1.0 before any is done)."""

@@ -176,8 +176,9 @@ def test_updates_follow_the_starts_the_stopping_rule_and_its_cap():
     assert schedule.continued_of(loop, 100) == 70 and schedule.continued_of({**loop, "n_starts": 1}, 100) == 100
 
 
-def row(seconds, n_iter, n_samples=100, rank=5):
-    return {"fit_seconds": seconds, "kmeans_seconds": 0.0, "n_iter": n_iter, "n_samples": n_samples, "rank": rank}
+def row(seconds, n_iter, n_samples=100, rank=5, kmeans=0.0):
+    return {"fit_seconds": seconds, "kmeans_seconds": kmeans, "n_iter": n_iter, "n_samples": n_samples,
+            "rank": rank}
 
 
 def test_unit_costs_price_an_unmeasured_setting_by_its_own_updates():
@@ -188,15 +189,33 @@ def test_unit_costs_price_an_unmeasured_setting_by_its_own_updates():
     for _ in range(2):
         units.learn("nmf", "yale", REFERENCE, row(4.0, 130), n_features=1024, subruns=1)
     assert units.continued("nmf", "yale", schedule.loop_settings(REFERENCE)) == pytest.approx(100)
-    same = units.seconds("nmf", "yale", REFERENCE, 100, 1024, 5, 1)
-    fixed = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 100, 1024, 5, 1)
+    same = units.seconds("nmf", "yale", REFERENCE, 100, 5, 1)
+    fixed = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 100, 5, 1)
     assert same == pytest.approx(4.0)
     assert fixed == pytest.approx(4.0 * (300 + 1970) / 400)
-    assert units.seconds("nmf", "orl", REFERENCE, 100, 1024, 5, 1) is None
-    tight = units.seconds("nmf", "yale", {**REFERENCE, "tol": 1e-7, "max_iter": 20_000}, 100, 1024, 5, 1)
+    assert units.seconds("nmf", "orl", REFERENCE, 100, 5, 1) is None
+    tight = units.seconds("nmf", "yale", {**REFERENCE, "tol": 1e-7, "max_iter": 20_000}, 100, 5, 1)
     assert tight > 40 * same  # an unmeasured stopping rule: priced at its cap of 20,000
-    ten = units.seconds("nmf", "yale", REFERENCE, 100, 1024, 5, 10)
-    assert ten == pytest.approx(10 * same)  # ten sub-runs, ten fits
+    assert units.seconds("nmf", "yale", REFERENCE, 100, 5, 10) == pytest.approx(10 * same)  # ten sub-runs
+
+
+def test_an_update_costs_a_part_per_sample_and_a_part_per_rank_and_kmeans_apart():
+    # rows made by cost = n x updates x (2e-5 + 1e-5 x rank) and KMeans 0.01 + 1e-5 x n x rank: the fit finds
+    # both parts again, and prices a rank (and a KMeans step) no row had
+    units = schedule.UnitCosts()
+    fixed = {**REFERENCE, "stopping": "fixed", "n_starts": 1, "max_iter": 200}
+    for rank in (2, 4, 8):
+        for n in (50, 100):
+            units.learn("nmf", "orl", fixed, row(n * 200 * (2e-5 + 1e-5 * rank), 200, n, rank,
+                                                 kmeans=0.01 + 1e-5 * n * rank), n_features=1024, subruns=1)
+    a, b, c, d = units.coefficients("nmf", "orl")
+    assert (a, b, c, d) == pytest.approx((2e-5, 1e-5, 0.01, 1e-5), rel=1e-6)
+    priced = units.seconds("nmf", "orl", fixed, 80, 6, 1)
+    assert priced == pytest.approx(80 * 200 * (2e-5 + 6e-5) + 0.01 + 1e-5 * 80 * 6, rel=1e-6)
+    # one rank only: proportional to the rank, as nothing tells the two parts apart
+    single = schedule.UnitCosts()
+    single.learn("nmf", "orl", fixed, row(2.0, 200, 100, 5), n_features=1024, subruns=1)
+    assert single.seconds("nmf", "orl", fixed, 100, 10, 1) == pytest.approx(4.0)
 
 
 def test_a_sweep_with_ten_times_the_iterations_is_priced_by_its_first_cells():
@@ -206,24 +225,27 @@ def test_a_sweep_with_ten_times_the_iterations_is_priced_by_its_first_cells():
     # several times the twin's cells, by its own setting's ratio, not by its method's
     twin = schedule.change_key({**REFERENCE, "stopping": "fixed", "max_iter": 200}, 1, "unit_norm")
     sweep = schedule.change_key({**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 1, "unit_norm")
-    groups = [chain("nmf", "yale", "twin", twin)] * 4 + [chain("nmf", "yale", "ten", sweep)] * 4
-    forecast = schedule.Forecast([1.0] * 8, groups, workers=1, started=0.0)
-    for task in range(3):
-        forecast.done(task, 1.0)
-    forecast.done(4, 10.0)
-    assert forecast.ratio(5) >= 5 * forecast.ratio(3)
-    assert forecast.expected[5] * forecast.ratio(5) == pytest.approx(10.0)
-    # another method under the same change of settings takes the sweep's ratio before its own cells are in
-    other = schedule.Forecast([1.0] * 3, [chain("nmf", "yale", "ten", sweep), chain("cf", "orl", "cf-ten", sweep),
-                                          chain("cf", "orl", "cf-twin", twin)], workers=1, started=0.0)
-    other.done(0, 10.0)
-    assert other.ratio(1) == pytest.approx(10.0)
+    for basis in ("size", "rows"):
+        groups = [chain("nmf", "yale", "twin", twin, basis)] * 4 + [chain("nmf", "yale", "ten", sweep, basis)] * 4
+        forecast = schedule.Forecast([1.0] * 8, groups, workers=1, started=0.0)
+        for task in range(3):
+            forecast.done(task, 1.0)
+        forecast.done(4, 10.0)
+        assert forecast.ratio(5) >= 5 * forecast.ratio(3)
+        assert forecast.expected[5] * forecast.ratio(5) == pytest.approx(10.0)
 
 
-def test_the_model_prices_ten_times_the_iterations_at_ten_times_the_work():
-    units = schedule.UnitCosts()
-    units.learn("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 200}, row(1.0, 200), 1024, 1)
-    twin = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 200}, 100, 1024, 5, 1)
-    ten = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 100, 1024, 5, 1)
-    assert ten / twin == pytest.approx((300 + 1970) / (300 + 170))  # the selection's 300 updates are shared
-    assert ten / twin > 4
+def test_a_stopping_rule_priced_at_its_cap_takes_the_share_other_methods_ran_and_the_rest_their_model():
+    # a tightened rule nobody measured is priced at its cap: once NMF's first cell ran a tenth of it, CF under
+    # the same change takes that tenth; a cell the rows priced keeps its model until its own setting has a cell
+    # done, whatever the other settings' cells took (the pool ran first those it priced highest)
+    tight = schedule.change_key({**REFERENCE, "tol": 1e-7, "max_iter": 20_000}, 1, "unit_norm")
+    plain = schedule.change_key(REFERENCE, 1, "none")
+    forecast = schedule.Forecast([10.0, 10.0, 2.0, 2.0], [
+        chain("nmf", "yale", "nmf-tight", tight, "cap"), chain("cf", "orl", "cf-tight", tight, "cap"),
+        chain("cf", "orl", "cf-raw", plain, "rows"), chain("nmf", "orl", "nmf-raw", plain, "rows")],
+        workers=1, started=0.0)
+    forecast.done(0, 1.0)
+    assert forecast.ratio(1) == pytest.approx(0.1)
+    forecast.done(2, 0.5)
+    assert forecast.ratio(3) == 1.0  # its own setting has no cell done: the model stands
