@@ -3,18 +3,20 @@
 Longest first. A pool of workers finishes soonest when its longest cells start first (longest processing
 time first: the wall time is at most the work divided by the workers plus one cell). A cell's expected time
 (:func:`expected_seconds`) is the time its row on disk recorded, when an earlier run left one (a stale row,
-computed under other code, still says how long the cell takes), or the published cost of its job and k,
-else the cost model: the data it factorizes (samples x features x rank), times the sub-runs, times the
-updates its settings make (:func:`updates`: the starts' selection, then the stopping rule's iterations or
-its cap), in seconds per unit of that method on that data set as the rows on disk measured it
-(:class:`UnitCosts`: the command's own cells already on disk, and the rows of the runs it copies from), else
-in the seconds per unit of the cells that have both a measured time and a model (:func:`calibrate`). A
-setting nobody has measured (a tighter stopping rule, a cap of 20,000) is priced at its bound: its cells run
-first and the forecast learns their real cost from them (:class:`Forecast`).
+computed under other code, still says how long the cell takes, if it ran the same loop settings), or the
+published cost of its job and k, else the cost model: the updates its settings make (:func:`updates`: the
+starts' selection, then the stopping rule's iterations or its cap), times the sub-runs, at what an update and
+a KMeans step of that method on that data set cost as the rows on disk measured them (:class:`UnitCosts`:
+the command's own cells already on disk, and the rows of the runs it copies from), else the size model
+(samples x features x rank x sub-runs x updates) in the seconds per unit of the cells that have both a
+measured time and a model (:func:`calibrate`). A setting nobody has measured (a tighter stopping rule, a cap
+of 20,000) is priced at its bound: its cells run first and the forecast learns their real cost from them
+(:class:`Forecast`).
 
 The record. Each reproduction writes, into ``outputs/reproduce/``, ``schedule.csv`` (one row per cell of the
 selected papers: :data:`COLUMNS`) and ``schedule.json`` (the papers, workers, cores, wall
-and CPU time, cells computed, shared and reused), replaced by the next reproduction. ``make bench`` reads
+and CPU time, cells computed, shared and reused, the forecast's samples and its errors at 10%, 25% and 50% of
+the cells and of the wall time: :func:`forecast_errors`), replaced by the next run. ``make bench`` reads
 them back with :func:`cell_table` (``tools/bench/reproduction.py``).
 """
 
