@@ -99,6 +99,19 @@ def test_each_reading_changes_what_it_should_and_nothing_else(toy):
     assert "The text: \"within 20 iterations\"" in text
 
 
+def test_the_report_shows_the_forest_with_the_readings_and_what_each_reading_brings_back(toy):
+    paper, outputs, out = toy
+    text = explain_report.explain_paper(paper, outputs, out).read_text()
+    assert (out / "toy" / "forest.png").is_file() and "](forest.png)" in text
+    assert "Readings bring 1 of the numbers that do not agree to agrees: alpha_1 (1), alpha_oracle (1)." in text
+    assert "<summary><b>alpha_1</b> (alternative): brings 1 to <i>agrees</i>, moves 0 off it</summary>" in text
+    assert "| yale: GNMF AC, average over k | onto agrees | 70.00 | 55.05 (-14.95) differs | 70.9" in text
+    assert "<summary><b>refit</b> (text): brings 0 to <i>agrees</i>, moves 2 off it</summary>" in text
+    folded = text[text.index("<details><summary>The table: 4 numbers"):]
+    assert "| number | paper | primary | argmax | alpha_1 |" in folded and "</details>" in folded
+    assert "<details><summary>The numbers, reading by reading</summary>" in text
+
+
 def test_the_provenance_lists_the_primary_runs_and_the_readings_fits(toy):
     paper, outputs, out = toy
     primary_run = {**provenance.collect(provenance.now(), provenance.now()), "command": "python -m src.run primary"}

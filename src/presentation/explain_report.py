@@ -6,7 +6,12 @@ the rows of the reading's own sweeps in place of the primary rows) and compared 
 the scorecard does (:mod:`src.presentation.published`); Holm's adjustment runs over the paper's numbers
 under that reading, and the primary run is judged the same way here so that the two are comparable.
 :func:`explain_paper` writes ``outputs/explain/<paper>/report.md`` and ``readings.csv`` (one row per number
-and reading: the effect on ours and the verdict), which the scorecard's cause column reads.
+and reading: the effect on ours and the verdict), which the scorecard's cause column reads, and
+``forest.png``: the paper's forest plot with the scorecard's verdicts (Holm over every paper reproduced) and an
+arrow to ours under each reading that brings a number to *agrees* (``src.presentation.verdict_figures``). The
+report gives per reading a table of what it brings back (the numbers it moves onto *agrees* and off it, with
+the effect); its long lists of numbers and the table of every number under every reading are folded
+(``<details>``), so that the page reads as a summary first.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ from ..reproduction.homes import Paper
 from ..reproduction.readings import FILE, NotRun, Reading, done_record, load_readings, reading_work, runs_dir
 from ..running import provenance
 from ..running.results import MixedResultsError, find_results, read_results
-from .paper_report import choose_tuned, family_spec
+from .paper_report import choose_tuned, family_spec, forest_lines, scorecard_rows
 from .scorecard import fmt
+from .verdict_figures import FOREST, forest_title, plot_forest
 from .verdicts import MARGIN
 
 logger = logging.getLogger(__name__)
@@ -135,9 +141,12 @@ def tally(verdicts) -> dict[str, int]:
 
 
 def report_lines(paper: Paper, published: dict, primary_text: str, readings: list[Reading],
-                 primary: dict[str, dict], effects: pd.DataFrame, seconds: dict[str, float | None]) -> list[str]:
-    """The Markdown of ``report.md`` (see the module docstring): its header and summary table, which numbers
-    come back, the closest reading of each that does not, every number under every reading, the readings."""
+                 primary: dict[str, dict], effects: pd.DataFrame, seconds: dict[str, float | None],
+                 forest: list[str] = ()) -> list[str]:
+    """The Markdown of ``report.md`` (see the module docstring): its header and summary table, the forest plot
+    (``forest``: the lines that show it, none when it was not drawn), what each reading brings back, which
+    numbers come back, the closest reading of each that does not, every number under every reading (folded),
+    the readings."""
     base = tally(row["verdict"] for row in primary.values())
     lines = [f"# What comes back of the {paper.name.upper()} paper's numbers, and why the others don't", "",
              f"Paper: {published['paper']}", "",
@@ -161,6 +170,10 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
              "| reading | question | label | computed from | agrees | differs | can't tell | brought to agrees | "
              "moved off agrees | mean effect (points) | work of its cells (s) |", "|---" * 11 + "|"]
     lines += summary_rows(readings, effects, seconds)
+    if forest:
+        lines += ["", "## Every published number against ours, and the readings that bring one back", "",
+                  *forest[:-1]]
+    lines += brought_back_lines(primary, readings, effects)
     lines += come_back_lines(primary, effects)
     lines += closest_lines(primary, effects)
     lines += every_number_lines(primary, readings, effects)
@@ -186,6 +199,38 @@ def summary_rows(readings: list[Reading], effects: pd.DataFrame, seconds: dict[s
         lines.append(f"| {reading.name} | {reading.question} | {reading.label} | {reading.how()} | "
                      f"{counts.get('agrees', 0)} | {counts.get('differs', 0)} | {counts.get(cant, 0)} | "
                      f"{up} | {down} | {fmt(effect.mean(), signed=True)} | {wall} |")
+    return lines
+
+
+def brought_back_lines(primary: dict[str, dict], readings: list[Reading], effects: pd.DataFrame) -> list[str]:
+    """Per reading, the numbers it moves onto *agrees* and off it, each with its effect, folded in a table
+    under a line that counts them; the readings that move no number either way are named together."""
+    lines = ["", "## What each reading brings back", "",
+             "A number is brought back when it does not agree under the primary reading and agrees under the "
+             "reading; it is moved off when the reverse holds. Effect: ours under the reading - ours under the "
+             "primary reading, in points.", ""]
+    still = []
+    for reading in readings:
+        rows = effects[effects["reading"] == reading.name]
+        onto = rows[(rows["verdict"] == "agrees") & (rows["primary verdict"] != "agrees")]
+        off = rows[(rows["verdict"] != "agrees") & (rows["verdict"] != "not run") & (rows["primary verdict"] == "agrees")]
+        if onto.empty and off.empty:
+            still.append(f"{reading.name} ({reading.label})")
+            continue
+        lines += [f"<details><summary><b>{reading.name}</b> ({reading.label}): brings {len(onto)} to <i>agrees</i>, "
+                  f"moves {len(off)} off it</summary>", "",
+                  "| number | moved | paper | primary: ours (ours - paper) | under the reading | effect |",
+                  "|---" * 6 + "|"]
+        for moved, chosen in (("onto agrees", onto), ("off agrees", off)):
+            for _, r in chosen.iterrows():
+                base = primary[r["key"]]
+                lines.append(f"| {r['key']} | {moved} | {fmt(r['paper value'])} | {fmt(base['ours'])} "
+                             f"({fmt(base['difference'], signed=True)}) {base['verdict']} | {fmt(r['ours'])} "
+                             f"({fmt(r['difference'], signed=True)}) {r['verdict']} | "
+                             f"{fmt(r['effect'], signed=True)} |")
+        lines += ["", "</details>", ""]
+    if still:
+        lines += [f"No number moves onto or off *agrees* under {', '.join(still)}.", ""]
     return lines
 
 
@@ -217,11 +262,15 @@ def come_back_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str
                 fixed.setdefault(f"{r['reading']} ({r['label']})", []).append(key)
         for name, keys_fixed in sorted(fixed.items(), key=lambda item: -len(item[1])):
             lines.append(f"- **{name}** brings {len(keys_fixed)} of the {len(rest)} numbers that do not agree to "
-                         f"*agrees*: " + "; ".join(keys_fixed[:12]) + (" ..." if len(keys_fixed) > 12 else ""))
+                         "*agrees*.")
         if rest:
-            lines.append(f"- No reading brings {len(unmoved)} of the {len(rest)} to *agrees*"
-                         + (": " + "; ".join(unmoved[:20]) + (" ..." if len(unmoved) > 20 else "") if unmoved else "")
-                         + ".")
+            lines.append(f"- No reading brings {len(unmoved)} of the {len(rest)} to *agrees*.")
+        if fixed or unmoved:
+            lines += ["", "<details><summary>The numbers, reading by reading</summary>", ""]
+            lines += [f"- **{name}**: " + "; ".join(keys_fixed)
+                      for name, keys_fixed in sorted(fixed.items(), key=lambda item: -len(item[1]))]
+            lines += ["- **no reading**: " + "; ".join(unmoved)] if unmoved else []
+            lines += ["", "</details>"]
         lines.append("")
     return lines
 
@@ -235,7 +284,8 @@ def closest_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str]:
                   "For each number the primary run does not reproduce: the label-free reading (text, reference-code "
                   "or alternative) and the oracle whose ours lies closest to the paper's, with its difference and "
                   "verdict.", "",
-                  "| number | paper | primary | closest label-free reading | closest oracle |", "|---" * 5 + "|"]
+                  f"<details><summary>The closest readings of the {len(rest)} numbers that do not agree</summary>",
+                  "", "| number | paper | primary | closest label-free reading | closest oracle |", "|---" * 5 + "|"]
         ran = effects[effects["verdict"] != "not run"].assign(gap=lambda f: pd.to_numeric(f["difference"]).abs())
         for key in rest:
             row, cells = primary[key], []
@@ -249,7 +299,7 @@ def closest_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str]:
                              f"{best['verdict']}")
             lines.append(f"| {key} | {fmt(row['paper value'])} | {fmt(row['ours'])} "
                          f"({fmt(row['difference'], signed=True)}) {row['verdict']} | {cells[0]} | {cells[1]} |")
-        lines.append("")
+        lines += ["", "</details>", ""]
     return lines
 
 
@@ -257,6 +307,8 @@ def every_number_lines(primary: dict[str, dict], readings: list[Reading], effect
     """The table of every number under every reading."""
     lines = ["## Every number under every reading", "",
               "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run.", "",
+              f"<details><summary>The table: {len(primary)} numbers under the primary reading and "
+              f"{len(readings)} others</summary>", "",
               "| number | paper | primary | " + " | ".join(r.name for r in readings) + " |",
               "|---" * (3 + len(readings)) + "|"]
     by_key = {key: group.set_index("reading") for key, group in effects.groupby("key", sort=False)}
@@ -267,7 +319,7 @@ def every_number_lines(primary: dict[str, dict], readings: list[Reading], effect
             cells.append("n/a" if r is None or pd.isna(r["ours"]) else
                          f"{fmt(r['ours'])} ({fmt(r['difference'], signed=True)}) {SHORT.get(r['verdict'], '-')}")
         lines.append(f"| {key} | {fmt(row['paper value'])} | " + " | ".join(cells) + " |")
-    return lines
+    return lines + ["", "</details>"]
 
 
 def readings_lines(readings: list[Reading]) -> list[str]:
@@ -283,6 +335,16 @@ def readings_lines(readings: list[Reading]) -> list[str]:
     return lines
 
 
+
+
+def forest_with_readings(paper: Paper, outputs: Path, out: Path, effects: pd.DataFrame) -> list[str]:
+    """Draw the paper's forest plot with the readings that bring a number back (``out/forest.png``), with the
+    scorecard's verdicts over the papers reproduced in ``outputs``
+    (:func:`src.presentation.paper_report.scorecard_rows`); the report's lines that show it, or none."""
+    rows, compared = scorecard_rows(paper.name, paper.out(outputs) / "results.csv", outputs, paper.home.parent)
+    if not plot_forest(rows, out / FOREST, effects, forest_title(paper.name, compared)):
+        return []
+    return forest_lines(rows, effects)
 
 
 def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
@@ -313,7 +375,8 @@ def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
     write_atomic(out / scorecard.READINGS, effects.to_csv(index=False))
     seconds = {r.name: reading_work(out, r) for r in readings if r.sweeps}
     started = provenance.now()
-    lines = report_lines(paper, published, primary_text, readings, primary, effects, seconds)
+    forest = forest_with_readings(paper, outputs, out, effects)
+    lines = report_lines(paper, published, primary_text, readings, primary, effects, seconds, forest)
     record = provenance.collect(started, provenance.now(), extra={"readings": [r.name for r in readings]})
     runs = runs_read(paper, outputs, out, readings)
     lines += ["", *provenance.markdown(record, runs)]

@@ -13,23 +13,30 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
    running it, the readings' reports of ``make explain-all`` (``outputs/explain/<paper>/report.md`` into
    ``docs/results/explain/``), and each cell's cost (``cell_costs.csv``), from which a fresh clone's pool expects its cells'
    times (:func:`src.running.pool.schedule.write_costs`);
-2. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: one row
+2. draws every published number of the scorecard against ours (``docs/results/published_vs_ours.png``,
+   ``src.presentation.verdict_figures``) from ``scorecard.csv``, the same rows as the table, and writes
+   its alternative text from them, in numbers (:func:`front_figure`);
+3. rewrites the part of ``README.md`` between ``<!-- results:start -->`` and ``<!-- results:end -->``: that
+   figure with its caption, then one row
    per paper (and Cai's demo) with the command, the cell work it took and the cores, its published numbers
    compared with the verdicts, a finding in one sentence and a link to its report, and a line stamping the
    table with the commit, machine and date of the reproduction that produced it; and, when ``make benchmark``
-   has run (``outputs/benchmark/``), a row for the family benchmark: its cost and each track's leaders;
-3. writes the family benchmark's cells, when ``make benchmark`` has run, into the shipped file
+   has run (``outputs/benchmark/``), a row for the family benchmark: its cost and each track's leaders; and the
+   part of the docs' first page (``docs/index.md``) between the same markers: the figure and its caption;
+4. writes the family benchmark's cells, when ``make benchmark`` has run, into the shipped file
    ``papers/benchmark/family_cells.csv.gz`` (:mod:`src.reproduction.shipped`), against which an outside method
    is ranked.
 
 No number of the table is typed by hand: each comes from those files, and the finding is composed from the
-scorecard's verdicts and causes (:func:`finding`). Running it twice on the same outputs writes the same text.
+scorecard's verdicts and the readings that bring a number back (:func:`finding`, from the columns ``brought
+back by`` and ``readings tried`` of ``scorecard.csv``). Running it twice on the same outputs writes the same text.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 import shutil
 import sys
@@ -46,6 +53,7 @@ from ..running.pool.schedule import write_costs
 from . import benchmark_report
 from ..reproduction import homes as papers
 from ..reproduction import shipped
+from .verdict_figures import FOREST, FRONT, plot_published_vs_ours, published_vs_ours_alt
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +61,8 @@ logger = logging.getLogger(__name__)
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 #: Where the snapshot of the last reproduction goes, relative to the checkout.
 SNAPSHOT = Path("docs") / "results"
+#: The docs' first page, which shows the front figure between the same markers.
+INDEX = Path("docs") / "index.md"
 #: Row order of the table; a paper home not listed comes after them.
 ORDER = ("cnmf", "ccf", "lcf", "fnmf", "pcgnmf", "cai")
 NAMES = {"cnmf": "CNMF (TPAMI 2012)", "ccf": "CCF (TCYB 2014)", "lcf": "LCF (TNNLS 2014)",
@@ -65,12 +75,25 @@ def minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
-def readings_back(cause: str) -> list[tuple[str, str]]:
-    """The readings ``(name, label)`` under which a number agrees, as its scorecard cause lists them."""
-    match = AGREE_UNDER.search(str(cause))
-    if not match:
-        return []
-    return [(m.group(1), m.group(2)) for m in re.finditer(r"(\S+) \(([^)]+)\)", match.group(1))]
+def readings_back(row) -> list[tuple[str, str]]:
+    """The readings ``(name, label)`` under which a number of the scorecard agrees: its ``brought back by``
+    column ("name (label); ..."), or, in a scorecard written before that column existed, the "agrees under:"
+    of its cause."""
+    if "brought back by" in row:
+        listed = row["brought back by"]
+        listed = listed if isinstance(listed, str) else ""
+    else:
+        match = AGREE_UNDER.search(str(row.get("cause", "")))
+        listed = match.group(1) if match else ""
+    return [(m.group(1), m.group(2)) for m in re.finditer(r"(\S+) \(([^)]+)\)", listed)]
+
+
+def readings_not_run(row) -> bool:
+    """Whether no reading was run on a number: its ``readings tried`` column is 0 (an older scorecard: its
+    cause says "no reading run")."""
+    if "readings tried" in row and not pd.isna(row["readings tried"]):
+        return int(row["readings tried"]) == 0
+    return "no reading run" in str(row.get("cause", ""))
 
 
 def status(row: pd.Series) -> str:
@@ -79,7 +102,7 @@ def status(row: pd.Series) -> str:
         return "comes back"
     if row["verdict"] == "not run":
         return "was not run"
-    back = readings_back(row.get("cause", ""))
+    back = readings_back(row)
     if back:
         label_free = [name for name, label in back if label != "oracle"]
         if label_free:
@@ -88,7 +111,7 @@ def status(row: pd.Series) -> str:
     gap = f"ours {row['ours']:.1f} against {row['paper value']:.1f}"
     if row["verdict"] == "can't tell":
         return f"can't be told from the paper's within the noise ({gap})"
-    if "no reading run" in str(row.get("cause", "")):
+    if readings_not_run(row):
         return f"differs ({gap}; its readings not run yet)"
     return f"stays off under every reading ({gap})"
 
@@ -122,8 +145,8 @@ def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
         if kind == "quoted gain":
             back = int((group["verdict"] == "agrees").sum())
             under = {}
-            for cause in group["cause"]:
-                for name, label in readings_back(cause):
+            for _, row in group.iterrows():
+                for name, label in readings_back(row):
                     under[name] = label
             free = [f"{name} ({label})" for name, label in under.items() if label != "oracle"]
             oracle = [name for name, label in under.items() if label == "oracle"]
@@ -142,6 +165,8 @@ def finding(paper: str, rows: pd.DataFrame, home: Path) -> str:
             parts.append(f"on {dataset} " + "; ".join(f"{n} {st}" for n, st in zip(names, statuses)))
     if kind == "quoted gain" and all(" 0 of " in part and "(" not in part for part in parts):
         sets = ", ".join(chosen["dataset"].drop_duplicates())
+        if all(readings_not_run(row) for _, row in chosen.iterrows()):
+            return f"None of its {len(chosen)} quoted AC gains ({sets}) comes back; its readings have not run yet."
         return f"None of its {len(chosen)} quoted AC gains ({sets}) comes back under any reading."
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."
@@ -237,23 +262,56 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
             f"[report]({link.as_posix()}/benchmark/report.md) |")
 
 
-def replace_between(text: str, lines: list[str]) -> str:
-    """``text`` with the part between :data:`START` and :data:`END` replaced by ``lines``."""
+def front_figure(scores: pd.DataFrame, target: Path) -> str | None:
+    """Draw every published number of the scorecard against ours (``target/published_vs_ours.png``,
+    ``src.presentation.verdict_figures.figure_published_vs_ours``) and return its alternative text, in
+    numbers; None, and no figure, when the scorecard predates the interval columns (rebuild it with
+    ``python -m src.presentation.scorecard``)."""
+    if not {"ci90 low", "ci90 high"} <= set(scores.columns):
+        logger.warning("the scorecard has no ci90 columns (written by an older version): no figure of every "
+                       "published number; rebuild it with python -m src.presentation.scorecard")
+        return None
+    plot_published_vs_ours(scores, Path(target) / FRONT)
+    return published_vs_ours_alt(scores)
+
+
+#: What the front figure shows, under it on the front page and in the docs.
+CAPTION = ("Every published number against ours: the paper's value across, ours up, our 90% interval as a bar. "
+           "A number agrees when its bar stays inside the grey band of +-5 points around the diagonal. Colour and "
+           "fill give the verdict (full: agrees, half: differs, hollow: can't tell), the shape the paper. Quoted "
+           "gains are differences between two methods, not levels, so they have a panel of their own.")
+
+
+def figure_lines(alt: str | None, image: str, scorecard: str | None = None) -> list[str]:
+    """The Markdown of the front figure at the relative path ``image``, with ``alt`` as its alternative text
+    and the caption; a sentence saying how to draw it when there is none (``alt`` None). ``scorecard``, a
+    link to the scorecard, ends the caption."""
+    if alt is None:
+        return ["The figure of every published number against ours appears here once `make results` has "
+                "published a reproduction whose scorecard has intervals.", ""]
+    where = f" Every number, with its interval and cause: {scorecard}." if scorecard else ""
+    return [f"![{alt}]({image})", "", f"<sub>{CAPTION}{where}</sub>", ""]
+
+
+def replace_between(text: str, lines: list[str], name: str = "README.md") -> str:
+    """``text`` (of the file ``name``) with the part between :data:`START` and :data:`END` replaced by
+    ``lines``."""
     if START not in text or END not in text:
-        raise UserError(f"README.md has no {START} ... {END} markers for the results table")
+        raise UserError(f"{name} has no {START} ... {END} markers for the results table")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
     return head + START + "\n" + "\n".join(lines) + "\n" + END + tail
 
 
 def snapshot(outputs: Path, target: Path) -> list[Path]:
-    """Copy the reports, their figures and the scorecard of ``outputs`` into ``target`` (same layout; the
-    runs stay behind), with the readings' reports (``explain/``) and the family benchmark's report and figures
-    (``benchmark/``) beside ``outputs``. Files of an earlier snapshot that this one lacks are removed."""
+    """Copy the reports, their figures and the scorecard (with its figure) of ``outputs`` into ``target`` (same
+    layout; the runs stay behind), with the readings' reports and forest plots (``explain/``) and the family
+    benchmark's report and figures (``benchmark/``) beside ``outputs``. Files of an earlier snapshot that this
+    one lacks are removed."""
     wanted = [outputs / "README.md"] + [p for p in outputs.glob("*/report.md")]
-    wanted += [p for p in outputs.glob("*/*.png")]
-    explain = outputs.parent / "explain"  # make explain-all's reports, beside the reproduction's folder
-    readings = [p for p in explain.glob("*/report.md")]
+    wanted += [p for p in [*outputs.glob("*.png"), *outputs.glob("*/*.png")]]  # the scorecard's and the reports'
+    explain = outputs.parent / "explain"  # make explain-all's reports and forest plots, beside the reproduction's
+    readings = [p for p in [*explain.glob("*/report.md"), *explain.glob(f"*/{FOREST}")]]
     benchmark = outputs.parent / "benchmark"  # make benchmark's report and figures, beside it too
     ranked = [p for p in [benchmark / "report.md", *benchmark.glob("*.png")] if p.is_file()]
     copied = []
@@ -275,6 +333,18 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     return copied
 
 
+def write_index(index: Path, alt: str | None, target: Path) -> None:
+    """Rewrite the front figure's part of the docs' first page (between :data:`START` and :data:`END`), with
+    the image's path relative to the page; a page without the markers is left alone, with a warning."""
+    if not index.is_file() or START not in index.read_text():
+        logger.warning("%s has no %s ... %s markers: the docs' first page shows no front figure", index, START, END)
+        return
+    image = os.path.relpath(target / FRONT, index.parent)
+    scorecard = "{doc}`the scorecard <_generated/papers/scorecard>`"
+    write_atomic(index, replace_between(index.read_text(), figure_lines(alt, Path(image).as_posix(), scorecard),
+                                        index.name))
+
+
 def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
     """Rewrite the family's shipped cells (:mod:`src.reproduction.shipped`) when ``make benchmark`` left every
     track's runs in ``benchmark``; None (and the shipped file kept) otherwise."""
@@ -289,6 +359,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduction's outputs directory")
     parser.add_argument("--readme", default="README.md", help="the README whose results table is rewritten")
+    parser.add_argument("--index", default=str(INDEX), help="the docs' first page, whose figure is rewritten")
     parser.add_argument("--snapshot", default=str(SNAPSHOT), help="where the reports are copied")
     parser.add_argument("--shipped", default=str(shipped.FILE), help="where the family's cells are written")
     args = parser.parse_args(argv)
@@ -300,9 +371,14 @@ def main(argv=None) -> int:
             logger.info("wrote %s; %s holds no finished reproduction, so the README's table and %s are kept (run "
                         "make reproduce-all first to rewrite them)", written, outputs, args.snapshot)
             return 0
-        lines = table(outputs, papers.HOME, Path(args.snapshot))
-        copied = snapshot(outputs, Path(args.snapshot))
-        write_atomic(readme, replace_between(readme.read_text(), lines))
+        target = Path(args.snapshot)
+        lines = table(outputs, papers.HOME, target)
+        copied = snapshot(outputs, target)
+        alt = front_figure(pd.read_csv(outputs / "scorecard.csv"), target)
+        scorecard = f"[the scorecard]({target.as_posix()}/README.md)"
+        figure = figure_lines(alt, f"{target.as_posix()}/{FRONT}", scorecard)
+        write_atomic(readme, replace_between(readme.read_text(), figure + lines))
+        write_index(Path(args.index), alt, target)
     except (UserError, OSError) as exc:
         logger.error("%s", exc)
         return 2

@@ -8,8 +8,9 @@ Reads every ``results.csv`` under ``outputs/reproduce/PAPER/runs`` and the runs 
 (never recomputes) and the published claims in ``papers/PAPER/published.yaml`` (and ``tables.csv``), as
 the paper's home says (:mod:`src.reproduction.homes`), and writes into ``outputs/reproduce/PAPER/``: the merged
 ``results.csv``; per data set the paper's table (Markdown, LaTeX, CSV) and the AC/NMI-vs-k figure; the full
-grid of every tuned baseline (``table_<dataset>_grid.*``); ``report.md``, which ends with the provenance of
-the report and of the runs it read; and ``provenance.json``. Rows of one method label computed under
+grid of every tuned baseline (``table_<dataset>_grid.*``); ``forest.png``, every published number of the paper
+against ours with the scorecard's verdicts (:func:`forest_section`); ``report.md``, which ends with the
+provenance of the report and of the runs it read; and ``provenance.json``. Rows of one method label computed under
 different settings or code stop the report with one line naming two of the files.
 
 Tuned baselines (GNMF, SemiGNMF: "parameters set to give the best result"): every grid value is run and
@@ -31,22 +32,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import yaml
-from scipy.stats import wilcoxon
 
 from ..reproduction import homes as papers
 from ..running import provenance
+from . import published as numbers_of
+from .published import gain_verdict as verdict, paired_gain
 from .report import method_order, write_reports
 from ..errors import ConfigError
 from ..files import write_atomic
 from ..running.results import MixedResultsError, find_results, read_results
 from .ranking import ranking_section
 from .tables import paper_table, to_csv, to_latex, to_markdown
+from .verdict_figures import FOREST, VERDICTS, forest_alt, forest_title, plot_forest
 from .verdicts import holm
 
 logger = logging.getLogger(__name__)
 
 METRIC_NAMES = {"acc": "AC", "nmi": "NMI"}
-ALPHA = 0.05
 
 
 def family_spec(spec) -> dict:
@@ -94,36 +96,72 @@ def choose_tuned(frame: pd.DataFrame, families: dict) -> tuple[pd.DataFrame, lis
     return pd.concat(kept, ignore_index=True), chosen
 
 
-def paired_gain(frame: pd.DataFrame, dataset: str, method: str, baseline: str, metric: str):
-    """Our gain (points, on the average over k) and the one-sided Wilcoxon p-value over paired cells.
+def paper_numbers(name: str, merged: Path, home: Path = papers.HOME) -> list[dict]:
+    """Every published number of paper ``name`` with ours beside it, from its merged ``results.csv`` (not yet
+    judged), as the scorecard reads it: the tables' rows with the tuned families stood by their label-free
+    value (:func:`choose_tuned`)."""
+    paper = papers.load(name, home)
+    published = yaml.safe_load(paper.published.read_text())
+    frame, _ = choose_tuned(pd.read_csv(merged), published.get("families", {}))
+    tables = pd.read_csv(paper.tables) if paper.tables.is_file() else None
+    return numbers_of.numbers(name, frame, published, tables)
 
-    Also returns the paired ``differences`` (fractions, indexed by (k, trial)), for tests of their own.
+
+def judged_numbers(merged: dict[str, Path], home: Path = papers.HOME) -> list[dict]:
+    """The scorecard's rows: every published number of the papers in ``merged`` (name -> merged
+    ``results.csv``) with ours beside it, judged together (:func:`src.presentation.published.judge`: Holm's
+    adjustment over all of them)."""
+    rows = []
+    for name, path in merged.items():
+        rows += paper_numbers(name, path, home)
+    return numbers_of.judge(rows)
+
+
+def scorecard_rows(paper: str, merged: Path, outputs: Path, home: Path = papers.HOME) -> tuple[pd.DataFrame, int]:
+    """The rows of ``paper`` (merged results at ``merged``) as the scorecard over ``outputs`` judges them now,
+    flat (:func:`src.presentation.published.table`), and how many numbers Holm's adjustment ran over.
+
+    The other papers are read from ``outputs/<name>/results.csv`` where it exists, as the scorecard reads them,
+    so that a paper's report shows the scorecard's verdicts before the scorecard itself is built (a single
+    ``make reproduce-<paper>`` does not build it). Another paper whose results cannot be read is left out of
+    the adjustment with a warning, rather than stopping this paper's report.
     """
-    rows = frame[frame["dataset"] == dataset]
-    if baseline == "best other":
-        averages = rows.groupby(["method", "k"])[metric].mean().groupby("method").mean().drop(method, errors="ignore")
-        if averages.empty:
-            return None
-        baseline = averages.idxmax()
-    pivot = rows.pivot_table(index=["k", "trial"], columns="method", values=metric)
-    if method not in pivot or baseline not in pivot:
-        return None
-    pair = pivot[[method, baseline]].dropna()
-    gain = 100 * (pair[method].groupby("k").mean().mean() - pair[baseline].groupby("k").mean().mean())
-    differences = pair[method] - pair[baseline]
-    p = wilcoxon(differences, alternative="greater").pvalue if np.any(differences != 0) else 1.0
-    return {"baseline": baseline, "gain": gain, "p": float(p), "n_pairs": len(pair), "differences": differences}
+    rows = paper_numbers(paper, merged, home)
+    for name in papers.names(home):
+        other = Path(outputs) / name / "results.csv"
+        if name == paper or not other.is_file():
+            continue
+        try:
+            rows += paper_numbers(name, other, home)
+        except (ConfigError, OSError, KeyError, ValueError) as exc:
+            logger.warning("%s: left out of the verdicts' Holm adjustment in %s's report (%s)", name, paper, exc)
+    numbers_of.judge(rows)
+    table = numbers_of.table(rows)
+    return table[table["paper"] == paper], int(table["verdict"].isin(VERDICTS).sum())
 
 
-def verdict(result) -> str:
-    """Reproduced when our gain is positive and its Holm-adjusted p-value is below ALPHA."""
-    if result is None:
-        return "not run"
-    if result["gain"] > 0 and result["p_holm"] < ALPHA:
-        return "reproduced"
-    if result["gain"] > 0:
-        return "same direction, not significant"
-    return "not reproduced"
+def forest_lines(rows: pd.DataFrame, effects: pd.DataFrame | None = None) -> list[str]:
+    """The Markdown that shows a paper's forest plot (``forest.png`` beside the report): its caption and the
+    image with its alternative text in numbers. Neither says how many numbers Holm's adjustment ran over, which
+    the scorecard may change when it redraws the figure later; the figure's title does."""
+    readings = "" if effects is None else (
+        " An arrow goes from ours to ours under each reading that brings a number that does not agree to *agrees*; "
+        "the readings are named on the right, with their labels (an oracle's arrow is dotted).")
+    return ["Each row is one number the paper prints or quotes, grouped as its tables are: ours - the paper's "
+            "(marker) with its 90% interval (bar). A number *agrees* when its bar lies inside the grey band of "
+            "+-5 points. The verdicts are the scorecard's, Holm-adjusted over every number of the papers "
+            "reproduced when the figure was drawn (its title says how many); the scorecard redraws it when it is "
+            "built (`make reproduce-all`, `make explain-all`)." + readings, "",
+            f"![{forest_alt(rows, effects)}]({FOREST})", ""]
+
+
+def forest_section(paper: str, out: Path, home: Path = papers.HOME) -> list[str]:
+    """Draw the paper's forest plot (``out/forest.png``, the scorecard's verdicts: :func:`scorecard_rows`) and
+    return the report's section that shows it; none, and no figure, when no number was compared."""
+    rows, compared = scorecard_rows(paper, out / "results.csv", out.parent, home)
+    if not plot_forest(rows, out / FOREST, title=forest_title(paper, compared)):
+        return []
+    return ["## Every published number against ours", "", *forest_lines(rows)]
 
 
 def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
@@ -286,6 +324,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
                   "|---|---|---|---|---|"]
         lines += [f"| {c['dataset']} | {c['family']} | {c['chosen']} | {c['oracle']} | {c['grid']} |" for c in chosen]
         lines.append("")
+    lines += forest_section(paper, out, home)
     tables = home / paper / "tables.csv"
     if tables.exists():
         lines += published_tables_section(table_rows, pd.read_csv(tables), published.get("method_names", {}))

@@ -13,10 +13,14 @@ One row per number a paper prints or quotes and we have data for:
 Averages use all of their trials on both sides: the standard error of the mean of the per-k means
 (:func:`src.presentation.verdicts.pooled_over_k`, :func:`src.presentation.verdicts.pooled_trials`). :func:`judge` adjusts the
 zero-difference p-values of all rows together with Holm's method and gives each row its verdict, beside the
-old 5-point rule (for gains, the old paired Wilcoxon verdict of :func:`src.presentation.paper_report.paired_gain`).
+old 5-point rule (for gains, the old paired Wilcoxon verdict of :func:`paired_gain` and :func:`gain_verdict`,
+which a paper's report uses for its claims too). :func:`table` flattens judged rows into the columns of
+``scorecard.csv`` (every interval and p-value as a number of its own), which the figures of the verdicts draw.
 
 A row's ``key`` (data set and the number's name) is the same under every reading of a paper
-(:mod:`src.explain`), so that a reading's effect on a number can be read off by key.
+(:mod:`src.explain`), so that a reading's effect on a number can be read off by key; ``metric``, ``method``,
+``k`` (per-k cells) and ``baseline`` (quoted gains) say which number of the paper's tables or text it is,
+so that a figure can group and label the rows as the paper does without parsing their names.
 """
 
 from __future__ import annotations
@@ -26,11 +30,45 @@ import math
 import numpy as np
 import pandas as pd
 
-from .paper_report import paired_gain, verdict as wilcoxon_verdict
-from .verdicts import compare, holm, old_verdict, pooled_over_k, pooled_trials, verdict
+from scipy.stats import wilcoxon
+
+from .verdicts import ALPHA, compare, holm, old_verdict, pooled_over_k, pooled_trials, verdict
 
 METRIC = {"acc": "AC", "nmi": "NMI"}
 KINDS = ("per-k cell", "average", "quoted gain")
+
+
+def paired_gain(frame: pd.DataFrame, dataset: str, method: str, baseline: str, metric: str):
+    """Our gain (points, on the average over k) and the one-sided Wilcoxon p-value over paired cells.
+
+    Also returns the paired ``differences`` (fractions, indexed by (k, trial)), for tests of their own.
+    """
+    rows = frame[frame["dataset"] == dataset]
+    if baseline == "best other":
+        averages = rows.groupby(["method", "k"])[metric].mean().groupby("method").mean().drop(method, errors="ignore")
+        if averages.empty:
+            return None
+        baseline = averages.idxmax()
+    pivot = rows.pivot_table(index=["k", "trial"], columns="method", values=metric)
+    if method not in pivot or baseline not in pivot:
+        return None
+    pair = pivot[[method, baseline]].dropna()
+    gain = 100 * (pair[method].groupby("k").mean().mean() - pair[baseline].groupby("k").mean().mean())
+    differences = pair[method] - pair[baseline]
+    p = wilcoxon(differences, alternative="greater").pvalue if np.any(differences != 0) else 1.0
+    return {"baseline": baseline, "gain": gain, "p": float(p), "n_pairs": len(pair), "differences": differences}
+
+
+def gain_verdict(result) -> str:
+    """The old verdict on a gain: reproduced when ours is positive and its Holm-adjusted p-value (``p_holm``,
+    set by the caller over its family of tests) is below ALPHA."""
+    if result is None:
+        return "not run"
+    if result["gain"] > 0 and result["p_holm"] < ALPHA:
+        return "reproduced"
+    if result["gain"] > 0:
+        return "same direction, not significant"
+    return "not reproduced"
 
 
 def _is_average(k) -> bool:
@@ -46,6 +84,7 @@ def _trials_by_k(frame: pd.DataFrame, dataset: str, method: str, metric: str) ->
 def _row(paper: str, dataset: str, kind: str, name: str, paper_side: tuple, ours_side: tuple | None, **extra) -> dict:
     """A number's row: the paper's (mean, std, n) and ours, compared when both are there."""
     row = {"paper": paper, "dataset": dataset, "kind": kind, "number": name, "key": f"{dataset}: {name}",
+           "metric": None, "method": None, "k": None, "baseline": None,
            "paper value": paper_side[0], "paper std": paper_side[1], "paper n": paper_side[2],
            "ours": None, "ours std": None, "ours n": None, "comparison": None, **extra}
     if ours_side is None or ours_side[2] < 2:
@@ -70,7 +109,8 @@ def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.Da
                 values = ours.get(int(cell["k"]))
                 side = None if values is None else (float(values.mean()), float(values.std(ddof=1)), values.size)
                 rows.append(_row(name, dataset, "per-k cell", f"{method} {METRIC[metric]}, table, k = {cell['k']}",
-                                 (float(cell["mean"]), float(cell["std"]), trials), side))
+                                 (float(cell["mean"]), float(cell["std"]), trials), side, metric=METRIC[metric],
+                                 method=method, k=int(cell["k"])))
             if block["k"].map(_is_average).any() and not per_k.empty:
                 paper_side = pooled_over_k(per_k["mean"].astype(float), per_k["std"].astype(float),
                                            [trials] * len(per_k))
@@ -78,7 +118,7 @@ def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.Da
                 wanted = [ours.get(int(k)) for k in per_k["k"]]
                 side = None if any(v is None for v in wanted) else pooled_trials(wanted)
                 rows.append(_row(name, dataset, "average", f"{method} {METRIC[metric]}, table average over k",
-                                 (printed, paper_side[1], paper_side[2]), side))
+                                 (printed, paper_side[1], paper_side[2]), side, metric=METRIC[metric], method=method))
     for entry in published.get("published_averages", []):
         dataset, metric = entry["dataset"], entry["metric"]
         for method, value in entry.items():
@@ -87,7 +127,7 @@ def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.Da
             ours = _trials_by_k(frame, dataset, method, metric)
             side = pooled_trials(list(ours.values())) if ours else None
             rows.append(_row(name, dataset, "average", f"{method} {METRIC[metric]}, average over k",
-                             (float(value), None, None), side))
+                             (float(value), None, None), side, metric=METRIC[metric], method=method))
     return rows
 
 
@@ -101,7 +141,7 @@ def gain_numbers(name: str, frame: pd.DataFrame, published: dict) -> list[dict]:
             pooled_trials([100 * group.to_numpy() for _, group in result["differences"].groupby(level="k")])
         label = (f"{claim['method']} over {claim['baseline']}, {METRIC[metric]} gain ({claim['source']})")
         rows.append(_row(name, dataset, "quoted gain", label, (float(claim["gain"]), None, None), side,
-                         wilcoxon=result))
+                         metric=METRIC[metric], method=claim["method"], baseline=claim["baseline"], wilcoxon=result))
     return rows
 
 
@@ -133,7 +173,7 @@ def judge(rows: list[dict]) -> list[dict]:
             continue
         row["difference"] = comparison.difference
         row["verdict"] = verdict(comparison, row["p_holm"])
-        row["old verdict"] = wilcoxon_verdict(row["wilcoxon"]) if row["kind"] == "quoted gain" \
+        row["old verdict"] = gain_verdict(row["wilcoxon"]) if row["kind"] == "quoted gain" \
             else old_verdict(comparison.difference)
     return rows
 
@@ -157,3 +197,50 @@ def interval(row: dict, level: str = "ci90") -> str:
     if math.isnan(lo):
         return "n/a"
     return f"[{lo:+.2f}, {hi:+.2f}]"
+
+
+#: The columns :func:`table` gives each comparison, after ``difference``: the intervals of ours - paper, the
+#: standard error and degrees of freedom behind them, and the two p-values of the verdict.
+COMPARISON_COLUMNS = ("ci90 low", "ci90 high", "ci95 low", "ci95 high", "se", "df", "p zero", "p equivalent", "sides")
+
+
+#: The columns of :func:`table` without any row (a paper with no published number we have data for).
+EMPTY_COLUMNS = ("paper", "dataset", "kind", "number", "key", "metric", "method", "k", "baseline", "paper value",
+                 "paper std", "paper n", "ours", "ours std", "ours n", "difference", *COMPARISON_COLUMNS, "p_holm",
+                 "verdict", "old verdict", "wilcoxon p", "wilcoxon p (Holm)")
+
+
+def comparison_columns(comparison) -> dict:
+    """A :class:`src.presentation.verdicts.Comparison` as the numeric columns of :data:`COMPARISON_COLUMNS`
+    (NaN, and no ``sides``, for a number not compared)."""
+    if comparison is None:
+        return {name: (None if name == "sides" else math.nan) for name in COMPARISON_COLUMNS}
+    return {"ci90 low": comparison.ci90[0], "ci90 high": comparison.ci90[1], "ci95 low": comparison.ci95[0],
+            "ci95 high": comparison.ci95[1], "se": comparison.se, "df": comparison.df, "p zero": comparison.p_zero,
+            "p equivalent": comparison.p_equivalent, "sides": comparison.sides}
+
+
+def table(rows: list[dict]) -> pd.DataFrame:
+    """Judged rows (:func:`judge`) as a flat table, one row per number, for a CSV file and the figures.
+
+    Each :class:`src.presentation.verdicts.Comparison` becomes the numeric columns of :data:`COMPARISON_COLUMNS`,
+    placed after ``difference``, so that a reader of the CSV file (or a figure) gets every interval and p-value
+    as a number rather than as text; a quoted gain's paired Wilcoxon test, behind its old verdict, becomes
+    ``wilcoxon p`` and ``wilcoxon p (Holm)``. Every other key of a row is kept as it is.
+    """
+    records = []
+    for row in rows:
+        record = {}
+        for key, value in row.items():
+            if key in ("comparison", "wilcoxon"):
+                continue
+            record[key] = value
+            if key == "difference":
+                record.update(comparison_columns(row.get("comparison")))
+        if "difference" not in row:
+            record.update(comparison_columns(row.get("comparison")))
+        test = row.get("wilcoxon")
+        record["wilcoxon p"] = test["p"] if test else math.nan
+        record["wilcoxon p (Holm)"] = test.get("p_holm", math.nan) if test else math.nan
+        records.append(record)
+    return pd.DataFrame(records) if records else pd.DataFrame(columns=EMPTY_COLUMNS)

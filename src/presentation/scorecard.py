@@ -14,20 +14,31 @@ CNMF, CCF and LCF papers' quoted gains. The tables use the label-free choices of
 Each row gives ours and the paper's mean, the difference with its 90% and 95% intervals, the noise-aware
 verdict of :mod:`src.presentation.verdicts` (agrees: the 90% interval inside +-5 points; differs: Welch's test of a zero
 difference, Holm-adjusted over every number of the scorecard, p < 0.05; can't tell: neither), the old
-5-point verdict beside it, and a cause for every number that differs or can't tell: the causes recorded in
-the paper's ``published.yaml``, then what the paper's readings did to it (:mod:`src.explain`, read from
-``outputs/explain/<paper>/readings.csv`` when ``make explain-<paper>`` has run): each reading tried, its
-effect, and which readings (with their labels) bring the number to "agrees". A number that can't tell says
-why in words (:func:`src.presentation.verdicts.noise_reason`): mostly the noise, when the 90% interval is wider
-than the margin even around a difference of zero. "unknown" remains only for a number that differs where no
-reading was run or none changed the verdict.
+5-point verdict beside it, and for every number that differs or can't tell its cause in a few words
+(:func:`cause_text`: the readings that bring it to "agrees", the noise, the cause recorded in the paper's
+``published.yaml``, a gap near the margin, the reading that moves it furthest, or "unknown"), read from what the
+paper's readings did to it (:mod:`src.explain`, ``outputs/explain/<paper>/readings.csv`` when ``make
+explain-<paper>`` has run). The full reasoning (:func:`cause_detail`: each reading tried, its effect and
+verdict, and why a number can't tell, :func:`src.presentation.verdicts.noise_reason`) is folded under each table.
+
+Beside the page, ``<outputs>/scorecard.csv`` holds one row per number with every interval and p-value as a
+numeric column (:func:`src.presentation.published.table`), the short cause, its kind, the full reasoning
+(``cause detail``), the readings that bring it back (``brought back by``) and, per reading run on it, its
+label, effect and verdict (``reading:<name> label``, ``reading:<name> effect``, ``reading:<name> verdict``).
+The figures of the verdicts (``src.presentation.verdict_figures``) are drawn from the same rows: every
+published number against ours (``<outputs>/published_vs_ours.png``, at the top of the page and on the front
+page) and each paper's forest plot (``<outputs>/<paper>/forest.png``, and ``outputs/explain/<paper>/forest.png``
+with the readings that bring a number back), so that the figures a paper's reports show carry the verdicts of
+the scorecard once it is built.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -38,8 +49,10 @@ from ..reproduction import homes as papers
 from . import published as numbers_of
 from ..errors import ConfigError
 from ..files import write_atomic
-from .paper_report import choose_tuned
-from .verdicts import ALPHA, MARGIN, noise_reason
+from .paper_report import judged_numbers
+from .verdict_figures import (FOREST, FRONT, VERDICTS, forest_title, plot_forest, plot_published_vs_ours,
+                              published_vs_ours_alt, readings_text)
+from .verdicts import ALPHA, MARGIN, best_case_half_width, noise_reason
 
 logger = logging.getLogger(__name__)
 
@@ -50,11 +63,19 @@ READINGS = "readings.csv"
 
 def recorded_cause(published: dict, dataset: str, number: str) -> str | None:
     """The cause recorded in the paper's ``causes`` for a number's data set and method, if any."""
+    entry = recorded_entry(published, dataset, number)
+    if entry is None:
+        return None
+    return f"{entry['cause']} (verified by {entry['verified_by']})" if entry.get("verified_by") \
+        else f"{entry['cause']} (not verified)"
+
+
+def recorded_entry(published: dict, dataset: str, number: str) -> dict | None:
+    """The entry of the paper's ``causes`` that covers a number's data set and method, if any."""
     method = number.split(" ")[0]
     for entry in published.get("causes", []):
         if entry.get("dataset") in (dataset, "*") and entry.get("method") in (method, "*"):
-            return f"{entry['cause']} (verified by {entry['verified_by']})" if entry.get("verified_by") \
-                else f"{entry['cause']} (not verified)"
+            return entry
     return None
 
 
@@ -64,8 +85,25 @@ def reading_effects(explain_dir: Path, paper: str) -> pd.DataFrame | None:
     return pd.read_csv(path) if path.is_file() else None
 
 
-def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
-    """The cause column of a number that differs or can't tell (see the module docstring)."""
+def readings_tried(row: dict, effects: pd.DataFrame | None) -> pd.DataFrame:
+    """The readings run on one number (``readings.csv`` rows of its key, "not run" left out)."""
+    if effects is None:
+        return pd.DataFrame(columns=["key", "reading", "label", "effect", "verdict"])
+    return effects[(effects["key"] == row["key"]) & (effects["verdict"] != "not run")]
+
+
+def readings_back(row: dict, effects: pd.DataFrame | None) -> pd.DataFrame:
+    """The readings under which a number that does not agree agrees (none for a number that agrees)."""
+    tried = readings_tried(row, effects)
+    return tried[tried["verdict"] == "agrees"] if row["verdict"] != "agrees" else tried.iloc[:0]
+
+
+def cause_detail(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
+    """The full reasoning behind a number that differs or can't tell, in words: the cause recorded in the
+    paper's ``published.yaml``, why it can't tell (the noise, or a gap near the margin), which readings bring
+    it to "agrees", and every reading tried with its effect and verdict. ``scorecard.csv`` keeps it in its
+    ``cause detail`` column and the scorecard page folds it under each table; :func:`cause_text` says it in a
+    few words."""
     parts = []
     recorded = recorded_cause(published, row["dataset"], row["number"])
     if recorded:
@@ -73,8 +111,8 @@ def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
     noisy = row["verdict"] == "can't tell" and row.get("comparison") is not None
     if noisy:
         parts.append(noise_reason(row["comparison"]))
-    tried = None if effects is None else effects[(effects["key"] == row["key"]) & (effects["verdict"] != "not run")]
-    if tried is None or tried.empty:
+    tried = readings_tried(row, effects)
+    if tried.empty:
         parts.append(f"{'readings' if noisy else 'unknown'} (no reading run: make explain-{row['paper']})")
         return "; ".join(parts)
     moved = tried[tried["verdict"] != row["verdict"]]
@@ -92,16 +130,96 @@ def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
     return "; ".join(parts)
 
 
+#: The longest cause in the scorecard's table; the rest of the reasoning is in :func:`cause_detail`.
+SHORT_CAUSE = 100
+#: The kinds of cause (:func:`cause_kind`), each with the start of its short text (:func:`cause_text`).
+KIND_STARTS = (("noise:", "noise"), ("known:", "known cause"), ("near the margin:", "near the margin"),
+               ("readings move it:", "readings move it"), ("unknown", "unknown"))
+BACK = "a reading brings it back"
+
+
+def _brought_back(back: pd.DataFrame) -> str:
+    """The short cause of a number that a reading brings back: the label-free readings first."""
+    free = back[back["label"] != "oracle"]
+    if free.empty:
+        return "only an oracle brings it back: " + readings_text(back, SHORT_CAUSE - 31)
+    verb = "brings" if free["reading"].nunique() == 1 else "bring"
+    return f"{readings_text(free, SHORT_CAUSE - 16)} {verb} it back"
+
+
+def cause_text(row: dict, published: dict, effects: pd.DataFrame | None) -> str:
+    """The cause of a number that differs or can't tell in a few words (at most about :data:`SHORT_CAUSE`
+    characters), for the scorecard's table; the full reasoning is :func:`cause_detail`.
+
+    The first that applies: the readings that bring it to "agrees" ("argmax (alternative) brings it back",
+    "only an oracle brings it back: ..."); the noise of a number that can't tell ("noise: 90% interval
+    +-9.8"); the cause recorded in the paper's ``published.yaml`` ("known: ..."); a gap near the margin
+    ("near the margin: +5.3 +-4.0"); the reading that moves its verdict furthest ("readings move it:
+    tight_stopping -3.1 (to can't tell)"); else "unknown", saying whether any reading was run.
+    """
+    tried = readings_tried(row, effects)
+    back = readings_back(row, effects)
+    if not back.empty:
+        return _brought_back(back)
+    comparison = row.get("comparison")
+    half = None if comparison is None else best_case_half_width(comparison)
+    if row["verdict"] == "can't tell" and half is not None and half >= MARGIN:
+        return f"noise: 90% interval +-{half:.1f}"
+    entry = recorded_entry(published, row["dataset"], row["number"])
+    if entry:
+        clause = re.split(r"[:;,(]", entry["cause"])[0].strip()
+        verified = " (verified)" if entry.get("verified_by") else ""
+        clause = textwrap.shorten(clause, SHORT_CAUSE - len("known: ") - len(verified), placeholder="...")
+        return f"known: {clause}{verified}"
+    if row["verdict"] == "can't tell" and half is not None:
+        return f"near the margin: {comparison.difference:+.1f} +-{half:.1f}"
+    moved = tried[tried["verdict"] != row["verdict"]]
+    if not moved.empty:
+        size = pd.to_numeric(moved["effect"], errors="coerce").abs()
+        top = moved.loc[size.idxmax()] if size.notna().any() else moved.iloc[0]
+        return f"readings move it: {top['reading']} {float(top['effect']):+.1f} (to {top['verdict']})"
+    if tried.empty:
+        return f"unknown: no reading run (make explain-{row['paper']})"
+    return "unknown: no reading changes its verdict"
+
+
 def cause_kind(cause: str) -> str:
-    """The cause of a number in one word group, for the scorecard's counts: "a reading brings it back",
-    "noise", "near the margin", "unknown", "readings move it", or "" for a number that agrees."""
+    """The kind of a short cause (:func:`cause_text`), for the scorecard's counts: "a reading brings it back",
+    "noise", "known cause", "near the margin", "readings move it", "unknown", or "" for a number that agrees."""
     if not cause:
         return ""
-    for marker, kind in (("agrees under:", "a reading brings it back"), ("the noise:", "noise"),
-                         ("a gap near the margin", "near the margin"), ("unknown", "unknown")):
-        if marker in cause:
+    for start, kind in KIND_STARTS:
+        if cause.startswith(start):
             return kind
-    return "readings move it"
+    return BACK if "it back" in cause else "unknown"
+
+
+def reading_columns(row: dict, effects: pd.DataFrame | None) -> dict:
+    """Each reading run on a number as three columns of ``scorecard.csv``: ``reading:<name> label``,
+    ``reading:<name> effect`` (on ours, points) and ``reading:<name> verdict``."""
+    columns = {}
+    for _, reading in readings_tried(row, effects).iterrows():
+        name = f"reading:{reading['reading']}"
+        columns.update({f"{name} label": reading["label"],
+                        f"{name} effect": pd.to_numeric(reading["effect"], errors="coerce"),
+                        f"{name} verdict": reading["verdict"]})
+    return columns
+
+
+def explain_row(row: dict, published: dict, effects: pd.DataFrame | None) -> None:
+    """Give a judged row its causes, in place: ``cause`` (a few words), ``cause kind``, ``cause detail`` (the
+    full reasoning), ``recorded cause``, ``brought back by`` (the readings under which it agrees, "name
+    (label)" joined by "; "), ``readings tried`` (how many were run on it) and the reading columns
+    (:func:`reading_columns`). A number that agrees or was not run has no cause."""
+    explained = row["verdict"] not in ("agrees", "not run")
+    back = readings_back(row, effects)
+    row["cause"] = cause_text(row, published, effects) if explained else ""
+    row["cause kind"] = cause_kind(row["cause"])
+    row["cause detail"] = cause_detail(row, published, effects) if explained else ""
+    row["recorded cause"] = recorded_cause(published, row["dataset"], row["number"]) or ""
+    row["brought back by"] = "; ".join(f"{r['reading']} ({r['label']})" for _, r in back.iterrows())
+    row["readings tried"] = len(readings_tried(row, effects))
+    row.update(reading_columns(row, effects))
 
 
 def fmt(value, signed: bool = False) -> str:
@@ -122,7 +240,7 @@ def counts_lines(rows: list[dict]) -> list[str]:
     return lines
 
 
-RULE = (f"**Verdicts.** For each number, d = ours - paper with its 90% and 95% confidence intervals (Welch: both "
+RULE = ("**Verdicts.** For each number, d = ours - paper with its 90% and 95% confidence intervals (Welch: both "
         "standard deviations and both trial counts where the paper prints them; where it prints none, our "
         "trials' deviation for both sides). **agrees**: the 90% interval lies inside +-{m:.0f} points (an "
         "equivalence test, TOST at {a}; it takes precedence). **differs**: Welch's test of d = 0, Holm-adjusted "
@@ -133,43 +251,21 @@ RULE = (f"**Verdicts.** For each number, d = ours - paper with its 90% and 95% c
         ).format(m=MARGIN, a=ALPHA)
 
 
-def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Path = EXPLAIN) -> Path:
-    """Write ``outputs/README.md`` from the papers' merged results; returns its path."""
-    started = provenance.now()
-    rows, read, published_of, effects = [], [], {}, {}
+def merged_results(outputs: Path, home: Path) -> dict[str, Path]:
+    """Each paper's merged ``results.csv`` in ``outputs`` (a paper without one is left out, with a warning)."""
+    found = {}
     for name in papers.names(home):
-        paper = papers.load(name, home)
         merged = Path(outputs) / name / "results.csv"
-        if not merged.is_file():
+        if merged.is_file():
+            found[name] = merged
+        else:
             logger.warning("%s has no %s (run make reproduce-%s); its numbers are left out", name, merged, name)
-            continue
-        published = yaml.safe_load(paper.published.read_text())
-        frame, _ = choose_tuned(pd.read_csv(merged), published.get("families", {}))
-        tables = pd.read_csv(paper.tables) if paper.tables.is_file() else None
-        rows += numbers_of.numbers(name, frame, published, tables)
-        published_of[name], effects[name] = published, reading_effects(explain, name)
-        read.append(merged)
-    numbers_of.judge(rows)
-    for row in rows:
-        row["cause"] = "" if row["verdict"] in ("agrees", "not run") else \
-            cause_text(row, published_of[row["paper"]], effects[row["paper"]])
-    for row in rows:
-        row["cause kind"] = cause_kind(row["cause"])
-    kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
-    compared = sum(row["comparison"] is not None for row in rows)
-    lines = ["# Scorecard: every published number we have data for, beside ours", "",
-             f"Built by `{provenance.command_line()}` from {len(read)} papers' merged results "
-             f"({', '.join(str(p) for p in read)}); tables use label-free choices only (tuned families stand by "
-             "the paper's or the reference code's value; sub-runs are the reference multi-start by objective).",
-             "", RULE.format(n=compared), "", *counts_lines(rows), "",
-             "The cause of a number that differs or can't tell names each reading of its paper that was run "
-             "(`make explain-<paper>`, labels: text, reference-code, alternative, oracle), its effect on ours "
-             "and its verdict; a reading never replaces the primary number. A number that can't tell says "
-             "why: most often the noise (its 90% interval is wider than +-5 points even around a difference of "
-             "zero, so no test with these trials could call it equal); \"unknown\" stays only where a "
-             "difference is real and no reading moves it.", "",
-             "Causes of the numbers that differ or can't tell: "
-             + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", ""]
+    return found
+
+
+def number_lines(rows: list[dict]) -> list[str]:
+    """One table per kind of number, with the short causes, each followed by the full reasoning folded."""
+    lines = []
     for kind in numbers_of.KINDS:
         chosen = [row for row in rows if row["kind"] == kind]
         if not chosen:
@@ -183,14 +279,69 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
                          f"{fmt(r['ours'])} | {fmt(r['difference'], signed=True)} | {numbers_of.interval(r)} | "
                          f"{numbers_of.interval(r, 'ci95')} | {p} | {r['verdict']} | {r['old verdict']} | "
                          f"{r['cause']} |")
+        explained = [r for r in chosen if r["cause detail"]]
+        if explained:
+            lines += ["", f"<details><summary>Why, number by number: the full cause of the {len(explained)} "
+                          f"{kind}s that differ or can't tell (the noise, every reading tried, its effect and "
+                          "verdict)</summary>", ""]
+            lines += [f"- **{r['paper']}, {r['key']}** ({r['verdict']}): {r['cause detail']}" for r in explained]
+            lines += ["", "</details>"]
         lines.append("")
-    runs = [provenance.read(p.parent / provenance.FILE) for p in read]
-    record = provenance.collect(started, provenance.now(), extra={"sources": [str(p) for p in read]})
+    return lines
+
+
+def draw_figures(rows: list[dict], outputs: Path, explain: Path, effects: dict) -> Path:
+    """The scorecard's figures, from its rows: every published number against ours (``outputs``/
+    ``published_vs_ours.png``) and each paper's forest plot (``outputs/<paper>/forest.png``; with the readings
+    that bring a number back, ``explain/<paper>/forest.png`` when the paper's readings have run). Returns the
+    path of the first."""
+    table = numbers_of.table(rows)
+    front = Path(outputs) / FRONT
+    plot_published_vs_ours(table, front)
+    compared = int(table["verdict"].isin(VERDICTS).sum())
+    for paper, mine in table.groupby("paper", sort=False):
+        title = forest_title(paper, compared)
+        plot_forest(mine, Path(outputs) / paper / FOREST, title=title)
+        if effects.get(paper) is not None:
+            plot_forest(mine, Path(explain) / paper / FOREST, effects[paper], title)
+    return front
+
+
+def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Path = EXPLAIN) -> Path:
+    """Write ``outputs/README.md`` and ``outputs/scorecard.csv`` from the papers' merged results, and the
+    figures of the verdicts (:func:`draw_figures`); returns the README's path."""
+    started = provenance.now()
+    read = merged_results(outputs, home)
+    rows = judged_numbers(read, home)
+    published_of = {name: yaml.safe_load(papers.load(name, home).published.read_text()) for name in read}
+    effects = {name: reading_effects(explain, name) for name in read}
+    for row in rows:
+        explain_row(row, published_of[row["paper"]], effects[row["paper"]])
+    front = draw_figures(rows, outputs, explain, effects)
+    kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
+    table = numbers_of.table(rows)
+    lines = ["# Scorecard: every published number we have data for, beside ours", "",
+             f"Built by `{provenance.command_line()}` from {len(read)} papers' merged results "
+             f"({', '.join(str(p) for p in read.values())}); tables use label-free choices only (tuned families "
+             "stand by the paper's or the reference code's value; sub-runs are the reference multi-start by "
+             "objective).", "", RULE.format(n=int(table["verdict"].isin(VERDICTS).sum())), "",
+             f"![{published_vs_ours_alt(table)}]({front.name})", "", *counts_lines(rows), "",
+             "The cause of a number that differs or can't tell says in a few words why: the readings of its paper "
+             "(`make explain-<paper>`, labels: text, reference-code, alternative, oracle) that bring it to "
+             "\"agrees\" (a reading never replaces the primary number), the noise (its 90% interval is wider "
+             "than +-5 points even around a difference of zero, so no test with these trials could call it "
+             "equal), a cause the paper's home records, a gap near the margin, or the reading that moves it "
+             "furthest; \"unknown\" stays only where a difference is real and no reading moves it. The full "
+             "reasoning of each number is folded under its table, and `scorecard.csv` holds every interval, "
+             "p-value and reading's effect as columns.", "",
+             "Causes of the numbers that differ or can't tell: "
+             + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", ""]
+    lines += number_lines(rows)
+    runs = [provenance.read(p.parent / provenance.FILE) for p in read.values()]
+    record = provenance.collect(started, provenance.now(), extra={"sources": [str(p) for p in read.values()]})
     lines += provenance.markdown(record, [r for r in runs if r is not None])
     path = Path(outputs) / "README.md"
     write_atomic(path, "\n".join(lines) + "\n")
-    table = pd.DataFrame([{key: value for key, value in row.items() if key not in ("comparison", "wilcoxon")}
-                          for row in rows])
     write_atomic(Path(outputs) / "scorecard.csv", table.to_csv(index=False))
     provenance.write(Path(outputs), {**record, "runs": [r for r in runs if r is not None]})
     return path

@@ -136,3 +136,91 @@ def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path):
     assert sorted(set(cells["track"])) == sorted(contenders.TRACKS)
     assert set(cells["data_sha256"]) == {shipped.data_digest(X, y)}
     assert readme.read_text() == "unchanged\n" and not (tmp_path / "snapshot").exists()
+
+
+def with_intervals(out, ours_orl=62.2):
+    """Rewrite the toy's scorecard as the scorecard writes it now: intervals, ``brought back by``, ``readings
+    tried``, short causes; ours on ORL is ``ours_orl``."""
+    scores = pd.read_csv(out / "scorecard.csv")
+    scores.loc[0, "ours"] = ours_orl
+    scores["key"] = scores["dataset"] + ": " + scores["number"]
+    scores["difference"] = scores["ours"] - scores["paper value"]
+    scores["ci90 low"], scores["ci90 high"] = scores["difference"] - 3.0, scores["difference"] + 3.0
+    scores["brought back by"] = ["tight_stop (alternative)", "best_subrun (oracle)", None, None]
+    scores["readings tried"] = [2, 1, 0, 0]
+    scores["cause"] = ["tight_stop (alternative) brings it back", "only an oracle brings it back: best_subrun",
+                       None, "noise: 90% interval +-9.8"]
+    scores.to_csv(out / "scorecard.csv", index=False)
+
+
+def make_results(tmp_path, out, monkeypatch):
+    """``make results`` on the toy outputs into a README and a docs index of tmp_path; returns both texts."""
+    readme, index = tmp_path / "README.md", tmp_path / "docs" / "index.md"
+    readme.write_text(f"# title\n\n{front_page.START}\nold table\n{front_page.END}\n")
+    index.parent.mkdir(exist_ok=True)
+    index.write_text(f"# docs\n\n{front_page.START}\nno figure yet\n{front_page.END}\n\n## more\n")
+    assert front_page.main(["--outputs", str(out), "--readme", str(readme), "--index", str(index), "--snapshot",
+                            str(tmp_path / "docs" / "results"), "--shipped", str(tmp_path / "cells.csv.gz")]) == 0
+    return readme.read_text(), index.read_text()
+
+
+def test_make_results_redraws_the_front_figure_from_the_outputs_and_a_changed_number_moves_its_point(
+        tmp_path, monkeypatch):
+    from src.presentation import verdict_figures
+    home, out = outputs_of(tmp_path)
+    monkeypatch.setattr(front_page.papers, "HOME", home)
+    drawn = []
+    draw = verdict_figures.figure_published_vs_ours
+    monkeypatch.setattr(verdict_figures, "figure_published_vs_ours", lambda table: drawn.append(draw(table)) or drawn[-1])
+
+    def points():  # every marker of the table values' panel, as drawn
+        return [(float(x), float(y)) for line in drawn[-1].axes[0].get_lines() if line.get_marker() != "None"
+                for x, y in zip(line.get_xdata(), line.get_ydata())]
+
+    with_intervals(out)
+    readme, index = make_results(tmp_path, out, monkeypatch)
+    figure = tmp_path / "docs" / "results" / "published_vs_ours.png"
+    assert figure.read_bytes()[:4] == b"\x89PNG"
+    alt = "4 published numbers against ours: 1 agree, 2 differ, 1 can't tell (LCF 1 agree, 2 differ, 1 can't tell)."
+    assert f"![{alt}" in readme and f"]({tmp_path}/docs/results/published_vs_ours.png)" in readme
+    assert readme.index("published_vs_ours.png") < readme.index("| LCF (TNNLS 2014)")  # above the table
+    assert "On orl LCF comes back under tight_stop (alternative)" in readme  # from the brought back by column
+    assert f"![{alt}" in index and "](results/published_vs_ours.png)" in index and index.endswith("\n\n## more\n")
+    assert (78.4, pytest.approx(62.2)) in points()
+    with_intervals(out, ours_orl=70.0)
+    readme, _ = make_results(tmp_path, out, monkeypatch)
+    assert (78.4, pytest.approx(70.0)) in points() and (78.4, pytest.approx(62.2)) not in points()
+    assert len(drawn) == 2
+
+
+def test_an_older_scorecard_without_intervals_gets_no_figure_and_says_how_to_get_one(tmp_path, monkeypatch, caplog):
+    home, out = outputs_of(tmp_path)
+    monkeypatch.setattr(front_page.papers, "HOME", home)
+    readme, index = make_results(tmp_path, out, monkeypatch)
+    assert "published_vs_ours.png" not in readme + index and "has no ci90 columns" in caplog.text
+    assert "The figure of every published number against ours appears here" in index
+    assert "On orl LCF comes back under tight_stop (alternative)" in readme  # the old causes still read
+
+
+def test_the_snapshot_copies_the_forest_plots_and_the_scorecards_figure(tmp_path):
+    home, out = outputs_of(tmp_path)
+    (out / "published_vs_ours.png").write_bytes(b"png")
+    (out / "lcf" / "forest.png").write_bytes(b"png")
+    (tmp_path / "explain" / "lcf" / "forest.png").write_bytes(b"png")
+    copied = front_page.snapshot(out, tmp_path / "snapshot")
+    names = {p.relative_to(tmp_path / "snapshot").as_posix() for p in copied}
+    assert {"published_vs_ours.png", "lcf/forest.png", "explain/lcf/forest.png"} <= names
+
+
+def test_a_paper_whose_readings_have_not_run_says_so_rather_than_under_any_reading(tmp_path):
+    home = tmp_path / "papers"
+    (home / "ccf").mkdir(parents=True)
+    (home / "ccf" / "published.yaml").write_text(yaml.safe_dump({"directions": {"methods": ["CCF"]}}))
+    gains = pd.DataFrame([{"paper": "ccf", "dataset": dataset, "kind": "quoted gain", "verdict": "differs",
+                           "number": "CCF over CF, AC gain (l.1)", "ours": 1.0, "paper value": 9.0,
+                           "brought back by": None, "readings tried": tried} for dataset, tried in
+                          (("yale", 0), ("coil20", 0))])
+    assert front_page.finding("ccf", gains, home) == ("None of its 2 quoted AC gains (yale, coil20) comes back; "
+                                                      "its readings have not run yet.")
+    gains["readings tried"] = 3
+    assert front_page.finding("ccf", gains, home).endswith("comes back under any reading.")
