@@ -55,7 +55,7 @@ from ..reproduction import homes as papers
 from ..reproduction.shipped import short_name
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
-                      format_p, join_names, rank_methods, ranking_lines, slug)
+                      format_p, join_names, rank_methods, ranking_lines, slug, tied_with_first)
 
 logger = logging.getLogger(__name__)
 
@@ -203,17 +203,9 @@ def rank_table(rows: pd.DataFrame, metric: str, ranking: Ranking | None, *, bold
     return lines
 
 
-def tied_with_first(ranking: Ranking) -> list[str]:
-    """The methods no Wilcoxon-Holm test separates from the first by mean rank (Holm-adjusted p >= alpha), best
-    mean rank first. Usually the first of ``ranking.groups_wilcoxon``, but that group is a set in which no pair
-    is separated, and when the groups overlap a method tied with the first can sit in another group only."""
-    first = ranking.methods[0]
-    return [m for m in ranking.methods[1:] if ranking.wilcoxon_holm.loc[first, m] >= ranking.alpha]
-
-
 def first_group(ranking: Ranking, name: str) -> str:
     """The sentence under a mean table naming the first-ranked method of ``ranking`` (of the metric called
-    ``name``) and the methods no Wilcoxon-Holm test separates from it (:func:`tied_with_first`)."""
+    ``name``) and the methods no Wilcoxon-Holm test separates from it (:func:`.ranking.tied_with_first`)."""
     first, tied = ranking.methods[0], tied_with_first(ranking)
     if not tied:
         return (f"First group by {name}: {first} alone; every Wilcoxon-Holm test separates it from the other "

@@ -672,13 +672,12 @@ def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
 
 # --- the report section ----------------------------------------------------------------------------------------
 
-def group_letters(ranking: Ranking) -> dict[str, str]:
-    """Each method's Wilcoxon-Holm groups as letters (a = the group with the best member)."""
-    letters = {m: "" for m in ranking.methods}
-    for i, group in enumerate(ranking.groups_wilcoxon):
-        for m in group:
-            letters[m] += chr(ord("a") + i) if i < 26 else f"[{i}]"
-    return letters
+def tied_with_first(ranking: Ranking) -> list[str]:
+    """The methods no Wilcoxon-Holm test separates from the first by mean rank (Holm-adjusted p >= alpha), best
+    mean rank first. Usually the first of ``ranking.groups_wilcoxon``, but that group is a set in which no pair
+    is separated, and when the groups overlap a method tied with the first can sit in another group only."""
+    first = ranking.methods[0]
+    return [m for m in ranking.methods[1:] if ranking.wilcoxon_holm.loc[first, m] >= ranking.alpha]
 
 
 def slug(text: str) -> str:
@@ -690,12 +689,16 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
                   scope: str) -> list[str]:
     """The Markdown of one ranking: mean ranks, Friedman, the p-values that matter, CD, diagram and claim."""
     f = ranking.friedman
-    letters = group_letters(ranking)
     claimed = list(claim[0]) if claim else []
     pairs_all = list(combinations(ranking.methods, 2))
-    lines = ["| rank | method | mean rank | mean " + metric_name + " (%) | groups |", "|---|---|---|---|---|"]
+    lines = ["| rank | method | mean rank | mean " + metric_name + " (%) | better than | worse than |",
+             "|---|---|---|---|---|---|"]
     for i, m in enumerate(ranking.methods, 1):
-        lines.append(f"| {i} | {m} | {ranking.mean_ranks[m]:.3f} | {100 * ranking.means[m]:.2f} | {letters[m]} |")
+        others = [o for o in ranking.methods if o != m]
+        better, worse = sum(ranking.better(m, o) for o in others), sum(ranking.better(o, m) for o in others)
+        lines.append(f"| {i} | {m} | {ranking.mean_ranks[m]:.3f} | {100 * ranking.means[m]:.2f} | {better} | "
+                     f"{worse} |")
+    tied = tied_with_first(ranking)
     lines += ["", f"Friedman: chi2_F = {f.chi2:.2f} ({f.df_chi2} df), p = {format_p(f.p_chi2)}; Iman-Davenport "
               f"F_F = {f.f:.2f} ({f.df_f[0]}, {f.df_f[1]} df), p = {format_p(f.p_f)}"
               + (" (the methods differ)." if f.p_f < ranking.alpha else
@@ -703,7 +706,9 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
               f"Nemenyi: CD = {ranking.cd:.3f} (q = {ranking.q_alpha:.3f}, k = {f.n_methods}, N = {f.n_blocks}, "
               f"alpha = {ranking.alpha:g}); {sum(ranking.nemenyi_separated(a, b) for a, b in pairs_all)} of the "
               f"{len(pairs_all)} pairs have mean ranks farther apart than CD (Nemenyi p below).",
-              "Groups (letters): methods no Wilcoxon-Holm test separates share a letter.", ""]
+              "Better than, worse than: of how many other methods a Wilcoxon-Holm test finds it significantly "
+              f"better, resp. worse. No test separates {ranking.methods[0]} from "
+              + (join_names(tied) if tied else "any other method") + ".", ""]
     focus = set(claimed) | {ranking.methods[0]}
     pairs = [(a, b) for a, b in pairs_all if a in focus or b in focus]
     pairs.sort(key=lambda pair: ranking.wilcoxon_holm.loc[pair])

@@ -54,6 +54,7 @@ STYLE = {
 SHAPES = {"cnmf": "o", "ccf": "s", "lcf": "^", "fnmf": "D", "pcgnmf": "v", "cai": "P"}
 """The marker of each paper; a paper not listed takes one of :data:`MORE_SHAPES`."""
 MORE_SHAPES = ("X", "h", "p", "*", "<", ">")
+"""The markers left for papers :data:`SHAPES` does not list."""
 
 BAND_COLOR = "0.88"
 READING_COLOR = STYLE["agrees"]["color"]
@@ -84,7 +85,7 @@ def compared(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def save(fig: Figure, path) -> Path:
-    """Write ``fig`` as a PNG at ``path``, atomically (:func:`src.files.atomic_path`); returns the path."""
+    """Write ``fig`` as a PNG at ``path``, atomically (``src.files.atomic_path``); returns the path."""
     path = Path(path)
     with atomic_path(path, suffix=".png") as tmp:
         fig.savefig(tmp, dpi=DPI, format="png")
