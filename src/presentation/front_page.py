@@ -308,7 +308,7 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     layout; the runs stay behind), with the readings' reports and forest plots (``explain/``) and the family
     benchmark's report and figures (``benchmark/``) beside ``outputs``. Files of an earlier snapshot that this
     one lacks are removed."""
-    wanted = [outputs / "README.md"] + [p for p in outputs.glob("*/report.md")]
+    wanted = [outputs / "README.md", outputs / "scorecard.csv"] + [p for p in outputs.glob("*/report.md")]
     wanted += [p for p in [*outputs.glob("*.png"), *outputs.glob("*/*.png")]]  # the scorecard's and the reports'
     explain = outputs.parent / "explain"  # make explain-all's reports and forest plots, beside the reproduction's
     readings = [p for p in [*explain.glob("*/report.md"), *explain.glob(f"*/{FOREST}")]]

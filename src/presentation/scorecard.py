@@ -332,7 +332,7 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
              "than +-5 points even around a difference of zero, so no test with these trials could call it "
              "equal), a cause the paper's home records, a gap near the margin, or the reading that moves it "
              "furthest; \"unknown\" stays only where a difference is real and no reading moves it. The full "
-             "reasoning of each number is folded under its table, and `scorecard.csv` holds every interval, "
+             "reasoning of each number is folded under its table, and [`scorecard.csv`](scorecard.csv) holds every interval, "
              "p-value and reading's effect as columns.", "",
              "Causes of the numbers that differ or can't tell: "
              + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", ""]

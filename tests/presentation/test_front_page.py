@@ -80,7 +80,7 @@ def test_the_readme_part_between_the_markers_is_replaced_and_the_snapshot_copied
     copied = front_page.snapshot(out, tmp_path / "docs" / "results")
     names = sorted(p.relative_to(tmp_path / "docs" / "results").as_posix() for p in copied)
     assert names == ["README.md", "cell_costs.csv", "explain/lcf/report.md", "lcf/figure.png", "lcf/report.md",
-                     "pcgnmf/figure.png", "pcgnmf/report.md"]
+                     "pcgnmf/figure.png", "pcgnmf/report.md", "scorecard.csv"]
     costs = schedule.published_costs(tmp_path / "docs" / "results" / "cell_costs.csv")
     assert costs == {("reproduce/lcf/runs/yale_LCF", 2): 330.0, ("reproduce/lcf/runs/yale_LCF", 3): 120.0}
     assert schedule.prior_seconds(costs, tmp_path / "elsewhere" / "reproduce" / "lcf" / "runs" / "yale_LCF", 3) == 120
@@ -202,14 +202,15 @@ def test_an_older_scorecard_without_intervals_gets_no_figure_and_says_how_to_get
     assert "On orl LCF comes back under tight_stop (alternative)" in readme  # the old causes still read
 
 
-def test_the_snapshot_copies_the_forest_plots_and_the_scorecards_figure(tmp_path):
+def test_the_snapshot_copies_the_forest_plots_the_scorecards_figure_and_its_csv(tmp_path):
     home, out = outputs_of(tmp_path)
     (out / "published_vs_ours.png").write_bytes(b"png")
+    (out / "scorecard.csv").write_text("paper,number\nlcf,LCF AC\n")
     (out / "lcf" / "forest.png").write_bytes(b"png")
     (tmp_path / "explain" / "lcf" / "forest.png").write_bytes(b"png")
     copied = front_page.snapshot(out, tmp_path / "snapshot")
     names = {p.relative_to(tmp_path / "snapshot").as_posix() for p in copied}
-    assert {"published_vs_ours.png", "lcf/forest.png", "explain/lcf/forest.png"} <= names
+    assert {"published_vs_ours.png", "scorecard.csv", "lcf/forest.png", "explain/lcf/forest.png"} <= names
 
 
 def test_a_paper_whose_readings_have_not_run_says_so_rather_than_under_any_reading(tmp_path):
