@@ -5,6 +5,8 @@ At ``builder-inited`` (before Sphinx reads any source) it writes
 * ``docs/_generated/papers/<paper>.md``, one per paper home ``papers/<paper>/reproduce.yaml``: the report of
   the latest reproduction, ``<outputs>/<paper>/report.md`` with the figures it shows, or, when there is none,
   a sentence saying which ``make reproduce-<paper>`` writes it;
+* ``docs/_generated/papers/readings_<paper>.md`` for each paper whose readings ran (``make explain-<paper>``):
+  its readings' report, ``<outputs>/explain/<paper>/report.md``;
 * ``docs/_generated/papers/scorecard.md`` from ``<outputs>/README.md`` (written by ``make reproduce-all``),
   ``docs/_generated/papers/benchmark.md`` from the family benchmark's ``report.md`` (written by
   ``make benchmark``), and ``docs/_generated/papers/index.md``, their table of contents;
@@ -149,6 +151,21 @@ def report_page(title: str, report: Path | None, missing: str, intro: str, name:
     return "\n".join(lines), {target / file for file in copied}
 
 
+def readings_page(paper: str, outputs: Path, generated: Path) -> tuple[str, set[Path]] | None:
+    """The Markdown of the page of a paper's readings (``make explain-<paper>``): ``explain/<paper>/report.md``
+    of ``outputs`` (the published snapshot) or, beside a local reproduction, ``outputs/../explain``; None when
+    the paper has none."""
+    report = next((path for path in (outputs / "explain" / paper / "report.md",
+                                     outputs.parent / "explain" / paper / "report.md") if path.is_file()), None)
+    if report is None:
+        return None
+    return report_page(f"{TITLES.get(paper, paper.upper())}: the readings", report, "",
+                       f"What each reading of the paper (a defensible other choice where its text is silent, run beside "
+                       f"the primary one) does to its published numbers: the report of the `make explain-{paper}` "
+                       f"these pages were built from, `{shown(report)}` (written {written_at(report)}).",
+                       f"explain_{paper}", generated)
+
+
 def scorecard_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     """The Markdown of the scorecard's page and the files it needs under ``generated``."""
     scorecard = outputs / "README.md"
@@ -174,8 +191,9 @@ def benchmark_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
                        f"these pages were built from, {when}.", "benchmark", generated)
 
 
-def papers_index(names: list[str]) -> str:
-    entries = "\n".join(names + ["scorecard", "benchmark"])
+def papers_index(names: list[str], readings: list[str] = ()) -> str:
+    entries = "\n".join([entry for name in names for entry in (name, *(f"readings_{name}",) * (name in readings))]
+                        + ["scorecard", "benchmark"])
     return ("# Papers\n\n"
             "One page per paper home (`papers/<paper>/`): the report that `make reproduce-<paper>` wrote last, "
             "with our tables, the figures and our numbers beside the published ones, the scorecard over "
@@ -280,18 +298,23 @@ def generate(srcdir: Path, repo: Path, outputs: Path) -> set[Path]:
         write(path, text)
         keep.add(path)
 
-    names = papers(home)
+    names, explained = papers(home), []
     for paper in names:
         text, files = paper_page(paper, home, outputs, generated)
         page(generated / "papers" / f"{paper}.md", text)
         keep |= files
+        readings = readings_page(paper, outputs, generated)
+        if readings is not None:
+            page(generated / "papers" / f"readings_{paper}.md", readings[0])
+            keep |= readings[1]
+            explained.append(paper)
     text, files = scorecard_page(outputs, generated)
     page(generated / "papers" / "scorecard.md", text)
     keep |= files
     text, files = benchmark_page(outputs, generated)
     page(generated / "papers" / "benchmark.md", text)
     keep |= files
-    page(generated / "papers" / "index.md", papers_index(names))
+    page(generated / "papers" / "index.md", papers_index(names, explained))
 
     page(generated / "api" / "methods.rst", methods_index(REGISTRY))
     documented: set[str] = set()

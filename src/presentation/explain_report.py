@@ -143,13 +143,13 @@ def tally(verdicts) -> dict[str, int]:
 def report_lines(paper: Paper, published: dict, primary_text: str, readings: list[Reading],
                  primary: dict[str, dict], effects: pd.DataFrame, seconds: dict[str, float | None],
                  forest: list[str] = ()) -> list[str]:
-    """The Markdown of ``report.md`` (see the module docstring): its header and summary table, the forest plot
+    """The Markdown of ``report.md`` (see the module docstring): its header, the forest plot, the summary table
     (``forest``: the lines that show it, none when it was not drawn), what each reading brings back, which
     numbers come back, the closest reading of each that does not, every number under every reading (folded),
     the readings."""
     base = tally(row["verdict"] for row in primary.values())
     lines = [f"# What comes back of the {paper.name.upper()} paper's numbers, and why the others don't", "",
-             f"Paper: {published['paper']}", "",
+             f"Paper: {published['paper']}", "", *(forest[:-1] if forest else []), "",
              f"Built by `{provenance.command_line()}`. Every number below comes from our runs: the primary run of "
              f"`make reproduce-{paper.name}` and, for each reading, the fits or assignments named in its row, on "
              "the same trials (paired).", "",
@@ -170,9 +170,6 @@ def report_lines(paper: Paper, published: dict, primary_text: str, readings: lis
              "| reading | question | label | computed from | agrees | differs | can't tell | brought to agrees | "
              "moved off agrees | mean effect (points) | work of its cells (s) |", "|---" * 11 + "|"]
     lines += summary_rows(readings, effects, seconds)
-    if forest:
-        lines += ["", "## Every published number against ours, and the readings that bring one back", "",
-                  *forest[:-1]]
     lines += brought_back_lines(primary, readings, effects)
     lines += come_back_lines(primary, effects)
     lines += closest_lines(primary, effects)

@@ -311,6 +311,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
              f"Built by `python -m src.presentation.paper_report {paper}` from {len(frame)} result rows "
              f"({frame['dataset'].nunique()} data sets, {frame['method'].nunique()} method variants); "
              "every number below comes from those rows.", ""]
+    lines += forest_section(paper, out, home)  # the figure first: every published number against ours
     lines += ["## Our tables", ""]
     for dataset, rows in table_rows.groupby("dataset"):
         lines += [to_markdown(paper_table(rows, method_order(rows)), f"{dataset}"),
@@ -324,7 +325,6 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
                   "|---|---|---|---|---|"]
         lines += [f"| {c['dataset']} | {c['family']} | {c['chosen']} | {c['oracle']} | {c['grid']} |" for c in chosen]
         lines.append("")
-    lines += forest_section(paper, out, home)
     tables = home / paper / "tables.csv"
     if tables.exists():
         lines += published_tables_section(table_rows, pd.read_csv(tables), published.get("method_names", {}))

@@ -321,21 +321,21 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
     kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
     table = numbers_of.table(rows)
     lines = ["# Scorecard: every published number we have data for, beside ours", "",
+             f"![{published_vs_ours_alt(table)}]({front.name})", "", *counts_lines(rows), "",
+             "Causes of the numbers that differ or can't tell: "
+             + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", "",
              f"Built by `{provenance.command_line()}` from {len(read)} papers' merged results "
              f"({', '.join(str(p) for p in read.values())}); tables use label-free choices only (tuned families "
              "stand by the paper's or the reference code's value; sub-runs are the reference multi-start by "
              "objective).", "", RULE.format(n=int(table["verdict"].isin(VERDICTS).sum())), "",
-             f"![{published_vs_ours_alt(table)}]({front.name})", "", *counts_lines(rows), "",
              "The cause of a number that differs or can't tell says in a few words why: the readings of its paper "
              "(`make explain-<paper>`, labels: text, reference-code, alternative, oracle) that bring it to "
              "\"agrees\" (a reading never replaces the primary number), the noise (its 90% interval is wider "
              "than +-5 points even around a difference of zero, so no test with these trials could call it "
              "equal), a cause the paper's home records, a gap near the margin, or the reading that moves it "
              "furthest; \"unknown\" stays only where a difference is real and no reading moves it. The full "
-             "reasoning of each number is folded under its table, and [`scorecard.csv`](scorecard.csv) holds every interval, "
-             "p-value and reading's effect as columns.", "",
-             "Causes of the numbers that differ or can't tell: "
-             + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", ""]
+             "reasoning of each number is folded under its table, and `scorecard.csv` beside this page holds every interval, "
+             "p-value and reading's effect as columns.", ""]
     lines += number_lines(rows)
     runs = [provenance.read(p.parent / provenance.FILE) for p in read.values()]
     record = provenance.collect(started, provenance.now(), extra={"sources": [str(p) for p in read.values()]})

@@ -31,6 +31,7 @@ import math
 import textwrap
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -118,17 +119,23 @@ def points(table: pd.DataFrame) -> pd.DataFrame:
         "high": x + pd.to_numeric(rows.get("ci90 high", np.nan), errors="coerce")}).reset_index(drop=True)
 
 
-def _diagonal(ax, drawn: pd.DataFrame, pad: float) -> None:
+def _diagonal(ax, drawn: pd.DataFrame, pad: float, square: bool = True) -> None:
     """The diagonal ours = paper with the +-MARGIN band around it, over a square of data around the drawn values.
 
-    One point across is one point up (equal aspect); the limits give way to the shape of the panel. The band
-    and the diagonal are added without widening the limits (``add_artist``, ``axline``).
+    With ``square``, one point across is one point up (equal aspect) and the panel is a square; without it
+    (the quoted gains, a few points across and tens up) each axis spans its own values. The band and the
+    diagonal are added without widening the limits (``add_artist``, ``axline``).
     """
     values = pd.concat([drawn["x"], drawn["y"], drawn["low"], drawn["high"]]).dropna()
     low, high = math.floor(values.min() - pad), math.ceil(values.max() + pad)
-    ax.update_datalim([(low, low), (high, high)])
-    ax.autoscale_view(tight=True)
-    ax.set_aspect("equal", adjustable="datalim")
+    if square:
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_aspect("equal", adjustable="box")
+    else:
+        across = drawn["x"].dropna()
+        ax.set_xlim(math.floor(min(across.min(), 0) - pad), math.ceil(across.max() + pad))
+        ax.set_ylim(low, high)
     far = 10 * (high - low + 1)  # past any limit the aspect may set
     band = Polygon([(low - far, low - far - MARGIN), (high + far, high + far - MARGIN),
                     (high + far, high + far + MARGIN), (low - far, low - far + MARGIN)],
@@ -157,33 +164,41 @@ def _front_legends(ax, drawn: pd.DataFrame) -> None:
     verdicts = [Line2D([], [], linestyle="none", marker="o", markersize=7, color=STYLE[v]["color"],
                        fillstyle=STYLE[v]["fillstyle"], label=f"{v} ({int((drawn['verdict'] == v).sum())})")
                 for v in VERDICTS]
-    first = ax.legend(handles=verdicts, title="verdict (numbers)", loc="upper left", fontsize="small",
-                      title_fontsize="small", frameon=False)
+    first = ax.legend(handles=verdicts, title="verdict (numbers)", loc="upper left", bbox_to_anchor=(0, 1),
+                      frameon=False)
     ax.add_artist(first)
     papers = [Line2D([], [], linestyle="none", marker=shape(p), markersize=7, color="0.2", fillstyle="none",
                      label=f"{p.upper()} ({n})") for p, n in drawn["paper"].value_counts(sort=False).items()]
-    second = ax.legend(handles=papers, title="paper (numbers)", loc="upper right", fontsize="small",
-                       title_fontsize="small", frameon=False)
+    second = ax.legend(handles=papers, title="paper (numbers)", loc="upper right", bbox_to_anchor=(1, 1),
+                       frameon=False, ncols=2)
     ax.add_artist(second)
     how = [Line2D([], [], linestyle="none", marker="o", markersize=7, color="0.2", label="average over k, gain"),
            Line2D([], [], linestyle="none", marker="o", markersize=4.2, color="0.2", label="per-k cell"),
            Line2D([], [], color="0.4", linewidth=0.9, label="our 90% interval"),
            Patch(color=BAND_COLOR, label=f"within +-{MARGIN:.0f} points of the paper"),
            Line2D([], [], color="0.35", linewidth=0.8, linestyle="--", label="ours = the paper's")]
-    ax.legend(handles=how, loc="lower center", fontsize="small", frameon=False, ncols=2)
+    ax.legend(handles=how, loc="lower center", bbox_to_anchor=(0.5, 0), frameon=False, ncols=2)
 
 
 def figure_published_vs_ours(table: pd.DataFrame) -> Figure:
     """Every published number of ``table`` against ours, as the module docstring says; returns the Figure.
 
     ``table`` holds the scorecard's rows (``scorecard.csv``, or :func:`src.presentation.published.table`);
-    numbers not run are left out. The table values (per-k cells and averages over k) fill the left panel, the
-    quoted gains the upper right one; the legends, with the count of each verdict and paper, the lower right.
+    numbers not run are left out. The table values (per-k cells and averages over k) fill the upper panel,
+    the quoted gains the one below; the legends, with the count of each verdict and paper, close the figure.
+    One column, in large type: the figure stays readable when a phone shows it at the screen's width.
     """
     drawn = points(table)
-    fig = Figure(figsize=(11.5, 7.2), layout="constrained")
-    grid = fig.add_gridspec(2, 2, width_ratios=[1.75, 1], height_ratios=[1.1, 1])
-    panels = {"levels": fig.add_subplot(grid[:, 0]), "gains": fig.add_subplot(grid[0, 1])}
+    with matplotlib.rc_context({"font.size": 13}):
+        fig = Figure(figsize=(8.5, 15.0), layout="constrained")
+        grid = fig.add_gridspec(3, 1, height_ratios=[7.4, 3.6, 2.6])
+        panels = {"levels": fig.add_subplot(grid[0]), "gains": fig.add_subplot(grid[1])}
+        _draw_front(fig, grid, panels, drawn)
+    return fig
+
+
+def _draw_front(fig: Figure, grid, panels: dict, drawn: pd.DataFrame) -> None:
+    """The panels, legends and title of :func:`figure_published_vs_ours`."""
     large = drawn["kind"] != "per-k cell"
     for name, ax in panels.items():
         mine = drawn[drawn["panel"] == name]
@@ -193,15 +208,14 @@ def figure_published_vs_ours(table: pd.DataFrame) -> Figure:
                     ha="center", va="center", transform=ax.transAxes, fontsize="small")
             continue
         _scatter(ax, mine, large)
-        _diagonal(ax, mine, pad=2 if name == "levels" else 1)
+        _diagonal(ax, mine, pad=2 if name == "levels" else 1, square=name == "levels")
         what = "table values (per-k cells and averages over k)" if name == "levels" else "quoted gains"
-        ax.set_title(f"{len(mine)} {what}: {counts(mine['verdict'])}", fontsize="medium")
+        ax.set_title(f"{len(mine)} {what}:\n{counts(mine['verdict'])}", fontsize="medium")
         unit = "points" if name == "levels" else "points of gain"
         ax.set_xlabel(f"the paper's number ({unit})")
         ax.set_ylabel(f"ours ({unit})")
-    _front_legends(fig.add_subplot(grid[1, 1]), drawn)
-    fig.suptitle(f"{len(drawn)} published numbers against ours: {counts(drawn['verdict'])}", fontsize="large")
-    return fig
+    _front_legends(fig.add_subplot(grid[2]), drawn)
+    fig.suptitle(f"{len(drawn)} published numbers against ours:\n{counts(drawn['verdict'])}", fontsize="large")
 
 
 def plot_published_vs_ours(table: pd.DataFrame, path) -> pd.DataFrame:

@@ -55,7 +55,7 @@ def test_the_front_figure_draws_levels_and_gains_apart_with_every_verdict():
     assert (5.0, 9.0) not in plotted(levels) and len(plotted(levels)) == 5 and len(plotted(gains)) == 2
     styles = {(line.get_color(), line.get_fillstyle()) for line in levels.get_lines() if line.get_marker() != "None"}
     assert {(vf.STYLE[v]["color"], vf.STYLE[v]["fillstyle"]) for v in vf.VERDICTS} <= styles
-    assert fig.get_suptitle() == "7 published numbers against ours: 2 agree, 3 differ, 2 can't tell"
+    assert fig.get_suptitle() == "7 published numbers against ours:\n2 agree, 3 differ, 2 can't tell"
     legends = [text.get_text() for ax in fig.axes for legend in ax.findobj(lambda a: hasattr(a, "get_texts"))
                for text in legend.get_texts()]
     assert "LCF (5)" in legends and "agrees (2)" in legends
