@@ -242,34 +242,52 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
 
 
 def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: list[Job] = ()) -> None:
-    """Give each task its expected seconds and whether they were measured (a row on disk, else the published
+    """Give each task its expected seconds, whether they were measured (a row on disk, else the published
     cost of its job and k), else the cost model at the unit costs the rows on disk measured (:func:`unit_costs`),
-    else the model calibrated on the measured tasks (:mod:`.schedule`), and sort the tasks longest first."""
+    else the model calibrated on the measured tasks (:mod:`.schedule`), and the groups whose ratios the
+    forecast reads for it (:func:`.schedule.group_chain`); sort the tasks longest first."""
     models, recorded, priced, prior = [], [], [], schedule.published_costs()
     units = unit_costs(jobs, opened, sources)
+    settings = [JobCost.of(job.spec, units) for job in jobs]
     for task in tasks:
-        job, run, first = jobs[task.places[0].job], opened[task.places[0].job], task.places[0]
+        first = task.places[0]
+        job, run, cost = jobs[first.job], opened[first.job], settings[first.job]
         spec = job.spec
         n, m = run.prepared.dataset.X.shape
         n_k, rank = n * first.k / max(1, run.prepared.dataset.n_classes), first.k + spec.protocol.rank_offset
-        loop = schedule.loop_settings(spec.method.params)
-        done = schedule.updates(loop, units.continued(spec.method.name, spec.dataset.name, loop, rank))
+        done = schedule.updates(cost.loop, units.continued(spec.method.name, spec.dataset.name, cost.loop, rank))
         models.append(schedule.model_seconds(n_k, m, rank, spec.protocol.subruns, done))
         priced.append(units.seconds(spec.method.name, spec.dataset.name, spec.method.params, n_k, rank,
                                     spec.protocol.subruns))
-        change = schedule.change_key(spec.method.params, spec.protocol.subruns, spec.dataset.config.get("preprocess"))
-        seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places], change)
+        seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places], cost.change)
         recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k))
     for task, seconds, known, price in zip(tasks, schedule.expected_seconds(recorded, models), recorded, priced):
         task.measured = known is not None
         task.expected_seconds = seconds if task.measured or price is None else price
-        if price is not None:
-            spec = jobs[task.places[0].job].spec
-            loop = schedule.loop_settings(spec.method.params)
-            capped = loop is not None and loop["stopping"] != "fixed" and \
-                units.continued(spec.method.name, spec.dataset.name, loop) is None
-            task.basis = "cap" if capped else "rows"
+        spec, cost = jobs[task.places[0].job].spec, settings[task.places[0].job]
+        basis = "size" if price is None else "cap" if cost.capped else "rows"
+        task.groups = schedule.group_chain(spec.method.name, spec.dataset.name, cost.setting, cost.change, basis)
     tasks.sort(key=lambda task: -task.expected_seconds)
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """What a job's settings say of its cells' cost, read once per job: its loop settings
+    (:func:`.schedule.loop_settings`), its setting and change keys (:func:`.jobs.setting_key`,
+    :func:`.schedule.change_key`), and whether its stopping rule is priced at its cap (no row measured it)."""
+
+    loop: dict | None
+    setting: str
+    change: str
+    capped: bool
+
+    @classmethod
+    def of(cls, spec, units: schedule.UnitCosts) -> JobCost:
+        loop = schedule.loop_settings(spec.method.params)
+        capped = loop is not None and loop["stopping"] != "fixed" and \
+            units.continued(spec.method.name, spec.dataset.name, loop) is None
+        return cls(loop, setting_key(spec), schedule.change_key(spec.method.params, spec.protocol.subruns,
+                                                                 spec.dataset.config.get("preprocess")), capped)
 
 
 #: The trials of each k of a source job whose rows :func:`unit_costs` reads (its own jobs' rows are read already).
@@ -279,23 +297,23 @@ SOURCE_TRIALS = 2
 def unit_costs(jobs: list[Job], opened: list[OpenRun], sources: list[Job] = ()) -> schedule.UnitCosts:
     """What an update of each method costs on each data set, and how many the reference rule made, from the
     rows on disk: every row the pool's jobs hold (cells done before, or copied), and the first
-    :data:`SOURCE_TRIALS` trials of each k of the ``sources`` (the runs equal cells are copied from) whose data
-    set a job loaded."""
-    units, features = schedule.UnitCosts(), {}
+    :data:`SOURCE_TRIALS` trials of each k of the ``sources`` (the runs equal cells are copied from) on the
+    data sets the jobs run."""
+    units = schedule.UnitCosts()
     for job, run in zip(jobs, opened):
-        spec, m = job.spec, run.prepared.dataset.X.shape[1]
-        features[spec.dataset.name] = m
         for row in run.stored.values():
             if row is not None:
-                units.learn(spec.method.name, spec.dataset.name, spec.method.params, row, m, spec.protocol.subruns)
+                units.learn(job.spec.method.name, job.spec.dataset.name, job.spec.method.params, row,
+                            job.spec.protocol.subruns)
+    datasets = {job.spec.dataset.name for job in jobs}
     for job in sources:
-        spec, m = job.spec, features.get(job.spec.dataset.name)
-        if m is None:
+        if job.spec.dataset.name not in datasets:
             continue
-        for (k, trial), path in cell_paths(spec, job.out_dir).items():
+        for (k, trial), path in cell_paths(job.spec, job.out_dir).items():
             row = load_cell(path) if trial < SOURCE_TRIALS and path.is_file() else None
             if row is not None:
-                units.learn(spec.method.name, spec.dataset.name, spec.method.params, row, m, spec.protocol.subruns)
+                units.learn(job.spec.method.name, job.spec.dataset.name, job.spec.method.params, row,
+                            job.spec.protocol.subruns)
     return units
 
 
@@ -317,13 +335,8 @@ class Books:
         self.failed: dict[int, str] = {}
         self.finished: set[str] = set()
         self.by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
-        keys = [(setting_key(job.spec), schedule.change_key(job.spec.method.params, job.spec.protocol.subruns,
-                                                             job.spec.dataset.config.get("preprocess")))
-                for job in jobs]
-        chains = [schedule.group_chain(jobs[t.places[0].job].spec.method.name, jobs[t.places[0].job].spec.dataset.name,
-                                       *keys[t.places[0].job], basis=t.basis) for t in tasks]
         self.forecast = schedule.Forecast(
-            [task.expected_seconds for task in tasks], chains,
+            [task.expected_seconds for task in tasks], [task.groups for task in tasks],
             workers, measured=[task.measured for task in tasks], reports=len(chosen) if paper_done else 0)
         self.progress = Progress(len(jobs), self.n_cells, self.forecast)
         self.progress.cells_done = self.n_cells - self.n_todo

@@ -136,7 +136,7 @@ class Task:
     places: list[Place]
     expected_seconds: float = 0.0
     measured: bool = False  # expected_seconds is a time measured for the cell, not the size model
-    basis: str = "size"  # how a modelled expectation was made (.schedule.group_chain): "rows", "cap" or "size"
+    groups: tuple = ()  # the groups whose ratios the forecast reads for it (.schedule.group_chain)
 
 
 def tasks_of(jobs: list[Job], todo: list[list[tuple[int, int]]]) -> list[Task]:

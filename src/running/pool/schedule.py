@@ -121,9 +121,8 @@ class UnitCosts:
     def loop_key(method: str, dataset: str, loop: dict | None) -> tuple[str, str, str]:
         return method, dataset, json.dumps(loop, sort_keys=True, default=str)
 
-    def learn(self, method: str, dataset: str, params, row: dict, n_features: int, subruns: int) -> None:
-        """Take one row on disk of a cell of ``method`` on ``dataset`` (``params`` its method's parameters;
-        ``n_features`` is kept for the signature of the size model, which one data set holds fixed)."""
+    def learn(self, method: str, dataset: str, params, row: dict, subruns: int) -> None:
+        """Take one row on disk of a cell of ``method`` on ``dataset`` (``params`` its method's parameters)."""
         fit, kmeans = float(row.get("fit_seconds") or 0.0), float(row.get("kmeans_seconds") or 0.0)
         n, rank = row.get("n_samples"), row.get("rank")
         if not (isinstance(n, (int, float)) and isinstance(rank, (int, float)) and n > 0 and rank > 0):
@@ -176,12 +175,6 @@ def two_terms(first: np.ndarray, second: np.ndarray, seconds: np.ndarray) -> tup
         return 0.0, float(np.median(seconds / np.maximum(second, 1e-300)))
     x, _ = nnls(terms, seconds)
     return float(x[0]), float(x[1])
-
-
-def median(values: list[float]) -> float:
-    """The upper middle of ``values`` (as :func:`calibrate` takes it)."""
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
 
 
 def recorded_seconds(paths: list[Path], change: str | None = None) -> float | None:

@@ -187,7 +187,7 @@ def test_unit_costs_price_an_unmeasured_setting_by_its_own_updates():
     # of the rows at the 100 they made, another data set at nothing (no row read)
     units = schedule.UnitCosts()
     for _ in range(2):
-        units.learn("nmf", "yale", REFERENCE, row(4.0, 130), n_features=1024, subruns=1)
+        units.learn("nmf", "yale", REFERENCE, row(4.0, 130), subruns=1)
     assert units.continued("nmf", "yale", schedule.loop_settings(REFERENCE)) == pytest.approx(100)
     same = units.seconds("nmf", "yale", REFERENCE, 100, 5, 1)
     fixed = units.seconds("nmf", "yale", {**REFERENCE, "stopping": "fixed", "max_iter": 2000}, 100, 5, 1)
@@ -207,14 +207,14 @@ def test_an_update_costs_a_part_per_sample_and_a_part_per_rank_and_kmeans_apart(
     for rank in (2, 4, 8):
         for n in (50, 100):
             units.learn("nmf", "orl", fixed, row(n * 200 * (2e-5 + 1e-5 * rank), 200, n, rank,
-                                                 kmeans=0.01 + 1e-5 * n * rank), n_features=1024, subruns=1)
+                                                 kmeans=0.01 + 1e-5 * n * rank), subruns=1)
     a, b, c, d = units.coefficients("nmf", "orl")
     assert (a, b, c, d) == pytest.approx((2e-5, 1e-5, 0.01, 1e-5), rel=1e-6)
     priced = units.seconds("nmf", "orl", fixed, 80, 6, 1)
     assert priced == pytest.approx(80 * 200 * (2e-5 + 6e-5) + 0.01 + 1e-5 * 80 * 6, rel=1e-6)
     # one rank only: proportional to the rank, as nothing tells the two parts apart
     single = schedule.UnitCosts()
-    single.learn("nmf", "orl", fixed, row(2.0, 200, 100, 5), n_features=1024, subruns=1)
+    single.learn("nmf", "orl", fixed, row(2.0, 200, 100, 5), subruns=1)
     assert single.seconds("nmf", "orl", fixed, 100, 10, 1) == pytest.approx(4.0)
 
 
