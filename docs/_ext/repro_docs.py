@@ -151,12 +151,17 @@ def report_page(title: str, report: Path | None, missing: str, intro: str, name:
     return "\n".join(lines), {target / file for file in copied}
 
 
+def beside(outputs: Path, relative: Path) -> Path | None:
+    """``relative`` in the published snapshot ``outputs``, else beside a local reproduction's folder
+    (``outputs/../relative``), else None."""
+    return next((path for path in (outputs / relative, outputs.parent / relative) if path.is_file()), None)
+
+
 def readings_page(paper: str, outputs: Path, generated: Path) -> tuple[str, set[Path]] | None:
     """The Markdown of the page of a paper's readings (``make explain-<paper>``): ``explain/<paper>/report.md``
     of ``outputs`` (the published snapshot) or, beside a local reproduction, ``outputs/../explain``; None when
     the paper has none."""
-    report = next((path for path in (outputs / "explain" / paper / "report.md",
-                                     outputs.parent / "explain" / paper / "report.md") if path.is_file()), None)
+    report = beside(outputs, Path("explain") / paper / "report.md")
     if report is None:
         return None
     return report_page(f"{TITLES.get(paper, paper.upper())}: the readings", report, "",
@@ -181,8 +186,7 @@ def scorecard_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
 def benchmark_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
     """The Markdown of the family benchmark's page: ``benchmark/report.md`` of ``outputs`` (the published
     snapshot) or, beside a local reproduction, ``outputs/benchmark/report.md``; and the files it needs."""
-    report = next((path for path in (outputs / "benchmark" / "report.md", outputs.parent / "benchmark" / "report.md")
-                   if path.is_file()), None)
+    report = beside(outputs, Path("benchmark") / "report.md")
     when = f"`{shown(report)}` (written {written_at(report)})" if report is not None else ""
     return report_page("The family benchmark", report,
                        "No benchmark found in `outputs/benchmark/`: run `make benchmark` (after `make reproduce-all`, "
@@ -192,8 +196,8 @@ def benchmark_page(outputs: Path, generated: Path) -> tuple[str, set[Path]]:
 
 
 def papers_index(names: list[str], readings: list[str] = ()) -> str:
-    entries = "\n".join([entry for name in names for entry in (name, *(f"readings_{name}",) * (name in readings))]
-                        + ["scorecard", "benchmark"])
+    pages = [page for name in names for page in ([name, f"readings_{name}"] if name in readings else [name])]
+    entries = "\n".join(pages + ["scorecard", "benchmark"])
     return ("# Papers\n\n"
             "One page per paper home (`papers/<paper>/`): the report that `make reproduce-<paper>` wrote last, "
             "with our tables, the figures and our numbers beside the published ones, the scorecard over "

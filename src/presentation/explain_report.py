@@ -29,9 +29,9 @@ from ..reproduction.homes import Paper
 from ..reproduction.readings import FILE, NotRun, Reading, done_record, load_readings, reading_work, runs_dir
 from ..running import provenance
 from ..running.results import MixedResultsError, find_results, read_results
-from .paper_report import choose_tuned, family_spec, forest_lines, scorecard_rows
+from .paper_report import choose_tuned, draw_forest, family_spec
 from .scorecard import fmt
-from .verdict_figures import FOREST, forest_title, plot_forest
+from .verdict_figures import FOREST
 from .verdicts import MARGIN
 
 logger = logging.getLogger(__name__)
@@ -334,16 +334,6 @@ def readings_lines(readings: list[Reading]) -> list[str]:
 
 
 
-def forest_with_readings(paper: Paper, outputs: Path, out: Path, effects: pd.DataFrame) -> list[str]:
-    """Draw the paper's forest plot with the readings that bring a number back (``out/forest.png``), with the
-    scorecard's verdicts over the papers reproduced in ``outputs``
-    (:func:`src.presentation.paper_report.scorecard_rows`); the report's lines that show it, or none."""
-    rows, compared = scorecard_rows(paper.name, paper.out(outputs) / "results.csv", outputs, paper.home.parent)
-    if not plot_forest(rows, out / FOREST, effects, forest_title(paper.name, compared)):
-        return []
-    return forest_lines(rows, effects)
-
-
 def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
     """Compare every reading of ``paper`` with the primary run; write its report and ``readings.csv``."""
     primary_text, readings = load_readings(paper)
@@ -372,7 +362,8 @@ def explain_paper(paper: Paper, outputs: Path, out_root: Path) -> Path | None:
     write_atomic(out / scorecard.READINGS, effects.to_csv(index=False))
     seconds = {r.name: reading_work(out, r) for r in readings if r.sweeps}
     started = provenance.now()
-    forest = forest_with_readings(paper, outputs, out, effects)
+    forest = draw_forest(paper.name, paper.out(outputs) / "results.csv", outputs, paper.home.parent, out / FOREST,
+                         effects)
     lines = report_lines(paper, published, primary_text, readings, primary, effects, seconds, forest)
     record = provenance.collect(started, provenance.now(), extra={"readings": [r.name for r in readings]})
     runs = runs_read(paper, outputs, out, readings)

@@ -155,13 +155,22 @@ def forest_lines(rows: pd.DataFrame, effects: pd.DataFrame | None = None) -> lis
             f"![{forest_alt(rows, effects)}]({FOREST})", ""]
 
 
-def forest_section(paper: str, out: Path, home: Path = papers.HOME) -> list[str]:
-    """Draw the paper's forest plot (``out/forest.png``, the scorecard's verdicts: :func:`scorecard_rows`) and
-    return the report's section that shows it; none, and no figure, when no number was compared."""
-    rows, compared = scorecard_rows(paper, out / "results.csv", out.parent, home)
-    if not plot_forest(rows, out / FOREST, title=forest_title(paper, compared)):
+def draw_forest(paper: str, merged: Path, outputs: Path, home: Path, path: Path,
+                effects: pd.DataFrame | None = None) -> list[str]:
+    """Draw the paper's forest plot at ``path`` (with the readings' ``effects`` that bring a number back, if
+    given), with the scorecard's verdicts over the papers reproduced in ``outputs`` (:func:`scorecard_rows`;
+    ``merged`` is the paper's ``results.csv``), and return the lines that show it (:func:`forest_lines`);
+    none, and no figure, when no number was compared."""
+    rows, compared = scorecard_rows(paper, merged, outputs, home)
+    if not plot_forest(rows, path, effects, forest_title(paper, compared)):
         return []
-    return ["## Every published number against ours", "", *forest_lines(rows)]
+    return forest_lines(rows, effects)
+
+
+def forest_section(paper: str, out: Path, home: Path = papers.HOME) -> list[str]:
+    """The report's section that shows the paper's forest plot (``out/forest.png``: :func:`draw_forest`)."""
+    lines = draw_forest(paper, out / "results.csv", out.parent, home, out / FOREST)
+    return ["## Every published number against ours", "", *lines] if lines else []
 
 
 def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:

@@ -237,8 +237,6 @@ def table(rows: list[dict]) -> pd.DataFrame:
             record[key] = value
             if key == "difference":
                 record.update(comparison_columns(row.get("comparison")))
-        if "difference" not in row:
-            record.update(comparison_columns(row.get("comparison")))
         test = row.get("wilcoxon")
         record["wilcoxon p"] = test["p"] if test else math.nan
         record["wilcoxon p (Holm)"] = test.get("p_holm", math.nan) if test else math.nan

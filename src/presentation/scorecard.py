@@ -290,12 +290,11 @@ def number_lines(rows: list[dict]) -> list[str]:
     return lines
 
 
-def draw_figures(rows: list[dict], outputs: Path, explain: Path, effects: dict) -> Path:
-    """The scorecard's figures, from its rows: every published number against ours (``outputs``/
+def draw_figures(table: pd.DataFrame, outputs: Path, explain: Path, effects: dict) -> Path:
+    """The scorecard's figures, from its table (:func:`src.presentation.published.table`): every published number against ours (``outputs``/
     ``published_vs_ours.png``) and each paper's forest plot (``outputs/<paper>/forest.png``; with the readings
     that bring a number back, ``explain/<paper>/forest.png`` when the paper's readings have run). Returns the
     path of the first."""
-    table = numbers_of.table(rows)
     front = Path(outputs) / FRONT
     plot_published_vs_ours(table, front)
     compared = int(table["verdict"].isin(VERDICTS).sum())
@@ -317,9 +316,9 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
     effects = {name: reading_effects(explain, name) for name in read}
     for row in rows:
         explain_row(row, published_of[row["paper"]], effects[row["paper"]])
-    front = draw_figures(rows, outputs, explain, effects)
-    kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
     table = numbers_of.table(rows)
+    front = draw_figures(table, outputs, explain, effects)
+    kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
     lines = ["# Scorecard: every published number we have data for, beside ours", "",
              f"![{published_vs_ours_alt(table)}]({front.name})", "", *counts_lines(rows), "",
              "Causes of the numbers that differ or can't tell: "

@@ -40,6 +40,7 @@ from matplotlib.patches import Patch, Polygon
 from matplotlib.transforms import blended_transform_factory
 
 from ..files import atomic_path
+from ..reproduction.readings import LABELS  # most to least authoritative: the order a row names readings in
 from .verdicts import MARGIN
 
 VERDICTS = ("agrees", "differs", "can't tell")
@@ -68,8 +69,6 @@ ROW_INCHES = 0.2
 ONE_COLUMN_ROWS = 40
 """A forest plot with more rows than this puts each data set in a column of its own."""
 DPI = 110
-LABELS = ("text", "reference-code", "alternative", "oracle")
-"""The readings' labels, from the most to the least authoritative: the order a row names its readings in."""
 READINGS_CHARACTERS = 34
 """The longest text beside a forest's row; the readings that do not fit are counted ("+2 more")."""
 
