@@ -5,12 +5,21 @@ tests/reproduction/test_homes.py).
 The dry run of every paper composes all 151 jobs (half a minute): it runs once per session, in this process
 (conftest.py's ``every_papers_dry_run``), for this module's counts and for the tests that read its jobs."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
 import pytest
 from helpers import in_process, toy_papers, write_home
 
 from src import reproduce
 from src.presentation import paper_report
+from src.presentation.verdicts import TOO_FEW_TRIALS
 from src.reproduction import homes as papers
+
+REPO = Path(__file__).resolve().parents[1]
 
 PAPERS = ("cai", "ccf", "cnmf", "fnmf", "lcf", "pcgnmf")
 
@@ -120,3 +129,23 @@ def test_a_failing_report_fails_the_reproduction_with_one_line(toys, monkeypatch
     # the first paper to finish (the pool's order decides which) is named, the other one counted
     with pytest.raises(reproduce.StepFailed, match=r"2 papers failed: (toy2?): report failed: \1 mixes two settings"):
         reproduce.reproduce(chosen, paper_report.build, overrides, 1, outputs)
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)
+def test_a_one_trial_reproduction_writes_its_report_with_no_verdict_and_exits_0(tmp_path, data_dir):
+    """The quickest first run there is (Cai's demo, one trial: 3 cells on COIL20) reports, not crashes."""
+    done = subprocess.run([sys.executable, "-m", "src.reproduce", "cai", "--overrides", "protocol.n_trials=1",
+                           f"paths.data_dir={data_dir}"], cwd=tmp_path, capture_output=True, text=True, timeout=580,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    said = [line for line in done.stderr.splitlines() if TOO_FEW_TRIALS in line]
+    assert len(said) == 1 and "[WARNING] cai: Every (data set, method, k)" in said[0], said
+    out = tmp_path / "outputs" / "reproduce" / "cai"
+    report = (out / "report.md").read_text()
+    assert "No forest plot: none of the 3 published numbers" in report  # Cai's three printed NMI averages
+    assert report.count("On its one block, best first: GNMF") == 2 and "No test, no group" in report  # AC, NMI
+    assert "| 20 | " in report and " ± " not in report.split("## Our tables")[1].split("## ")[0]  # no deviation
+    cells = pd.concat([pd.read_csv(path) for path in (out / "runs").glob("*/results.csv")])
+    assert len(cells) == 3 and set(cells["trial"]) == {0}  # every cell kept

@@ -56,6 +56,7 @@ from ..reproduction.shipped import short_name
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
                       format_p, join_names, rank_methods, ranking_lines, slug, tied_with_first)
+from .verdicts import single_trial_note
 
 logger = logging.getLogger(__name__)
 
@@ -455,6 +456,29 @@ def cost_section(out: Path) -> list[str]:
     return lines
 
 
+def protocol_span(frames: dict[str, pd.DataFrame]) -> str:
+    """The k and trials the tracks' cells cover, in words: "2..10 with 10 trials per k"."""
+    rows = pd.concat([frame[["k", "trial"]] for frame in frames.values()])
+    ks = sorted(rows["k"].unique())
+    trials = rows.groupby("k")["trial"].nunique()
+    count = (f"{trials.max()} trial{'s' if trials.max() != 1 else ''} per k" if trials.min() == trials.max()
+             else f"{trials.min()} to {trials.max()} trials per k")
+    span = f"{ks[0]}..{ks[-1]}" if len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1)) else ", ".join(map(str, ks))
+    return f"{span} with {count}"
+
+
+def single_trial_lines(frames: dict[str, pd.DataFrame]) -> list[str]:
+    """The report's note, one per track, where a track was run with a single trial per k (also logged): its
+    means stand, its tests and intervals need at least two trials (:func:`.verdicts.single_trial_note`)."""
+    lines = []
+    for track, frame in frames.items():
+        note = single_trial_note(frame)
+        if note:
+            logger.warning("%s: %s", track, note)
+            lines += [f"**{TITLES.get(track, track)}: {note}**", ""]
+    return lines
+
+
 def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
     """Write ``report.md`` and its figures into ``out`` from the tracks' runs under it; returns its path."""
     started = provenance.now()
@@ -466,13 +490,15 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
         raise FileNotFoundError(f"no results under {out}/<track>/runs: run `make benchmark` first")
     lines = ["# The family benchmark: which method wins?", "",
              "Every method of the family on every data set it applies to, under one protocol: rank k, Euclidean "
-             "KMeans best of 20 on the representation, samples at unit L2 norm, k = 2..10 with 10 trials per k, "
+             "KMeans best of 20 on the representation, samples at unit L2 norm, k = "
+             f"{protocol_span(ran)}, "
              "the same trials (classes, labelled samples, starts) for every method. Each method runs at the "
              "setting its paper or Deng Cai's code states (`conf/method/`), fixed before any result was seen; "
              "nothing is tuned on the labels. Methods are ranked as in the papers' reports (Demšar 2006; "
              f"Wilcoxon-Holm, alpha = {ALPHA:g}, primary; Nemenyi beside it).", "",
              "Tracks: " + "; ".join(f"{TITLES.get(t, t)} ({'run' if t in ran else 'not run'})" for t in tracks)
              + ".", ""]
+    lines += single_trial_lines(ran)
     lines += cost_section(out)
     for track, frame in ran.items():
         lines += track_section(track, frame, out, ran.get("unsupervised"))

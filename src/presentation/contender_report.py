@@ -41,7 +41,7 @@ import pandas as pd
 from ..files import write_atomic
 from ..running.progress import duration
 from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_table, ranking_over, scored,
-                               scorings_of, settings_table)
+                               scorings_of, settings_table, single_trial_lines)
 from .figures import plot_metrics_vs_k
 from .ranking import ALPHA, METRICS, Ranking, cd_diagram, format_p, join_names, slug
 
@@ -504,7 +504,7 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
     frames = check_frames(frames)
     contenders, twins = list(contenders), dict(twins or {})
     rankings = rank_all(frames)
-    lines = [f"# {title}", ""]
+    lines = [f"# {title}", "", *single_trial_lines(frames)]
     lines += contender_summary(frames, rankings, contenders, twins) if contenders else choice_summary(frames,
                                                                                                       rankings)
     if notes:

@@ -32,12 +32,12 @@ from ..running.results import MixedResultsError, find_results, read_results
 from .paper_report import choose_tuned, draw_forest, family_spec
 from .scorecard import fmt
 from .verdict_figures import FOREST
-from .verdicts import MARGIN
+from .verdicts import MARGIN, TOO_FEW_TRIALS
 
 logger = logging.getLogger(__name__)
 
 OUTPUTS = Path("outputs") / "explain"
-SHORT = {"agrees": "A", "differs": "D", "can't tell": "?", "not run": "-"}
+SHORT = {"agrees": "A", "differs": "D", "can't tell": "?", "not run": "-", TOO_FEW_TRIALS: "1"}
 CELL_KEY = ["dataset", "method", "k", "trial"]
 
 
@@ -303,7 +303,8 @@ def closest_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str]:
 def every_number_lines(primary: dict[str, dict], readings: list[Reading], effects: pd.DataFrame) -> list[str]:
     """The table of every number under every reading."""
     lines = ["## Every number under every reading", "",
-              "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run.", "",
+              "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run, 1 one trial "
+              "(no verdict).", "",
               f"<details><summary>The table: {len(primary)} numbers under the primary reading and "
               f"{len(readings)} others</summary>", "",
               "| number | paper | primary | " + " | ".join(r.name for r in readings) + " |",

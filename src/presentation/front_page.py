@@ -54,6 +54,7 @@ from . import benchmark_report
 from ..reproduction import homes as papers
 from ..reproduction import shipped
 from .verdict_figures import FOREST, FRONT, plot_published_vs_ours, published_vs_ours_alt
+from .verdicts import NO_VERDICT, TOO_FEW_TRIALS
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +103,8 @@ def status(row: pd.Series) -> str:
         return "comes back"
     if row["verdict"] == "not run":
         return "was not run"
+    if row["verdict"] == TOO_FEW_TRIALS:
+        return f"has one trial, no verdict (ours {row['ours']:.1f} against {row['paper value']:.1f})"
     back = readings_back(row)
     if back:
         label_free = [name for name, label in back if label != "oracle"]
@@ -213,14 +216,14 @@ def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
         mine = scores[scores["paper"] == name]
         work = float(cells.loc[(cells["paper"] == name) & cells["status"].isin(["computed", "shared", "reused"]),
                                "seconds"].sum())
-        compared = mine[mine["verdict"] != "not run"]
+        compared = mine[~mine["verdict"].isin(NO_VERDICT)]
         tally = " / ".join(str(int((compared["verdict"] == v).sum())) for v in ("agrees", "differs", "can't tell"))
         lines.append(f"| {NAMES.get(name, name.upper())} | `make reproduce-{name}` | {minutes(work)} "
                      f"(~{minutes(work / cores)}) | {len(compared)} | {tally if len(compared) else '-'} | "
                      f"{finding(name, compared, home)} | [report]({link.as_posix()}/{name}/report.md) |")
     wall = outputs / "all" / "wall_seconds.txt"
     total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
-    compared = scores[scores["verdict"] != "not run"]
+    compared = scores[~scores["verdict"].isin(NO_VERDICT)]
     tally = " / ".join(str(int((compared["verdict"] == v).sum())) for v in ("agrees", "differs", "can't tell"))
     lines.append(f"| **all of them** | `make reproduce-all` | **{minutes(total)} wall** on {cores} cores "
                  f"({summary.get('computed', 0):,} cells computed) | {len(compared)} | {tally} | "

@@ -36,7 +36,7 @@ import yaml
 from ..reproduction import homes as papers
 from ..running import provenance
 from . import published as numbers_of
-from .published import gain_verdict as verdict, paired_gain
+from .published import gain_verdict as verdict, paired_gain, tested_gain
 from .report import method_order, write_reports
 from ..errors import ConfigError
 from ..files import write_atomic
@@ -44,7 +44,7 @@ from ..running.results import MixedResultsError, find_results, read_results
 from .ranking import ranking_section
 from .tables import paper_table, to_csv, to_latex, to_markdown
 from .verdict_figures import FOREST, VERDICTS, forest_alt, forest_title, plot_forest
-from .verdicts import holm
+from .verdicts import TOO_FEW_TRIALS, holm, single_trial_note
 
 logger = logging.getLogger(__name__)
 
@@ -170,7 +170,14 @@ def draw_forest(paper: str, merged: Path, outputs: Path, home: Path, path: Path,
 def forest_section(paper: str, out: Path, home: Path = papers.HOME) -> list[str]:
     """The report's section that shows the paper's forest plot (``out/forest.png``: :func:`draw_forest`)."""
     lines = draw_forest(paper, out / "results.csv", out.parent, home, out / FOREST)
-    return ["## Every published number against ours", "", *lines] if lines else []
+    if not lines:
+        rows, _ = scorecard_rows(paper, out / "results.csv", out.parent, home)
+        waiting = int((rows["verdict"] == TOO_FEW_TRIALS).sum())
+        if not waiting:
+            return []
+        lines = [f"No forest plot: none of the {waiting} published numbers we have means for can be judged, each "
+                 f"{TOO_FEW_TRIALS} per k. Their gaps are in the tables below.", ""]
+    return ["## Every published number against ours", "", *lines]
 
 
 def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
@@ -185,7 +192,7 @@ def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
              for dataset in directions.get("datasets", []) for method in directions.get("methods", [])
              for baseline in directions.get("baselines", [])]
     results = [r for _, r in claims] + [r for _, pair in cells for r in pair]
-    tested = [r for r in results if r is not None]
+    tested = [r for r in results if tested_gain(r)]
     for result, adjusted in zip(tested, holm([r["p"] for r in tested])):
         result["p_holm"] = adjusted
     lines = ["## The paper's quoted gains, beside ours", "",
@@ -196,7 +203,8 @@ def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
              "|---" * 10 + "|"]
     for claim, result in claims:
         ours = f"{result['gain']:+.2f} (vs {result['baseline']})" if result else "n/a"
-        p = f"{result['p']:.3g} | {result['p_holm']:.3g}" if result else "n/a | n/a"
+        p = f"{result['p']:.3g} | {result['p_holm']:.3g}" if tested_gain(result) else \
+            f"{verdict(result)} | {verdict(result)}" if result else "n/a | n/a"
         lines.append(f"| {claim['dataset']} | {claim['method']} over {claim['baseline']} | "
                      f"{METRIC_NAMES[claim['metric']]} | +{claim['gain']} | {ours} | {p} | "
                      f"{result['n_pairs'] if result else 0} | {verdict(result)} | {claim['source']} |")
@@ -205,7 +213,8 @@ def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
                   "| data set | method | baseline | AC gain | p (Holm) | NMI gain | p (Holm) | verdict (AC / NMI) |",
                   "|---" * 8 + "|"]
         for (dataset, method, baseline), pair in cells:
-            text = " | ".join(f"{r['gain']:+.2f} | {r['p_holm']:.3g}" if r else "n/a | n/a" for r in pair)
+            text = " | ".join(f"{r['gain']:+.2f} | {r['p_holm']:.3g}" if tested_gain(r) else
+                              f"{r['gain']:+.2f} | {verdict(r)}" if r else "n/a | n/a" for r in pair)
             lines.append(f"| {dataset} | {method} | {baseline} | {text} | {' / '.join(verdict(r) for r in pair)} |")
     return lines
 
@@ -320,6 +329,10 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
              f"Built by `python -m src.presentation.paper_report {paper}` from {len(frame)} result rows "
              f"({frame['dataset'].nunique()} data sets, {frame['method'].nunique()} method variants); "
              "every number below comes from those rows.", ""]
+    note = single_trial_note(frame)
+    if note:
+        logger.warning("%s: %s", paper, note)
+        lines += [f"**{note}**", ""]
     lines += forest_section(paper, out, home)  # the figure first: every published number against ours
     lines += ["## Our tables", ""]
     for dataset, rows in table_rows.groupby("dataset"):

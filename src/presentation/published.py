@@ -32,7 +32,8 @@ import pandas as pd
 
 from scipy.stats import wilcoxon
 
-from .verdicts import ALPHA, compare, holm, old_verdict, pooled_over_k, pooled_trials, verdict
+from .verdicts import (ALPHA, TOO_FEW_TRIALS, compare, holm, old_verdict, pooled_over_k, pooled_trials, too_few_trials,
+                       verdict)
 
 METRIC = {"acc": "AC", "nmi": "NMI"}
 KINDS = ("per-k cell", "average", "quoted gain")
@@ -55,8 +56,16 @@ def paired_gain(frame: pd.DataFrame, dataset: str, method: str, baseline: str, m
     pair = pivot[[method, baseline]].dropna()
     gain = 100 * (pair[method].groupby("k").mean().mean() - pair[baseline].groupby("k").mean().mean())
     differences = pair[method] - pair[baseline]
-    p = wilcoxon(differences, alternative="greater").pvalue if np.any(differences != 0) else 1.0
+    if len(pair) < 2:  # one pair: no test (the gain's row says it needs at least two trials)
+        p = math.nan
+    else:
+        p = wilcoxon(differences, alternative="greater").pvalue if np.any(differences != 0) else 1.0
     return {"baseline": baseline, "gain": gain, "p": float(p), "n_pairs": len(pair), "differences": differences}
+
+
+def tested_gain(result) -> bool:
+    """True for a :func:`paired_gain` that was run and tested (two pairs or more)."""
+    return result is not None and not math.isnan(result["p"])
 
 
 def gain_verdict(result) -> str:
@@ -64,6 +73,8 @@ def gain_verdict(result) -> str:
     set by the caller over its family of tests) is below ALPHA."""
     if result is None:
         return "not run"
+    if math.isnan(result["p"]):
+        return TOO_FEW_TRIALS
     if result["gain"] > 0 and result["p_holm"] < ALPHA:
         return "reproduced"
     if result["gain"] > 0:
@@ -81,15 +92,32 @@ def _trials_by_k(frame: pd.DataFrame, dataset: str, method: str, metric: str) ->
     return {int(k): 100 * group[metric].to_numpy(dtype=float) for k, group in rows.groupby("k")}
 
 
+def _our_side(values_by_k) -> tuple[float, float, int] | None:
+    """Our (mean, standard deviation, trials) of a number from its per-trial values per k, None without any.
+
+    With a k of a single trial the mean of the per-k means is still ours to show, but its noise is unknown:
+    the standard deviation is NaN and the count the smallest per k, which :func:`_row` reads as too few to
+    compare (verdict :data:`src.presentation.verdicts.TOO_FEW_TRIALS`).
+    """
+    values_by_k = [np.asarray(values, dtype=float).ravel() for values in values_by_k]
+    if not values_by_k:
+        return None
+    if too_few_trials(values_by_k):
+        return float(np.mean([values.mean() for values in values_by_k])), math.nan, min(map(len, values_by_k))
+    return pooled_trials(values_by_k)
+
+
 def _row(paper: str, dataset: str, kind: str, name: str, paper_side: tuple, ours_side: tuple | None, **extra) -> dict:
     """A number's row: the paper's (mean, std, n) and ours, compared when both are there."""
     row = {"paper": paper, "dataset": dataset, "kind": kind, "number": name, "key": f"{dataset}: {name}",
            "metric": None, "method": None, "k": None, "baseline": None,
            "paper value": paper_side[0], "paper std": paper_side[1], "paper n": paper_side[2],
            "ours": None, "ours std": None, "ours n": None, "comparison": None, **extra}
-    if ours_side is None or ours_side[2] < 2:
+    if ours_side is None:
         return row
     row.update({"ours": ours_side[0], "ours std": ours_side[1], "ours n": ours_side[2]})
+    if ours_side[2] < 2:  # a mean without a deviation: shown, not compared
+        return row
     row["comparison"] = compare(ours_side[0], ours_side[1], ours_side[2], *paper_side)
     return row
 
@@ -107,7 +135,7 @@ def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.Da
             per_k = block[~block["k"].map(_is_average)]
             for _, cell in per_k.iterrows():
                 values = ours.get(int(cell["k"]))
-                side = None if values is None else (float(values.mean()), float(values.std(ddof=1)), values.size)
+                side = None if values is None else _our_side([values])
                 rows.append(_row(name, dataset, "per-k cell", f"{method} {METRIC[metric]}, table, k = {cell['k']}",
                                  (float(cell["mean"]), float(cell["std"]), trials), side, metric=METRIC[metric],
                                  method=method, k=int(cell["k"])))
@@ -116,7 +144,7 @@ def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.Da
                                            [trials] * len(per_k))
                 printed = float(block[block["k"].map(_is_average)]["mean"].iloc[0])
                 wanted = [ours.get(int(k)) for k in per_k["k"]]
-                side = None if any(v is None for v in wanted) else pooled_trials(wanted)
+                side = None if any(v is None for v in wanted) else _our_side(wanted)
                 rows.append(_row(name, dataset, "average", f"{method} {METRIC[metric]}, table average over k",
                                  (printed, paper_side[1], paper_side[2]), side, metric=METRIC[metric], method=method))
     for entry in published.get("published_averages", []):
@@ -125,7 +153,7 @@ def table_numbers(name: str, frame: pd.DataFrame, published: dict, tables: pd.Da
             if method in ("dataset", "metric"):
                 continue
             ours = _trials_by_k(frame, dataset, method, metric)
-            side = pooled_trials(list(ours.values())) if ours else None
+            side = _our_side(ours.values())
             rows.append(_row(name, dataset, "average", f"{method} {METRIC[metric]}, average over k",
                              (float(value), None, None), side, metric=METRIC[metric], method=method))
     return rows
@@ -138,7 +166,7 @@ def gain_numbers(name: str, frame: pd.DataFrame, published: dict) -> list[dict]:
         dataset, metric = claim["dataset"], claim["metric"]
         result = paired_gain(frame, dataset, claim["method"], claim["baseline"], metric)
         side = None if result is None else \
-            pooled_trials([100 * group.to_numpy() for _, group in result["differences"].groupby(level="k")])
+            _our_side(100 * group.to_numpy() for _, group in result["differences"].groupby(level="k"))
         label = (f"{claim['method']} over {claim['baseline']}, {METRIC[metric]} gain ({claim['source']})")
         rows.append(_row(name, dataset, "quoted gain", label, (float(claim["gain"]), None, None), side,
                          metric=METRIC[metric], method=claim["method"], baseline=claim["baseline"], wilcoxon=result))
@@ -163,11 +191,15 @@ def judge(rows: list[dict]) -> list[dict]:
     compared = [row for row in rows if row["comparison"] is not None]
     for row, adjusted in zip(compared, holm([row["comparison"].p_zero for row in compared])):
         row["p_holm"] = adjusted
-    tested = [row["wilcoxon"] for row in rows if row.get("wilcoxon") is not None]
+    tested = [row["wilcoxon"] for row in rows if tested_gain(row.get("wilcoxon"))]
     for result, adjusted in zip(tested, holm([result["p"] for result in tested])):
         result["p_holm"] = adjusted
     for row in rows:
         comparison = row["comparison"]
+        if comparison is None and row["ours"] is not None:  # a k with one trial: the gap, but no verdict
+            row.update({"difference": row["ours"] - row["paper value"], "p_holm": None, "verdict": TOO_FEW_TRIALS,
+                        "old verdict": TOO_FEW_TRIALS})
+            continue
         if comparison is None:
             row.update({"difference": None, "p_holm": None, "verdict": "not run", "old verdict": "not run"})
             continue

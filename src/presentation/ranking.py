@@ -81,7 +81,7 @@ from matplotlib.transforms import offset_copy  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from ..files import atomic_path  # noqa: E402
-from .verdicts import holm  # noqa: E402
+from .verdicts import TOO_FEW_TRIALS, holm  # noqa: E402
 
 ALPHA = 0.05
 """Level of every test of a ranking (Friedman, Wilcoxon-Holm, Nemenyi)."""
@@ -826,6 +826,14 @@ def ranking_intro(alpha: float, claim: tuple[list[str], list[str]] | None, claim
     return lines
 
 
+def one_block_line(blocks: pd.DataFrame) -> str:
+    """What one block says: the methods in its order (value in points), and that a test needs more blocks."""
+    values = blocks.iloc[0].sort_values(ascending=False, kind="stable")
+    order = ", ".join(f"{method} ({100 * value:.2f})" for method, value in values.items())
+    return (f"On its one block, best first: {order}. No test, no group: {TOO_FEW_TRIALS} (a ranking tests "
+            "its methods over two blocks or more).")
+
+
 def scope_lines(frame: pd.DataFrame, key: str, scope: str, blocks: pd.DataFrame, name: str, metric: str,
                 claim, out_dir: Path, alpha: float) -> list[str]:
     """One scope of :func:`ranking_section` (``key`` "all", or a data set): what was left out, the ranking, its
@@ -841,6 +849,8 @@ def scope_lines(frame: pd.DataFrame, key: str, scope: str, blocks: pd.DataFrame,
               f"{join_names(left_out)} (no complete block)"] if left_out else [])
             + ([f"{total - len(blocks)} of {total} blocks missing a method"] if total > len(blocks) else []))
             + ".", ""]
+    if blocks.shape[0] == 1 and blocks.shape[1] >= 2:  # one (k, trial): its order, but nothing to test
+        return lines + [one_block_line(blocks), ""]
     if blocks.shape[0] < 2 or blocks.shape[1] < 2:
         return lines + [f"Too few complete blocks or methods to rank ({blocks.shape[0]} blocks, "
                         f"{blocks.shape[1]} methods).", ""]

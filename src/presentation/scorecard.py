@@ -52,7 +52,8 @@ from ..files import write_atomic
 from .paper_report import judged_numbers
 from .verdict_figures import (FOREST, FRONT, VERDICTS, forest_title, plot_forest, plot_published_vs_ours,
                               published_vs_ours_alt, readings_text)
-from .verdicts import ALPHA, MARGIN, best_case_half_width, noise_reason
+from .verdicts import (ALPHA, MARGIN, NO_VERDICT, TOO_FEW_TRIALS, best_case_half_width, noise_reason,
+                       single_trial_note)
 
 logger = logging.getLogger(__name__)
 
@@ -211,7 +212,7 @@ def explain_row(row: dict, published: dict, effects: pd.DataFrame | None) -> Non
     full reasoning), ``recorded cause``, ``brought back by`` (the readings under which it agrees, "name
     (label)" joined by "; "), ``readings tried`` (how many were run on it) and the reading columns
     (:func:`reading_columns`). A number that agrees or was not run has no cause."""
-    explained = row["verdict"] not in ("agrees", "not run")
+    explained = row["verdict"] not in ("agrees", *NO_VERDICT)
     back = readings_back(row, effects)
     row["cause"] = cause_text(row, published, effects) if explained else ""
     row["cause kind"] = cause_kind(row["cause"])
@@ -231,12 +232,15 @@ def fmt(value, signed: bool = False) -> str:
 def counts_lines(rows: list[dict]) -> list[str]:
     """The verdict counts per kind of number, beside the old 5-point counts."""
     new, old = numbers_of.counts(rows), numbers_of.counts(rows, "old verdict")
-    lines = ["| kind of number | numbers | agrees | differs | can't tell | not run | old rule |", "|---" * 7 + "|"]
+    few = any(TOO_FEW_TRIALS in tally for tally in new.values())
+    lines = ["| kind of number | numbers | agrees | differs | can't tell | not run |"
+             + (f" {TOO_FEW_TRIALS} |" if few else "") + " old rule |", "|---" * (8 if few else 7) + "|"]
     cant = "can't tell"
     for kind, tally in new.items():
         before = ", ".join(f"{v} {n}" for v, n in old[kind].items())
         lines.append(f"| {kind} | {sum(tally.values())} | {tally.get('agrees', 0)} | {tally.get('differs', 0)} | "
-                     f"{tally.get(cant, 0)} | {tally.get('not run', 0)} | {before} |")
+                     f"{tally.get(cant, 0)} | {tally.get('not run', 0)} |"
+                     + (f" {tally.get(TOO_FEW_TRIALS, 0)} |" if few else "") + f" {before} |")
     return lines
 
 
@@ -319,7 +323,16 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
     table = numbers_of.table(rows)
     front = draw_figures(table, outputs, explain, effects)
     kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
-    lines = ["# Scorecard: every published number we have data for, beside ours", "",
+    said = {}  # the papers run with one trial, by what is said of them: their numbers, but no verdict
+    for name, path in read.items():
+        note = single_trial_note(pd.read_csv(path))
+        if note:
+            said.setdefault(note, []).append(name)
+    notes = []
+    for note, names in said.items():
+        logger.warning("scorecard: %s: %s", ", ".join(names), note)
+        notes += [f"**{', '.join(names)}: {note}**", ""]
+    lines = ["# Scorecard: every published number we have data for, beside ours", "", *notes,
              f"![{published_vs_ours_alt(table)}]({front.name})", "", *counts_lines(rows), "",
              "Causes of the numbers that differ or can't tell: "
              + (", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none") + ".", "",

@@ -3,7 +3,8 @@
 Each cell is mean ± standard deviation over the trials, in percent. The standard deviation is the
 sample one (ddof=1, MATLAB's ``std``). The Avg row is the mean over k of the per-k means ± the mean over k
 of the per-k standard deviations, which is how the LCF paper's Tables IV and V are built (checked against
-its KMeans column on Yale: 50.68 ± 7.57).
+its KMeans column on Yale: 50.68 ± 7.57). A k with a single trial has no standard deviation: its cell is the
+mean alone (an empty std in the CSV), and the Avg row's deviation is left out as well, rather than shown as 0.
 
 Three renderings: Markdown (cells "mean ± std"), LaTeX (booktabs, escaped, shrunk to the text width when
 wider) and CSV (numbers: one ``<method> mean`` and one ``<method> std`` column per method, see
@@ -29,11 +30,12 @@ def summarize(frame: pd.DataFrame, metric: str, methods=None) -> tuple[pd.DataFr
     """
     grouped = frame.groupby(["k", "method"])[metric]
     mean = grouped.mean().unstack("method") * 100
-    std = grouped.std(ddof=1).unstack("method").fillna(0.0) * 100
+    std = grouped.std(ddof=1).unstack("method") * 100  # NaN for a k with one trial
     if methods is not None:
         mean, std = mean.reindex(columns=methods), std.reindex(columns=methods)
+    single = std.isna() & mean.notna()  # a k run with one trial
     mean.loc["Avg"] = mean.mean()
-    std.loc["Avg"] = std.mean()
+    std.loc["Avg"] = std.mean().where(~single.any())
     mean.index = mean.index.map(str)
     std.index = std.index.map(str)
     return mean, std
@@ -44,7 +46,7 @@ def paper_table(frame: pd.DataFrame, methods=None) -> pd.DataFrame:
     blocks = {}
     for metric, title in METRICS.items():
         mean, std = summarize(frame, metric, methods)
-        blocks[title] = mean.map(lambda v: f"{v:.2f}") + " ± " + std.map(lambda v: f"{v:.2f}")
+        blocks[title] = mean.map(lambda v: f"{v:.2f}") + std.map(lambda v: "" if pd.isna(v) else f" ± {v:.2f}")
     table = pd.concat(blocks, names=["block", "k"])
     table.columns.name = None
     return table

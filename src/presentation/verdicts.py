@@ -32,6 +32,13 @@ MARGIN = 5.0
 ALPHA = 0.05
 """Significance level of both the equivalence (TOST) and the difference test."""
 
+TOO_FEW_TRIALS = "needs at least two trials"
+"""The verdict of a number whose side of ours has a k with a single trial: a mean, but no deviation, so no
+interval and no test (a quick run with ``protocol.n_trials=1``)."""
+
+NO_VERDICT = ("not run", TOO_FEW_TRIALS)
+"""The verdicts that are no verdict: a number we have no run for, and one with too few trials to judge."""
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -292,6 +299,11 @@ def pooled_over_k(means, stds, ns) -> tuple[float, float, int]:
     return float(means.mean()), se * math.sqrt(total), total
 
 
+def too_few_trials(values_by_k) -> bool:
+    """True when some k has fewer than two trials: :func:`pooled_trials` cannot describe its noise."""
+    return any(np.asarray(values).size < 2 for values in values_by_k)
+
+
 def pooled_trials(values_by_k) -> tuple[float, float, int]:
     """Our side of :func:`pooled_over_k`, from the per-trial values of each k.
 
@@ -309,3 +321,29 @@ def pooled_trials(values_by_k) -> tuple[float, float, int]:
     if not arrays or any(len(values) < 2 for values in arrays):
         raise ValueError("need at least one k, each with at least two trials")
     return pooled_over_k([v.mean() for v in arrays], [v.std(ddof=1) for v in arrays], [len(v) for v in arrays])
+
+
+def single_trial_note(frame) -> str | None:
+    """The sentence a report (and its run's log) opens with when some k was run with fewer than two trials.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Per-trial results with columns ``dataset``, ``method`` and ``k``.
+
+    Returns
+    -------
+    str or None
+        None when every (data set, method, k) has two trials or more; else what the report can say and what
+        it cannot: its means, but for those numbers no interval, verdict or test (:data:`TOO_FEW_TRIALS`).
+    """
+    if frame is None or len(frame) == 0:
+        return None
+    per_k = frame.groupby(["dataset", "method", "k"]).size()
+    single = int((per_k < 2).sum())
+    if single == 0:
+        return None
+    every = "every" if single == len(per_k) else f"{single} of the {len(per_k)}"
+    return (f"{every[0].upper() + every[1:]} (data set, method, k) of this run has a single trial (as with "
+            f"protocol.n_trials=1): its numbers are means without a deviation, and every verdict, interval and "
+            f"test that rests on them {TOO_FEW_TRIALS} (said in its place).")

@@ -4,17 +4,18 @@ import pandas as pd
 
 from helpers import fake_rows, make_home
 from src.presentation import scorecard
+from src.presentation.verdicts import TOO_FEW_TRIALS
 
 
-def build_toy(tmp_path, monkeypatch, effects=None):
+def build_toy(tmp_path, monkeypatch, effects=None, trials=6):
     home = make_home(tmp_path)
     monkeypatch.setattr(scorecard.papers, "HOME", home)
     outputs, explain = tmp_path / "outputs", tmp_path / "explain"
     (outputs / "toy").mkdir(parents=True)
-    frame = pd.concat([fake_rows("yale", "NMF", "nmf", 0.52),
-                       fake_rows("yale", "CNMF", "cnmf", 0.60, seed=1),
-                       fake_rows("yale", "GNMF(alpha=100)", "gnmf", 0.55, seed=2, param_alpha=100),
-                       fake_rows("yale", "GNMF(alpha=1)", "gnmf", 0.71, seed=3, param_alpha=1)])
+    frame = pd.concat([fake_rows("yale", "NMF", "nmf", 0.52, trials=trials),
+                       fake_rows("yale", "CNMF", "cnmf", 0.60, seed=1, trials=trials),
+                       fake_rows("yale", "GNMF(alpha=100)", "gnmf", 0.55, seed=2, trials=trials, param_alpha=100),
+                       fake_rows("yale", "GNMF(alpha=1)", "gnmf", 0.71, seed=3, trials=trials, param_alpha=1)])
     frame.to_csv(outputs / "toy" / "results.csv", index=False)
     if effects is not None:
         (explain / "toy").mkdir(parents=True)
@@ -45,6 +46,17 @@ def test_scorecard_rows_verdicts_and_causes(tmp_path, monkeypatch):
     assert (tmp_path / "outputs" / "toy" / "forest.png").is_file()
     assert not (tmp_path / "explain" / "toy" / "forest.png").exists()  # no readings: no forest with readings
 
+
+def test_with_one_trial_the_scorecard_shows_our_numbers_and_needs_two_trials_for_a_verdict(tmp_path, monkeypatch):
+    text, lines = build_toy(tmp_path, monkeypatch, trials=1)
+    table = pd.read_csv(tmp_path / "outputs" / "scorecard.csv")
+    assert len(table) == 4 and set(table["verdict"]) == {TOO_FEW_TRIALS}
+    assert table["ours"].notna().all() and table["difference"].notna().all()  # the numbers are there
+    assert table["ci90 low"].isna().all() and table["p_holm"].isna().all()  # no interval, no test
+    assert TOO_FEW_TRIALS in lines["NMF AC, average over k"]
+    assert "**toy: Every (data set, method, k) of this run has a single trial" in text
+    assert f"| not run | {TOO_FEW_TRIALS} | old rule |" in text and "| average | 2 | 0 | 0 | 0 | 0 | 2 |" in text
+    assert "Causes of the numbers that differ or can't tell: none." in text  # no cause without a verdict
 
 def test_cause_names_the_readings_that_bring_a_number_back_in_a_few_words(tmp_path, monkeypatch):
     key = "yale: GNMF AC, average over k"

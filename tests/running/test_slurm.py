@@ -4,7 +4,8 @@ The unit tests run the wait (:func:`src.running.slurm.wait_for`) on fake jobs, a
 ``squeue`` answers, and the launcher on fake jobs. The tests marked ``slurm`` run real sweeps through
 ``python -m src.run -m hydra/launcher=submitit_slurm`` on a running SLURM (``tools/slurm/setup_single_node.sh``
 makes one on this machine; the sweeps write into pytest's temporary directories, which only a one-node cluster
-shares with its tasks); they are skipped when ``sinfo`` is missing or shows no idle node.
+shares with its tasks); they are skipped when ``sinfo`` is missing or shows no idle node, except under
+``REPRO_SLURM_REQUIRED=1`` (set by ``.ci/run`` once it has brought the cluster up), where they fail instead.
 """
 
 import json
@@ -346,13 +347,24 @@ def slurm_running() -> str | None:
 
 
 SLURM_MISSING = slurm_running()
+#: Set by .ci/run once it has brought the cluster up: a SLURM test then fails, not skips, where SLURM is missing.
+REQUIRED = os.environ.get("REPRO_SLURM_REQUIRED") == "1"
+
+
+@pytest.fixture
+def cluster():
+    """The running cluster a SLURM test needs; a failure naming what is missing where it is required."""
+    if SLURM_MISSING is not None:
+        pytest.fail(f"REPRO_SLURM_REQUIRED=1 but {SLURM_MISSING}", pytrace=False)
 
 
 def on_slurm(test):
     """Mark ``test`` as a SLURM test (``slurm``, and ``integration``: sweeps in subprocesses), skipped with the
-    reason when no SLURM with an idle node answers."""
-    for mark in (pytest.mark.slurm, pytest.mark.integration,
-                 pytest.mark.skipif(SLURM_MISSING is not None, reason=SLURM_MISSING or "")):
+    reason when no SLURM with an idle node answers, unless REPRO_SLURM_REQUIRED=1 (CI), where it fails."""
+    marks = [pytest.mark.slurm, pytest.mark.integration, pytest.mark.usefixtures("cluster")]
+    if not REQUIRED:
+        marks.append(pytest.mark.skipif(SLURM_MISSING is not None, reason=SLURM_MISSING or ""))
+    for mark in marks:
         test = mark(test)
     return test
 
