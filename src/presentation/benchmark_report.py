@@ -56,7 +56,7 @@ from ..reproduction.shipped import short_name
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
                       format_p, join_names, rank_methods, ranking_lines, slug, tied_with_first)
-from .verdicts import single_trial_note
+from .verdicts import single_trial_notes, trials_per_k
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def k_figure(rows: pd.DataFrame, title: str, path: Path) -> None:
                       methods=list(shown.values()), background=rest, thick=list(shown.values())[:LEADERS],
                       caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples; "
                       f"in colour the first {LEADERS} by mean AC rank here (thick; #: place) and the papers' own "
-                      f"methods, mean ± std over {rows['trial'].nunique()} trials"
+                      f"methods, mean ± std over {trials_per_k(rows['trial'].nunique())}"
                       + (f"; thin grey: the other {len(rest)} methods (mean only)" if rest else ""))
 
 
@@ -317,7 +317,7 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
     datasets = sorted(frame["dataset"].unique())
     lines = [f"## {TITLES.get(track, track)}", "",
              f"{frame['method'].nunique()} methods on {len(datasets)} data sets ({', '.join(datasets)}), "
-             f"k = {frame['k'].min()}..{frame['k'].max()}, {frame['trial'].nunique()} trials per k, the same trials "
+             f"k = {frame['k'].min()}..{frame['k'].max()}, {trials_per_k(frame['trial'].nunique())}, the same trials "
              f"for every method; {len(frame):,} cells from `{track}/runs`.", "",
              "<details><summary>Settings of each method</summary>", "", *settings_table(frame), "", "</details>", ""]
     if track != "unsupervised":
@@ -457,11 +457,11 @@ def cost_section(out: Path) -> list[str]:
 
 
 def protocol_span(frames: dict[str, pd.DataFrame]) -> str:
-    """The k and trials the tracks' cells cover, in words: "2..10 with 10 trials per k"."""
+    """The k and trials the tracks' cells cover, in words: "2..10 with 10 trials per k", "2, 3 with 1 trial per k"."""
     rows = pd.concat([frame[["k", "trial"]] for frame in frames.values()])
     ks = sorted(rows["k"].unique())
     trials = rows.groupby("k")["trial"].nunique()
-    count = (f"{trials.max()} trial{'s' if trials.max() != 1 else ''} per k" if trials.min() == trials.max()
+    count = (trials_per_k(trials.max()) if trials.min() == trials.max()
              else f"{trials.min()} to {trials.max()} trials per k")
     span = f"{ks[0]}..{ks[-1]}" if len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1)) else ", ".join(map(str, ks))
     return f"{span} with {count}"
@@ -471,11 +471,9 @@ def single_trial_lines(frames: dict[str, pd.DataFrame]) -> list[str]:
     """The report's note, one per track, where a track was run with a single trial per k (also logged): its
     means stand, its tests and intervals need at least two trials (:func:`.verdicts.single_trial_note`)."""
     lines = []
-    for track, frame in frames.items():
-        note = single_trial_note(frame)
-        if note:
-            logger.warning("%s: %s", track, note)
-            lines += [f"**{TITLES.get(track, track)}: {note}**", ""]
+    for note, tracks in single_trial_notes(frames).items():
+        logger.warning("%s: %s", ", ".join(tracks), note)
+        lines += [f"**{'; '.join(TITLES.get(track, track) for track in tracks)}: {note}**", ""]
     return lines
 
 

@@ -44,6 +44,7 @@ from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_ta
                                scorings_of, settings_table, single_trial_lines)
 from .figures import plot_metrics_vs_k
 from .ranking import ALPHA, METRICS, Ranking, cd_diagram, format_p, join_names, slug
+from .verdicts import trials_per_k
 
 logger = logging.getLogger(__name__)
 
@@ -366,7 +367,7 @@ def k_figures(track: str, frame: pd.DataFrame, contenders, twins: dict[str, str]
         image = f"{track}_k_{slug(dataset)}.png"
         plot_metrics_vs_k(rows.assign(method=rows["method"].map(lambda m: shown.get(m, m))),
                           f"{TITLES.get(track, track)}: {dataset}", out / image, methods=list(shown.values()),
-                          caption=f"every sample scored; mean ± std over {rows['trial'].nunique()} trials per k"
+                          caption=f"every sample scored; mean ± std over {trials_per_k(rows['trial'].nunique())}"
                           + (f"; thin grey: the other {plural(len(rest), 'method')} (mean only)" if rest else ""),
                           background=rest, thick=[c for c in contenders if c in shown])
         images.append(f"![AC and NMI against k, {dataset}]({image})")
@@ -385,7 +386,7 @@ def track_section(track: str, frame: pd.DataFrame, rankings: _Rankings, contende
     lines = [f"## {TITLES.get(track, track)}", "",
              *wrapped(f"{plural(frame['method'].nunique(), 'method')} on {plural(len(datasets), 'data set')} "
                       f"({', '.join(datasets)}), "
-                      f"k = {k_range(frame)}, {frame['trial'].nunique()} trials per k; "
+                      f"k = {k_range(frame)}, {trials_per_k(frame['trial'].nunique())}; "
                       f"{len(frame):,} cells" + (f"; contenders in bold: {join_names(present)}." if present else
                                                  ".")), ""]
     if present:

@@ -53,7 +53,7 @@ from .paper_report import judged_numbers
 from .verdict_figures import (FOREST, FRONT, VERDICTS, forest_title, plot_forest, plot_published_vs_ours,
                               published_vs_ours_alt, readings_text)
 from .verdicts import (ALPHA, MARGIN, NO_VERDICT, TOO_FEW_TRIALS, best_case_half_width, noise_reason,
-                       single_trial_note)
+                       single_trial_notes)
 
 logger = logging.getLogger(__name__)
 
@@ -323,13 +323,8 @@ def build(outputs: Path = papers.OUTPUTS, home: Path = papers.HOME, explain: Pat
     table = numbers_of.table(rows)
     front = draw_figures(table, outputs, explain, effects)
     kinds = pd.Series([row["cause kind"] for row in rows if row["cause kind"]]).value_counts()
-    said = {}  # the papers run with one trial, by what is said of them: their numbers, but no verdict
-    for name, path in read.items():
-        note = single_trial_note(pd.read_csv(path))
-        if note:
-            said.setdefault(note, []).append(name)
-    notes = []
-    for note, names in said.items():
+    notes = []  # the papers run with one trial: their numbers, but no verdict
+    for note, names in single_trial_notes({name: pd.read_csv(path) for name, path in read.items()}).items():
         logger.warning("scorecard: %s: %s", ", ".join(names), note)
         notes += [f"**{', '.join(names)}: {note}**", ""]
     lines = ["# Scorecard: every published number we have data for, beside ours", "", *notes,

@@ -347,3 +347,19 @@ def single_trial_note(frame) -> str | None:
     return (f"{every[0].upper() + every[1:]} (data set, method, k) of this run has a single trial (as with "
             f"protocol.n_trials=1): its numbers are means without a deviation, and every verdict, interval and "
             f"test that rests on them {TOO_FEW_TRIALS} (said in its place).")
+
+
+def single_trial_notes(frames) -> dict[str, list[str]]:
+    """:func:`single_trial_note` of several runs (name -> per-trial results), each note with the names it
+    holds for, so that a report says it once for all the papers or tracks it concerns."""
+    said = {}
+    for name, frame in frames.items():
+        note = single_trial_note(frame)
+        if note:
+            said.setdefault(note, []).append(name)
+    return said
+
+
+def trials_per_k(n: int) -> str:
+    """"1 trial per k", "10 trials per k"."""
+    return f"{n} trial per k" if n == 1 else f"{n} trials per k"
