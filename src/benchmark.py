@@ -4,6 +4,7 @@ Usage::
 
     python -m src.benchmark                          # what `make benchmark` runs: every track
     python -m src.benchmark --tracks unsupervised    # one track
+    python -m src.benchmark --datasets yale          # the tracks on one data set
     python -m src.benchmark --dry-run                # the cells: to compute, copied from the reproduction
     python -m src.benchmark --report-only            # rebuild outputs/benchmark/report.md from the runs
     python -m src.benchmark --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
@@ -41,6 +42,7 @@ import argparse
 import logging
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -70,6 +72,25 @@ def sources(overrides: list[str]) -> list[papers.Paper]:
     return papers.in_order() if papers.runs_may_be_on_disk(overrides) else []
 
 
+def narrowed(track: papers.Paper, datasets: list[str] | None) -> papers.Paper:
+    """The track's home with its sweeps narrowed to ``datasets`` (None: as it is): a sweep's own data sets
+    intersected with them, the sweep left out where none is left; a sweep over the experiment's data sets gets
+    them as its ``dataset=`` override (a command-line value takes the place of the sweeper's)."""
+    if not datasets:
+        return track
+    sweeps = []
+    for sweep in track.sweeps:
+        given = [override for override in sweep if override.startswith("dataset=")]
+        if not given:
+            sweeps.append((*sweep, f"dataset={','.join(datasets)}"))
+            continue
+        kept = [name for name in given[0].split("=", 1)[1].split(",") if name in datasets]
+        if kept:
+            sweeps.append(tuple(f"dataset={','.join(kept)}" if override == given[0] else override
+                                for override in sweep))
+    return replace(track, sweeps=tuple(sweeps))
+
+
 def main(argv=None) -> int:
     tracks = papers.names(benchmark_report.HOME)
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0],
@@ -91,7 +112,8 @@ def main(argv=None) -> int:
                               help="your labelled data file (.npz, .mat, .csv as dataset=file reads it): every "
                                    "family method on it, ranked")
     outside_args.add_argument("--datasets", nargs="+", default=None, choices=opened.DATASETS, metavar="NAME",
-                              help=f"the data sets a --method runs on (default all: {', '.join(opened.DATASETS)})")
+                              help="the data sets the run covers, the family's own or a --method's (default all: "
+                                   f"{', '.join(opened.DATASETS)})")
     outside_args.add_argument("--cell-timeout", type=float, default=None, metavar="SECONDS",
                               help="stop an outside method's cell after this long (default: 10x the family's "
                                    "slowest cell of that data set, at least 60 s)")
@@ -110,9 +132,13 @@ def main(argv=None) -> int:
         if args.method or args.dataset:
             return run_outside(args)
         if not args.report_only:
-            chosen = [papers.load(track, benchmark_report.HOME, "benchmark") for track in args.tracks]
+            chosen = [narrowed(papers.load(track, benchmark_report.HOME, "benchmark"), args.datasets)
+                      for track in args.tracks]
+            others = [narrowed(papers.load(track, benchmark_report.HOME, "benchmark"), args.datasets)
+                      for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
             started = None if args.dry_run else start_clock(out)
-            run_pool(chosen, args.overrides, args.workers, out, dry_run=args.dry_run, sources=sources(args.overrides),
+            run_pool([home for home in chosen if home.sweeps], args.overrides, args.workers, out,
+                     dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
                      job_report=write_reports)
             if args.dry_run:
                 return 0

@@ -293,9 +293,9 @@ def in_process(fail=None):
     return run
 
 
-def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = "toylabels"):
+def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = "toylabels", protocol: str = "cnmf"):
     """A benchmark track on the toy papers' search path, its settings ``root/experiment/benchmark/<track>.yaml``
-    and its home ``root/papers/benchmark/<track>/``: CNMF's labelling on Yale, ``methods``, written into
+    and its home ``root/papers/benchmark/<track>/``: ``protocol``'s labelling (CNMF's) on Yale, ``methods``, written into
     ``outputs/benchmark/<track>/runs``; returns its :class:`Paper`. The track needs a name the project's
     ``conf/experiment/benchmark/`` does not use: the project's configs come first on the search path."""
     home = root / "papers" / "benchmark" / track
@@ -303,7 +303,7 @@ def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = 
     (home / "reproduce.yaml").write_text("sweeps:\n  - []\n")
     settings = root / "experiment" / "benchmark" / f"{track}.yaml"
     settings.parent.mkdir(parents=True, exist_ok=True)
-    text = TOY_EXPERIMENT.format(protocol="cnmf", name=track, methods=methods)
+    text = TOY_EXPERIMENT.format(protocol=protocol, name=track, methods=methods)
     settings.write_text(text.replace("/reproduce/", "/benchmark/"))
     from src.reproduction import homes as papers
 

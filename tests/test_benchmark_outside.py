@@ -35,7 +35,9 @@ def family_file(tmp_path_factory, data_dir):
     rng = np.random.default_rng(0)
     rows = [dict(track=track, dataset="yale", method=method, label=method, estimator=name, k=k, trial=trial,
                  acc=acc, nmi=acc - 0.1, acc_unlabelled=np.nan if track == "unsupervised" else acc - 0.02,
-                 nmi_unlabelled=np.nan if track == "unsupervised" else acc - 0.12, objective=1.0, fit_seconds=0.2,
+                 nmi_unlabelled=np.nan if track == "unsupervised" else acc - 0.12, ari=acc - 0.2,
+                 ari_unlabelled=np.nan if track == "unsupervised" else acc - 0.22, partition="ab", objective=1.0,
+                 fit_seconds=0.2,
                  kmeans_seconds=0.1, n_iter=5, seed=0, config_hash="h", code_fingerprint="f", data_sha256=digest)
             for track in contenders.TRACKS for method, name in FAMILY.items() if track != "unsupervised"
             or name != "cnmf" for k in (2, 3) for trial in (0, 1) for acc in [rng.uniform(0.3, 0.6)]]

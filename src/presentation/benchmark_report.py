@@ -293,22 +293,20 @@ def scoring_shift(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def references_check(frame: pd.DataFrame, unsupervised: pd.DataFrame | None) -> list[str]:
-    """Whether a label track's references clustered as in the unsupervised track: a reference takes no
-    labels, so on the same trials its every-sample AC and NMI must equal that track's, cell for cell; only
-    its unlabelled-only scores are the label track's own."""
+def references_note(frame: pd.DataFrame, unsupervised: pd.DataFrame | None) -> list[str]:
+    """What a label track's references are: an unsupervised method's clustering does not depend on which
+    samples are labelled, so the pool computes it once (:func:`src.running.pool.jobs.sharing_key`) and one cell
+    serves this track and the unsupervised track; only its scores on this track's unlabelled samples, read
+    from the cell's partition, are this track's own."""
     references = frame[~frame["estimator"].map(takes_labels)]
-    if unsupervised is None or references.empty:
+    if references.empty:
         return []
     keys = ["dataset", "label", "k", "trial"]
-    joined = references.merge(unsupervised[keys + ["acc", "nmi"]], on=keys, suffixes=("", "_alone"))
-    if joined.empty:
-        return []
-    equal = ((joined["acc"] - joined["acc_alone"]).abs() <= 1e-9) & ((joined["nmi"] - joined["nmi_alone"]).abs() <= 1e-9)
-    return [f"The {references['method'].nunique()} unsupervised references run on this track's trials: "
-            f"{int(equal.sum()):,} of their {len(joined):,} cells found in the unsupervised track have the same "
-            "AC and NMI on every sample there (a reference takes no labels; only its unlabelled-only score is "
-            "this track's own).", ""]
+    both = 0 if unsupervised is None else len(references.merge(unsupervised[keys], on=keys))
+    return [f"The {references['method'].nunique()} unsupervised references of this track take no labels: each "
+            f"of their cells is one clustering with the unsupervised track's, computed once ({both:,} of their "
+            f"{len(references):,} cells serve both tracks here); only their scores on this track's unlabelled "
+            "samples, read from the cell's kept partition, are this track's own.", ""]
 
 
 def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.DataFrame | None = None) \
@@ -321,7 +319,7 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
              f"for every method; {len(frame):,} cells from `{track}/runs`.", "",
              "<details><summary>Settings of each method</summary>", "", *settings_table(frame), "", "</details>", ""]
     if track != "unsupervised":
-        lines += references_check(frame, unsupervised)
+        lines += references_note(frame, unsupervised)
     for dataset in datasets:
         k_figure(frame[frame["dataset"] == dataset], f"{TITLES.get(track, track)}: {dataset}",
                  out / f"{track}_figure_{slug(dataset)}.png")

@@ -23,6 +23,7 @@ from .. import methods
 from ..methods.core.validation import UNLABELLED
 from .clustering import best_kmeans
 from .metrics import accuracy, nmi
+from .partition import scores
 from .trials import Trial
 
 #: Which samples AC and NMI are computed on (``protocol.score_on``).
@@ -41,12 +42,14 @@ class Fit:
     """One factorization of a trial's samples and its cluster assignment: scores and costs.
 
     ``readouts`` maps each name of ``protocol.readouts`` to its (AC, NMI), NaN where it does not apply.
-    ``unlabelled`` is the (AC, NMI) of the same assignment on the trial's unlabelled samples only, when the
-    trial has labelled ones and all samples are scored; None otherwise.
+    ``partition`` is the scored assignment itself, one cluster per sample of the trial (its order), which
+    every other score can be computed from (:mod:`.partition`).
     """
 
     acc: float
     nmi: float
+    ari: float
+    partition: np.ndarray  # (n_samples,) the cluster of each sample of the trial
     rank: int
     n_iter: int
     converged: bool | None  # None: fixed iterations, or no iterative solver
@@ -55,14 +58,15 @@ class Fit:
     fit_seconds: float
     kmeans_seconds: float
     readouts: Mapping[str, tuple[float, float]]
-    unlabelled: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
 class Cell:
-    """A cell's trial and its sub-runs' fits: the one reported and the choice by each rule."""
+    """A cell's trial and its sub-runs' fits: the one reported and the choice by each rule, and which of the
+    trial's samples its scores read (``protocol.score_on``)."""
 
     trial: Trial
+    score_on: str
     fits: tuple[Fit, ...]  # one per sub-run, sub-run 0 first
     chosen: Fit  # the one the row reports (``protocol.subrun_choice``)
     by_objective: Fit
@@ -152,7 +156,8 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
     "unlabelled" scores only the unlabelled samples (the CCF paper's "the others for testing"); "all"
     scores every sample of the trial, labelled ones included, as the CNMF paper does. A point whose class
     a method was told flatters it, so when the trial has labelled samples and all are scored, the same
-    assignment is also scored on the unlabelled samples alone (``Fit.unlabelled``).
+    assignment is also scored on the unlabelled samples alone, from ``Fit.partition``, when the row is written
+    (:func:`.partition.unlabelled_scores`).
 
     ``protocol.assign`` picks the cluster labels that ``acc`` and ``nmi`` score: "kmeans" (the best of
     ``kmeans_restarts`` KMeans runs on the representation, the papers' protocol) or "argmax" (each
@@ -196,13 +201,13 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
                 readouts[name] = (accuracy(trial.y_true[scored], labels[scored]),
                                   nmi(trial.y_true[scored], labels[scored]))
     kmeans_seconds = time.perf_counter() - start
-    free = trial.y_partial == UNLABELLED
-    unlabelled = None
-    if protocol.score_on == "all" and free.any() and not free.all():
-        unlabelled = (accuracy(trial.y_true[free], predicted[free]), nmi(trial.y_true[free], predicted[free]))
+    predicted = np.asarray(predicted)
+    scored_ones = scores(trial.y_true, predicted, scored)
     return Fit(
-        acc=accuracy(trial.y_true[scored], predicted[scored]),
-        nmi=nmi(trial.y_true[scored], predicted[scored]),
+        acc=scored_ones["acc"],
+        nmi=scored_ones["nmi"],
+        ari=scored_ones["ari"],
+        partition=predicted,
         rank=rank,
         n_iter=int(getattr(model, "n_iter_", 0)),
         converged=getattr(model, "converged_", None),
@@ -211,7 +216,6 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
         fit_seconds=fit_seconds,
         kmeans_seconds=kmeans_seconds,
         readouts=readouts,
-        unlabelled=unlabelled,
     )
 
 
@@ -231,4 +235,5 @@ def run_cell(X: np.ndarray, method, trial: Trial, protocol, image_shape=None) ->
     by_objective = min(fits, key=lambda f: f.objective if not math.isnan(f.objective) else f.kmeans_objective)
     by_accuracy = max(fits, key=lambda f: f.acc)
     chosen = by_accuracy if protocol.subrun_choice == "accuracy" else by_objective
-    return Cell(trial=trial, fits=fits, chosen=chosen, by_objective=by_objective, by_accuracy=by_accuracy)
+    return Cell(trial=trial, score_on=protocol.score_on, fits=fits, chosen=chosen, by_objective=by_objective,
+                by_accuracy=by_accuracy)

@@ -2,8 +2,9 @@
 
 ``papers/benchmark/family_cells.csv.gz`` holds one row per (track, data set, method, k, trial) with the
 scores the rankings read (AC and NMI on every sample and, in a label track, on the unlabelled samples
-alone), the seconds, and what produced the row: the config hash, the code fingerprint and the digest of the
-data the cell saw (:func:`data_digest`). ``make results`` writes it from ``outputs/benchmark`` (:func:`write`);
+alone) and the adjusted Rand index beside them, the seconds, what produced the row (the config hash, the
+code fingerprint and the digest of the data the cell saw: :func:`data_digest`) and the cell's partition
+(:mod:`src.protocol.partition`), from which any other score of the cell can be computed without a refit. ``make results`` writes it from ``outputs/benchmark`` (:func:`write`);
 a method from outside the repository (:mod:`src.reproduction.contenders`) computes only its own cells and is
 ranked against these (:func:`load`).
 
@@ -34,9 +35,9 @@ logger = logging.getLogger(__name__)
 #: The shipped file (in the repository, beside the tracks' homes).
 FILE = PAPERS_DIR / "benchmark" / "family_cells.csv.gz"
 #: Its columns, in order.
-COLUMNS = ("track", "dataset", "method", "label", "estimator", "k", "trial", "acc", "nmi", "acc_unlabelled",
-           "nmi_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "seed", "config_hash",
-           "code_fingerprint", "data_sha256")
+COLUMNS = ("track", "dataset", "method", "label", "estimator", "k", "trial", "acc", "nmi", "ari", "acc_unlabelled",
+           "nmi_unlabelled", "ari_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "seed",
+           "config_hash", "code_fingerprint", "data_sha256", "partition")
 
 
 def short_name(label: str) -> str:

@@ -143,6 +143,12 @@ def begin_run(opened: OpenRun, plain: dict, overrides=(), started: str | None = 
     return record
 
 
+def trial_of(identity: RunIdentity, dataset, k: int, trial_number: int, seed: int):
+    """The (k, trial) trial of the run ``identity`` describes (its label scheme) on its loaded ``dataset``:
+    what the run's row of a cell shared with another run is scored on (:func:`src.running.results.result_row`)."""
+    return make_trial(dataset.y, dataset.name, k, trial_number, seed, identity.settings["protocol"]["labels"])
+
+
 def compute_cell(spec: RunSpec, dataset, k: int, trial_number: int):
     """One (k, trial) cell of the run ``spec`` on its loaded ``dataset``: the trial, then its fits
     (:func:`src.protocol.cell.run_cell`)."""

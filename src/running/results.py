@@ -21,9 +21,14 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import write_atomic
+from ..protocol.partition import decode, encode, place_columns
 
 logger = logging.getLogger(__name__)
 
+#: The column of a row that keeps its cell's partition (:func:`src.protocol.partition.encode`).
+PARTITION = "partition"
+#: The columns of a row that depend on which of its trial's samples are labelled, beside its own scores.
+PLACE_COLUMNS = ("acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_samples", "n_labelled")
 CELL_DIR = "cells"
 RESULTS = "results.csv"
 COLUMNS = ("dataset", "method", "k", "trial")
@@ -45,7 +50,7 @@ class RunIdentity:
 
 
 def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = None,
-               peak_rss_mb: float | None = None) -> dict:
+               peak_rss_mb: float | None = None, trial=None) -> dict:
     """The row of one finished cell: its columns, in the order ``cells/*.json`` and ``results.csv`` keep.
 
     Parameters
@@ -57,17 +62,23 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
     seed : int
         The run's seed.
     cell : src.protocol.cell.Cell
-        The cell's trial and fits. The reported fit gives the scores (``acc_unlabelled`` and
-        ``nmi_unlabelled`` too, when it scored all samples of a trial with labelled ones) and costs, the times are summed over
-        the sub-runs; with more than one sub-run the columns ``subruns``, ``acc_by_objective``,
-        ``nmi_by_objective``, ``acc_by_accuracy`` and ``nmi_by_accuracy`` record both choices.
+        The cell's trial and fits. The reported fit gives the scores (AC, NMI, ARI) and costs, the times
+        are summed over the sub-runs; with more than one sub-run the columns ``subruns``, ``acc_by_objective``,
+        ``nmi_by_objective``, ``acc_by_accuracy`` and ``nmi_by_accuracy`` record both choices. Its partition
+        is kept as ``partition`` (:func:`src.protocol.partition.encode`).
     run : RunIdentity, optional
         When given, the run's settings as flat columns (:func:`setting_columns`), the method's parameters
         as JSON (``params``), ``config_hash``, ``code_fingerprint`` and ``peak_rss_mb`` follow.
     peak_rss_mb : float, optional
         The process's peak resident memory so far, in MB (with ``run``).
+    trial : src.protocol.trials.Trial, optional
+        The trial of the row's own run, when the cell was computed for another run that shares its
+        clustering (the same samples and seeds, other labelled samples: an unsupervised method in a label
+        track); its sizes and the scores of its unlabelled samples (``acc_unlabelled``, ``nmi_unlabelled``,
+        ``ari_unlabelled``, when all samples are scored and the trial has labelled ones) are read from the
+        partition (:func:`src.protocol.partition.place_columns`). Default: the cell's own.
     """
-    chosen, trial = cell.chosen, cell.trial
+    chosen, trial = cell.chosen, trial or cell.trial
     row = {
         "dataset": dataset,
         "method": method.label,
@@ -77,6 +88,7 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
         "seed": seed,
         "acc": chosen.acc,
         "nmi": chosen.nmi,
+        "ari": chosen.ari,
         "rank": chosen.rank,
         "n_iter": chosen.n_iter,
         "converged": chosen.converged,
@@ -88,14 +100,12 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
     for name, (acc, nmi) in chosen.readouts.items():
         row[f"acc_{name}"] = acc
         row[f"nmi_{name}"] = nmi
-    if chosen.unlabelled is not None:
-        row["acc_unlabelled"], row["nmi_unlabelled"] = chosen.unlabelled
-    row["n_samples"] = trial.n_samples
-    row["n_labelled"] = trial.n_labelled
+    row.update(place_columns(trial, chosen.partition, cell.score_on))
     if len(cell.fits) > 1:
         row.update(subruns=len(cell.fits), acc_by_objective=cell.by_objective.acc,
                    nmi_by_objective=cell.by_objective.nmi, acc_by_accuracy=cell.by_accuracy.acc,
                    nmi_by_accuracy=cell.by_accuracy.nmi)
+    row[PARTITION] = encode(chosen.partition)
     if run is not None:
         row.update(run_columns(run, peak_rss_mb))
     return row
@@ -108,18 +118,37 @@ def run_columns(run: RunIdentity, peak_rss_mb: float | None) -> dict:
             "config_hash": run.config_hash, "code_fingerprint": run.code_fingerprint, "peak_rss_mb": peak_rss_mb}
 
 
-def rebase_row(row: Mapping, source: RunIdentity, dataset: str, method, target: RunIdentity) -> dict:
+def rebase_row(row: Mapping, source: RunIdentity, dataset: str, method, target: RunIdentity, trial=None) -> dict:
     """The row of a cell computed under ``source``, as the run ``target`` would have written it.
 
-    The cell's own columns (scores, costs, the trial's sizes) are kept; the data set's name and the method's
-    label are ``target``'s (``method`` is a :class:`src.running.settings.MethodSpec`), and so are the settings'
-    columns, ``params``, ``config_hash`` and ``code_fingerprint``. Only meaningful when both runs compute
-    the cell alike (:func:`src.running.pool.jobs.sharing_key`).
+    The cell's own columns (scores, costs, partition) are kept; the data set's name and the method's label
+    are ``target``'s (``method`` is a :class:`src.running.settings.MethodSpec`), and so are the settings'
+    columns, ``params``, ``config_hash`` and ``code_fingerprint``; with ``trial``, the target's own trial of
+    the cell, the columns of its labelled samples are read from the partition (:func:`with_trial`). Only
+    meaningful when both runs compute the clustering alike (:func:`src.running.pool.jobs.sharing_key`).
     """
     own = set(run_columns(source, None))
     out = {key: value for key, value in row.items() if key not in own}
+    if trial is not None:
+        out = with_trial(out, trial, target.settings["protocol"]["score_on"])
     out.update(dataset=dataset, method=method.label)
     out.update(run_columns(target, row.get("peak_rss_mb")))
+    return out
+
+
+def with_trial(row: Mapping, trial, score_on: str) -> dict:
+    """``row`` with the columns that depend on which samples its trial labels (its unlabelled samples'
+    scores and its sizes: :func:`src.protocol.partition.place_columns`) read from its ``partition`` for
+    ``trial``, in the place a fresh row has them."""
+    if PARTITION not in row:
+        raise ValueError("the row keeps no partition to score another trial's samples from")
+    fresh = place_columns(trial, decode(row[PARTITION]), score_on)
+    out = {}
+    for key, value in row.items():
+        if key == "n_samples":
+            out.update(fresh)
+        elif key not in PLACE_COLUMNS:
+            out[key] = value
     return out
 
 

@@ -320,13 +320,13 @@ def test_a_cells_row_has_its_columns_in_one_order(y):
     method = MethodSpec("nmf", "NMF", freeze({"max_iter": 5, "stopping": "fixed"}))
     cell = run_cell(X, method, trial, spec(readouts=["argmax"]))
     assert list(result_row("toy", method, 0, cell)) == [
-        "dataset", "method", "estimator", "k", "trial", "seed", "acc", "nmi", "rank", "n_iter", "converged",
+        "dataset", "method", "estimator", "k", "trial", "seed", "acc", "nmi", "ari", "rank", "n_iter", "converged",
         "objective", "kmeans_objective", "fit_seconds", "kmeans_seconds", "acc_argmax", "nmi_argmax",
-        "acc_unlabelled", "nmi_unlabelled", "n_samples", "n_labelled"]
+        "acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_samples", "n_labelled", "partition"]
     settings = {"dataset": {"name": "toy", "preprocess": "none"}, "method": method.as_dict(),
                 "protocol": {"labels": {"mode": "none"}, "rank_offset": 0}, "seed": 0}
     row = result_row("toy", method, 0, cell, RunIdentity(settings, "abc", "def"), 12.5)
-    assert list(row)[21:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
+    assert list(row)[24:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
                               "protocol_rank_offset", "params", "config_hash", "code_fingerprint", "peak_rss_mb"]
     assert row["params"] == '{"max_iter": 5, "stopping": "fixed"}' and row["peak_rss_mb"] == 12.5
 

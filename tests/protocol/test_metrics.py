@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
+from src.protocol import metrics
 from src.protocol.metrics import accuracy, contingency, nmi
 
 
@@ -86,3 +87,24 @@ def test_max_normalization_differs_from_sklearn_default():
 def test_more_clusters_than_classes():
     assert accuracy([0, 0, 1, 1], [0, 1, 2, 3]) == pytest.approx(0.5)
     assert contingency([0, 0, 1], [2, 3, 3]).tolist() == [[1, 1], [0, 1]]
+
+
+def rand_pairs(labels_true, labels_pred) -> float:
+    """The adjusted Rand index counted pair by pair, apart from scikit-learn: agreements of every pair of
+    samples, corrected by their expectation under fixed cluster sizes (Hubert and Arabie 1985)."""
+    n = len(labels_true)
+    same_true = [labels_true[i] == labels_true[j] for i in range(n) for j in range(i + 1, n)]
+    same_pred = [labels_pred[i] == labels_pred[j] for i in range(n) for j in range(i + 1, n)]
+    both = sum(a and b for a, b in zip(same_true, same_pred))
+    pairs, a, b = len(same_true), sum(same_true), sum(same_pred)
+    expected = a * b / pairs
+    return (both - expected) / ((a + b) / 2 - expected)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ari_agrees_with_counting_pairs(seed):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, 30)
+    predicted = np.where(rng.random(30) < 0.6, truth, rng.integers(0, 4, 30))
+    assert metrics.ari(truth, predicted) == pytest.approx(rand_pairs(list(truth), list(predicted)), abs=1e-12)
+    assert metrics.ari(truth, (truth + 1) % 3) == pytest.approx(1.0)  # the classes under other names

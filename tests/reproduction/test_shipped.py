@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from src.reproduction import contenders, shipped
+from src.protocol.trials import make_trial
 from src.running.cells import compute_cell, open_run
+from src.running.results import result_row
 from src.running.pool import plan_jobs
 from src.running.settings import thaw
 
@@ -39,7 +41,7 @@ def family():
 
 
 def test_the_shipped_file_is_small_and_holds_every_cell_of_every_track(family):
-    assert shipped.FILE.stat().st_size < 5e6
+    assert shipped.FILE.stat().st_size < 10e6  # with every cell's partition
     assert list(family.columns) == list(shipped.COLUMNS)
     assert set(family["track"]) == set(contenders.TRACKS)
     assert set(family["dataset"]) == set(contenders.DATASETS)
@@ -48,7 +50,8 @@ def test_the_shipped_file_is_small_and_holds_every_cell_of_every_track(family):
     assert set(counts) == {90}  # k = 2..10, 10 trials: no job half there
     for track in contenders.LABEL_TRACKS:
         assert family.loc[family["track"] == track, ["acc_unlabelled", "nmi_unlabelled"]].notna().all().all()
-    assert family[["acc", "nmi"]].stack().between(0, 1).all()
+    assert family[["acc", "nmi"]].stack().between(0, 1).all() and family["ari"].between(-1, 1).all()
+    assert family["partition"].str.startswith("a").all()  # every cell keeps its partition, read back as text
     assert family.groupby("dataset")["data_sha256"].nunique().eq(1).all()
     assert family["seed"].eq(0).all() and family["code_fingerprint"].nunique() == 1
 
@@ -82,6 +85,27 @@ def test_a_slice_of_the_shipped_cells_recomputed_finds_the_same_numbers(family, 
     """Unsupervised track, NMF on Yale: four of its 90 cells recomputed here (the whole slice: test_slow's)."""
     check_slice(*recompute(family, "unsupervised", "yale", "nmf", [(2, 0), (3, 1), (5, 2), (10, 9)], mirror,
                            data_dir))
+
+
+def test_a_reference_of_a_label_track_scored_from_the_unsupervised_tracks_cell_finds_the_shipped_numbers(
+        family, mirror, data_dir):
+    """One clustering, every track: NMF's unsupervised cell, scored for each label track's trial from its
+    partition, gives that track's shipped cell, both scorings (every sample, the unlabelled ones only)."""
+    home = contenders.Sweeps("unsupervised", (("experiment=benchmark/unsupervised", "dataset=yale", "method=nmf",
+                                              f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"),))
+    job = plan_jobs([home], [])[0]
+    run = open_run(job.spec, data_dir / "unused")
+    dataset = run.prepared.dataset
+    for k, trial in [(3, 4), (7, 8)]:
+        cell = compute_cell(job.spec, dataset, k, trial)
+        for track, fraction in (("labels10", 0.1), ("labels30", 0.3)):
+            labels = {"mode": "fraction", "fraction": fraction}
+            row = result_row(dataset.name, job.spec.method, 0, cell,
+                             trial=make_trial(dataset.y, dataset.name, k, trial, 0, labels))
+            shipped_row = family[(family["track"] == track) & (family["dataset"] == "yale")
+                                 & (family["estimator"] == "nmf")].set_index(["k", "trial"]).loc[(k, trial)]
+            for column in ("acc", "nmi", "acc_unlabelled", "nmi_unlabelled"):
+                assert row[column] == pytest.approx(shipped_row[column], abs=1e-9), (track, k, trial, column)
 
 
 @pytest.mark.slow

@@ -7,13 +7,16 @@ them) and each job's config as the launcher would (:func:`expand`). A :class:`Jo
 directory gets: its overrides, its resolved config, its spec and its output directory, the same
 ``hydra.sweep.dir`` / ``hydra.sweep.subdir`` a multirun gives it.
 
-Cells computed once. Two jobs ask for the same cell when everything that decides its numbers is equal
+Cells computed once. Two jobs ask for the same cell when everything its clustering depends on is equal
 (:func:`sharing_key`): the data set, the method's name and parameters, the seed, (k, trial), and every
-protocol setting the method reads. The label scheme is read by a method that takes labels
-(``needs_labels``) and by every protocol that labels samples (a row scores the unlabelled samples apart);
-the trial's classes, samples and seeds never depend on it (:mod:`src.protocol.trials`). The method's label only names the row. Such
-a cell is computed once and its row written into each job's directory, under that job's settings
-(:class:`Task`).
+protocol setting the method reads. The trial's classes, samples and seeds never depend on the label scheme
+(:mod:`src.protocol.trials`), so the label scheme enters the key only where it changes the clustering or
+the scores a row reports (:func:`reads_labels`): for a method that takes labels (``needs_labels``), and for a
+protocol that scores the unlabelled samples only (``score_on: unlabelled``). An unsupervised method's cell
+is therefore one cell for the unsupervised track and both label tracks; each job's row reads the scores of
+its own unlabelled samples from the cell's partition (:func:`src.running.results.result_row`). The method's
+label only names the row. Such a cell is computed once and its row written into each job's directory, under
+that job's settings (:class:`Task`).
 """
 
 from __future__ import annotations
@@ -92,10 +95,12 @@ def expand(sweeps: Iterable[tuple[str, int, list[str]]]) -> list[Job]:
 
 
 def reads_labels(spec: RunSpec) -> bool:
-    """Whether a cell of ``spec`` depends on the protocol's label scheme: the method takes labels, or
-    there are labelled samples (a row scores the unlabelled ones apart, or only them)."""
+    """Whether a cell of ``spec`` depends on the protocol's label scheme beyond what its partition gives:
+    the method takes labels, or the row's own scores read the unlabelled samples only (``score_on:
+    unlabelled``, which also decides the sub-run an accuracy choice keeps). Scoring all samples, a row's
+    unlabelled samples' scores come from the shared partition."""
     return bool(getattr(methods.estimator_class(spec.method.name), "needs_labels", False)) \
-        or spec.protocol.labels["mode"] != "none"
+        or (spec.protocol.labels["mode"] != "none" and spec.protocol.score_on == "unlabelled")
 
 
 def sharing_key(spec: RunSpec, k: int, trial: int) -> str:

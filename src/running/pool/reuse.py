@@ -5,9 +5,10 @@ parameters, seed, (k, trial) and every protocol setting the cell reads, which is
 :func:`.jobs.sharing_key` hashes. A cell of a *source* job (a paper's job of the reproduction) is copied into
 a job of the pool when the keys are equal and the source's row is valid for the source's own settings and
 today's code (:func:`src.running.cells.stale_reason`: the same code fingerprint); a row computed by other code is
-never copied. The copy is the source's row under the target job's name and settings
-(:func:`src.running.results.rebase_row`), so the target's ``results.csv`` reads it like one of its own, and a re-run
-of the target finds it on disk.
+never copied. The copy is the source's row under the target job's name and settings, its unlabelled samples'
+scores read from the cell's partition for the target's own trial (:func:`src.running.results.rebase_row`: an
+unsupervised method's clustering serves every label scheme), so the target's ``results.csv`` reads it like one
+of its own, and a re-run of the target finds it on disk.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..results import RunIdentity, load_cell, rebase_row, save_cell
-from ..cells import OpenRun, cell_paths, run_identity, stale_reason
+from ..cells import OpenRun, cell_paths, run_identity, stale_reason, trial_of
 from .jobs import Job, sharing_key
 
 
@@ -54,7 +55,9 @@ def copy_cells(jobs: list[Job], opened: list[OpenRun], sources: list[Job]) -> di
     for key, (row, source, identity) in source_rows(sources, wanted).items():
         for index, k, trial in wanted[key]:
             run = opened[index]
-            rebased = rebase_row(row, identity, run.prepared.dataset.name, jobs[index].spec.method, run.identity)
+            dataset, spec = run.prepared.dataset, jobs[index].spec
+            rebased = rebase_row(row, identity, dataset.name, spec.method, run.identity,
+                                 trial_of(run.identity, dataset, k, trial, spec.seed))
             save_cell(run.paths[k, trial], rebased)
             run.stored[k, trial] = rebased
             copied[index, k, trial] = source.out_dir

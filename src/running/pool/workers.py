@@ -39,7 +39,7 @@ from .. import slurm
 from ...data import load_dataset
 from ...errors import one_line
 from ..results import RunIdentity, result_row, save_cell
-from ..cells import compute_cell, peak_rss_mb
+from ..cells import compute_cell, peak_rss_mb, trial_of
 from ..settings import MethodSpec, RunSpec, thaw
 
 logger = logging.getLogger(__name__)
@@ -142,7 +142,8 @@ def work(item: Work) -> Done:
             with time_limit(item.time_limit):
                 cell = compute_cell(item.spec, dataset, item.k, item.trial)
         rss = peak_rss_mb()
-        rows = [result_row(row.dataset, row.method, row.seed, cell, row.identity, rss) for row in item.rows]
+        rows = [result_row(row.dataset, row.method, row.seed, cell, row.identity, rss,  # each scored on its trial
+                           trial_of(row.identity, dataset, item.k, item.trial, row.seed)) for row in item.rows]
         for row, values in zip(item.rows, rows):
             save_cell(row.path, values)
     except Exception as exc:  # noqa: BLE001 - the cell fails on one line, the other cells go on

@@ -40,8 +40,13 @@ def test_cells_are_shared_only_where_nothing_the_method_reads_differs(tmp_path):
     unlabelled = [job.spec for job in expand(sweeps(chosen[1:], [*overrides, "protocol.labels.mode=none"]))
                   if job.spec.method.name == "nmf"][0]
     assert not reads_labels(unlabelled) and reads_labels(jobs["toy", "cnmf"].spec)
-    # NMF takes no labels, but its row scores the unlabelled samples apart: labelled and not, two cells
-    assert reads_labels(toy_nmf) and sharing_key(toy_nmf, 2, 0) != sharing_key(unlabelled, 2, 0)
+    # NMF takes no labels: its clustering is one cell whichever samples are labelled (each row scores its own
+    # unlabelled samples from the partition) ...
+    assert not reads_labels(toy_nmf) and sharing_key(toy_nmf, 2, 0) == sharing_key(unlabelled, 2, 0)
+    # ... unless the row's own scores read the unlabelled samples only
+    only = [job.spec for job in expand(sweeps(chosen[1:], [*overrides, "protocol.score_on=unlabelled"]))
+            if job.spec.method.name == "nmf"][0]
+    assert reads_labels(only) and sharing_key(only, 2, 0) != sharing_key(toy_nmf, 2, 0)
     assert sharing_key(toy_nmf, 2, 0) != sharing_key(toy_nmf, 2, 1) != sharing_key(toy_nmf, 3, 1)
     assert sharing_key(jobs["toy", "kmeans"].spec, 2, 0) != sharing_key(toy_nmf, 2, 0)
 

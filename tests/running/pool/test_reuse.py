@@ -50,3 +50,29 @@ def test_a_cell_computed_by_other_code_is_not_copied(tmp_path, monkeypatch):
         path.write_text(json.dumps({**row, "code_fingerprint": "other code"}))
     summary = pool.run_pool([toy_benchmark(tmp_path, "kmeans,nmf")], overrides, 1, sources=reproduction)
     assert summary["copied"] == 4 and summary["computed"] == 4  # KMeans copied, NMF computed again
+
+
+def test_one_clustering_serves_an_unsupervised_and_a_label_track_in_one_command_and_across_commands(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "run_local", in_process())
+    _, overrides = toy_papers(tmp_path, ("toy",))
+    alone = toy_benchmark(tmp_path, "kmeans,nmf", "toyalone", "unsupervised")
+    labelled = toy_benchmark(tmp_path, "kmeans,nmf,cnmf", "toylabels")
+    summary = pool.run_pool([alone, labelled], overrides, 1, tmp_path / "record")
+    assert summary["cells"] == 20 and summary["computed"] == 12 and summary["shared"] == 8  # CNMF reads labels
+    ours, theirs = rows(tmp_path / "outputs/benchmark/toylabels"), rows(tmp_path / "outputs/benchmark/toyalone")
+    common = ["acc", "nmi", "ari", "n_iter", "objective", "partition"]
+    pd.testing.assert_frame_equal(ours.loc[theirs.index, common], theirs[common])  # one clustering
+    assert "acc_unlabelled" not in theirs and (theirs["n_labelled"] == 0).all()
+    assert ours["acc_unlabelled"].notna().all() and (ours["n_labelled"] > 0).all()  # each track's own scoring
+
+    again = tmp_path / "again"  # a later command adds the label track: the unsupervised cells on disk serve it
+    _, overrides = toy_papers(again, ("toy",))
+    alone = toy_benchmark(again, "kmeans,nmf", "toyalone", "unsupervised")
+    labelled = toy_benchmark(again, "kmeans,nmf,cnmf", "toylabels")
+    pool.run_pool([alone], overrides, 1)
+    summary = pool.run_pool([labelled], overrides, 1, sources=[alone])
+    assert summary["copied"] == 8 and summary["computed"] == 4
+    copied = rows(again / "outputs/benchmark/toylabels")
+    numbers = ["acc", "nmi", "ari", "acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_labelled", "partition"]
+    pd.testing.assert_frame_equal(copied[numbers], ours[numbers])  # scored from the partition as if computed
