@@ -139,7 +139,7 @@ def main(argv=None) -> int:
             started = None if args.dry_run else start_clock(out)
             run_pool([home for home in chosen if home.sweeps], args.overrides, args.workers, out,
                      dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
-                     job_report=write_reports)
+                     job_report=write_reports, unit="track")
             if args.dry_run:
                 return 0
             logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / "wall_seconds.txt")
@@ -273,10 +273,11 @@ def run_user_data(args) -> int:
 def pooled(homes, args, out: Path, limit) -> dict | None:
     """Run the homes' cells in the pool into ``out`` (a dry run: only count them, returning None)."""
     if args.dry_run:
-        run_pool(homes, args.overrides, args.workers, out, dry_run=True)
+        run_pool(homes, args.overrides, args.workers, out, dry_run=True, unit="track")
         return None
     started = start_clock(out)
-    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit, job_report=write_reports)
+    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit, job_report=write_reports,
+                       unit="track")
     logger.info("the cells took %d s (%s)", stop_clock(out, started), out / "wall_seconds.txt")
     return summary
 

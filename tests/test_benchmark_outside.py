@@ -36,7 +36,8 @@ def family_file(tmp_path_factory, data_dir):
     rows = [dict(track=track, dataset="yale", method=method, label=method, estimator=name, k=k, trial=trial,
                  acc=acc, nmi=acc - 0.1, acc_unlabelled=np.nan if track == "unsupervised" else acc - 0.02,
                  nmi_unlabelled=np.nan if track == "unsupervised" else acc - 0.12, ari=acc - 0.2,
-                 ari_unlabelled=np.nan if track == "unsupervised" else acc - 0.22, partition="ab", objective=1.0,
+                 ari_unlabelled=np.nan if track == "unsupervised" else acc - 0.22, partition="ab", converged=True,
+                 warnings="", objective=1.0,
                  fit_seconds=0.2,
                  kmeans_seconds=0.1, n_iter=5, seed=0, config_hash="h", code_fingerprint="f", data_sha256=digest)
             for track in contenders.TRACKS for method, name in FAMILY.items() if track != "unsupervised"
@@ -142,3 +143,23 @@ def test_a_method_and_a_data_set_together_or_a_family_label_are_refused(run, tmp
     assert status == 2 and "not both" in errors[0]
     status, errors = run("--method", f"{MODULE}:PlainNMF", "--label", "NMF")
     assert status == 2 and "must differ" in errors[0]
+
+
+@pytest.mark.integration
+def test_what_a_method_warns_is_counted_per_cell_and_reported_not_printed(run, tmp_path, caplog, capfd):
+    out = tmp_path / "capped"
+    status, errors = run("--method", f"{MODULE}:Capped", "--tracks", "unsupervised", "labels10", "--out", str(out))
+    assert status == 0 and not errors
+    messages = [record.getMessage() for record in caplog.records]
+    opening = next(message for message in messages if " to compute as " in message)
+    assert opening.startswith("2 tracks, 2 jobs, 8 cells: 0 already done, 8 to compute as 4 distinct cells")
+    said = [message for message in messages if "ConvergenceWarning" in message]
+    assert said == ["Capped: ConvergenceWarning in 4 of 4 cells: Maximum number of iterations 3 reached. Increase "
+                    "it to improve convergence."], said  # one line for the method; one cell serves both tracks
+    assert "ConvergenceWarning" not in capfd.readouterr().err  # no worker printed it
+    rows = pd.concat([pd.read_csv(path) for path in out.glob("*/runs/*/results.csv")])
+    assert len(rows) == 8 and rows["warnings"].str.contains('"count": 1').all()
+    report = (out / "report.md").read_text()
+    assert "**Capped: 4 of its 4 cells stopped at the iteration cap (max_iter=3) rather than converging**" in \
+        " ".join(report.split("\n## ")[0].split())  # in its opening, before any section
+    assert "| Capped | 4 | 4 | 4 | ConvergenceWarning (4) |" in report

@@ -82,6 +82,7 @@ def load(name: str) -> type:
         raise ConfigError(f"method {name!r}: module {module_name!r} has no {attribute!r}; name a class it "
                           "defines") from None
     if not isinstance(found, type):
-        raise ConfigError(f"method {name!r}: {attribute!r} is a {type(found).__name__}, not a class; name the "
-                          "estimator's class")
+        kind = type(found).__name__
+        raise ConfigError(f"method {name!r}: {attribute!r} is {'an' if kind[:1] in 'aeiouAEIOU' else 'a'} {kind}, "
+                          "not a class; name the estimator's class")
     return found

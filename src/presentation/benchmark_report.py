@@ -53,6 +53,7 @@ from ..running.progress import duration
 from ..running.results import MixedResultsError, find_results, read_results
 from ..reproduction import homes as papers
 from ..reproduction.shipped import short_name
+from . import convergence
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
                       format_p, join_names, rank_methods, ranking_lines, slug, tied_with_first)
@@ -454,6 +455,14 @@ def cost_section(out: Path) -> list[str]:
     return lines
 
 
+def distinct_cells(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The tracks' cells with each unsupervised method's clustering once (one cell serves every track:
+    :func:`references_note`), a label method's once per track."""
+    cells = pd.concat([frame.assign(track=track) for track, frame in frames.items()], ignore_index=True)
+    shared = ~cells["estimator"].map(takes_labels)
+    return cells[~(shared & cells.duplicated(["dataset", "label", "k", "trial"]))]
+
+
 def protocol_span(frames: dict[str, pd.DataFrame]) -> str:
     """The k and trials the tracks' cells cover, in words: "2..10 with 10 trials per k", "2, 3 with 1 trial per k"."""
     rows = pd.concat([frame[["k", "trial"]] for frame in frames.values()])
@@ -500,6 +509,7 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
         lines += track_section(track, frame, out, ran.get("unsupervised"))
     lines += claims_section(ran)
     lines += second_opinion_section(ran.get("labels30"))
+    lines += convergence.section(distinct_cells(ran))
     files = [f for track in ran for f in find_results([out / track / "runs"])]
     runs = [r for r in provenance.of_results(files) if r is not None]
     record = provenance.collect(started, provenance.now(), extra={"tracks": sorted(ran)})

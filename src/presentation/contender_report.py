@@ -39,9 +39,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import write_atomic
-from ..running.progress import duration
+from ..running.progress import counted as plural, duration
 from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_table, ranking_over, scored,
-                               scorings_of, settings_table, single_trial_lines)
+                               distinct_cells, scorings_of, settings_table, single_trial_lines)
+from . import convergence
 from .figures import plot_metrics_vs_k
 from .ranking import ALPHA, METRICS, Ranking, cd_diagram, format_p, join_names, slug
 from .verdicts import trials_per_k
@@ -78,11 +79,6 @@ def wrapped(text: str, indent: str = "") -> list[str]:
     """``text`` as lines of at most :data:`WIDTH` characters, continuation lines indented by ``indent`` (a
     Markdown list item stays one item); words, names and links are never broken."""
     return textwrap.wrap(text, WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
-
-
-def plural(n: int, word: str) -> str:
-    """``1 method``, ``2 methods``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def blocks_name(ranking: Ranking, rows: pd.DataFrame) -> str:
@@ -226,6 +222,23 @@ def contender_sentence(rows: pd.DataFrame, ranking: Ranking | None, contender: s
             + twin_clause(ranking, contender, twin) + "."), found
 
 
+def capped_warning(cells: pd.DataFrame, contender: str) -> list[str]:
+    """A line for a contender whose cells mostly stopped at their iteration cap: how many, and what to change
+    (:func:`.convergence.mostly_capped`); none otherwise."""
+    found = convergence.mostly_capped(cells, contender)
+    if found is None:
+        return []
+    capped, total = found
+    mine = cells[cells["method"] == contender]
+    cap = pd.to_numeric(mine.get("param_max_iter", pd.Series(dtype=float)), errors="coerce").max()
+    if pd.isna(cap):
+        cap = convergence.default_max_iter(str(mine["estimator"].iloc[0]))
+    now = f"max_iter={cap:g}" if not pd.isna(cap) else "its max_iter"
+    return [*wrapped(f"**{contender}: {capped:,} of its {total:,} cells stopped at the iteration cap ({now}) "
+                     "rather than converging**, so its ranks describe a method stopped early; run it again with a "
+                     "larger cap, `--param max_iter=...` (the Convergence section below lists every method)."), ""]
+
+
 def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, contenders: list[str],
                       twins: dict[str, str]) -> list[str]:
     """The report's opening: per contender, one item per track and scoring (:func:`contender_sentence`), how
@@ -255,6 +268,7 @@ def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, cont
             continue
         lines += [f"**{contender}**" + (f" (extends {twin})" if twin else "") + ", in each track and scoring:", "",
                   *[line for sentence in sentences for line in wrapped(f"- {sentence}", "  ")], ""]
+        lines += capped_warning(distinct_cells(frames), contender)
     lines += [*wrapped("Mean AC rank over the (data set, k) blocks of each track (1 = best; each block the mean "
                        "over its trials) and two-sided Wilcoxon signed-rank tests of every pair of methods, "
                        f"Holm-adjusted over all pairs of a ranking (alpha = {ALPHA:g}); \"better\" and "
@@ -512,6 +526,7 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
         lines += ["Notes:", "", *[line for note in notes for line in wrapped(f"- {note}", "  ")], ""]
     for track, frame in frames.items():
         lines += track_section(track, frame, rankings, contenders, twins, out)
+    lines += convergence.section(distinct_cells(frames))
     lines += cost_section(frames, contenders, cost)
     path = out / "report.md"
     write_atomic(path, "\n".join(lines).rstrip("\n") + "\n")

@@ -35,7 +35,7 @@ import yaml
 
 from ..reproduction import homes as papers
 from ..running import provenance
-from . import published as numbers_of
+from . import convergence, published as numbers_of
 from .published import gain_verdict as verdict, paired_gain, tested_gain
 from .report import method_order, write_reports
 from ..errors import ConfigError
@@ -355,6 +355,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     lines += subrun_section(frame)
     lines += claims_section(table_rows, published) + [""]
     lines += ranking_section(table_rows, published, out)
+    lines += convergence.section(frame)
     lines += ["## Notes and known causes of differences", ""] + [f"- {note}" for note in published.get("notes", [])]
     extra = out / "extra.md"
     if extra.exists():

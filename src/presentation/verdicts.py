@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..running.progress import counted
+
 MARGIN = 5.0
 """Equivalence margin in points: a gap smaller than this counts as the same result."""
 
@@ -362,4 +364,4 @@ def single_trial_notes(frames) -> dict[str, list[str]]:
 
 def trials_per_k(n: int) -> str:
     """"1 trial per k", "10 trials per k"."""
-    return f"{n} trial per k" if n == 1 else f"{n} trials per k"
+    return f"{counted(int(n), 'trial')} per k"

@@ -102,9 +102,8 @@ def check_output(output, n_samples: int, direct: bool) -> None:
     if hasattr(output, "toarray"):
         output = output.toarray()
     output = np.asarray(output)
-    wanted = (n_samples,) if direct else (n_samples, "r")
-    if output.shape[:1] != (n_samples,) or output.ndim != len(wanted):
-        what = "fit_predict" if direct else "fit_transform"
+    if output.shape[:1] != (n_samples,) or output.ndim != (1 if direct else 2):
+        what, wanted = ("fit_predict", f"({n_samples},)") if direct else ("fit_transform", f"({n_samples}, n_components)")
         raise ValueError(f"{what} returned shape {output.shape}, not {wanted}")
     if output.dtype.kind in "fc" and not np.isfinite(output).all():
         bad = int((~np.isfinite(output)).sum())

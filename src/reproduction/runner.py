@@ -17,11 +17,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from textwrap import shorten
 from pathlib import Path
 
 from ..errors import StepFailed, UserError
 from ..files import write_atomic
+from ..running.cell_warnings import caught, read, recorded
 from ..running.cells import ReportWriter
+from ..running.progress import counted
 from ..running.pool import PoolFailed, run_pool
 from ..running.results import MixedResultsError
 from . import homes as papers
@@ -64,9 +67,13 @@ def finish_paper(paper: Paper, outputs: Path, started: float, build_report: Pape
     if module is not None and hasattr(module, "figures"):
         logger.info("%s: figures (%s.figures)", paper.name, module.__name__)
         try:
-            module.figures(out)
+            with caught() as records:  # the figures' own fits: what they warn, said once, not one by one
+                module.figures(out)
         except UserError as exc:
             raise StepFailed(f"{paper.name}: figures failed: {exc}") from None
+        for entry in read(recorded(records)):
+            logger.info("%s: figures: %s raised %s (first: %s)", paper.name, entry["category"],
+                        counted(entry["count"], "time"), shorten(entry["message"], 120, placeholder=" ..."))
     seconds = stop_clock(out, started)
     try:
         report = build_report(paper.name, paper.runs(out), out, paper.report_datasets)

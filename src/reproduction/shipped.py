@@ -2,7 +2,8 @@
 
 ``papers/benchmark/family_cells.csv.gz`` holds one row per (track, data set, method, k, trial) with the
 scores the rankings read (AC and NMI on every sample and, in a label track, on the unlabelled samples
-alone) and the adjusted Rand index beside them, the seconds, what produced the row (the config hash, the
+alone) and the adjusted Rand index beside them, the seconds, how the fit ended (``n_iter``, ``converged``,
+what it warned: :mod:`src.running.cell_warnings`), what produced the row (the config hash, the
 code fingerprint and the digest of the data the cell saw: :func:`data_digest`) and the cell's partition
 (:mod:`src.protocol.partition`), from which any other score of the cell can be computed without a refit. ``make results`` writes it from ``outputs/benchmark`` (:func:`write`);
 a method from outside the repository (:mod:`src.reproduction.contenders`) computes only its own cells and is
@@ -36,8 +37,8 @@ logger = logging.getLogger(__name__)
 FILE = PAPERS_DIR / "benchmark" / "family_cells.csv.gz"
 #: Its columns, in order.
 COLUMNS = ("track", "dataset", "method", "label", "estimator", "k", "trial", "acc", "nmi", "ari", "acc_unlabelled",
-           "nmi_unlabelled", "ari_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "seed",
-           "config_hash", "code_fingerprint", "data_sha256", "partition")
+           "nmi_unlabelled", "ari_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "converged",
+           "warnings", "seed", "config_hash", "code_fingerprint", "data_sha256", "partition")
 
 
 def short_name(label: str) -> str:

@@ -25,11 +25,12 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from threadpoolctl import threadpool_limits
 
-from . import provenance
+from . import cell_warnings, provenance
+from .cell_warnings import caught, recorded
 from .. import methods
 from ..data import pin_user_file
 from ..files import locked, write_atomic
-from .progress import RunProgress
+from .progress import RunProgress, counted
 from ..protocol.cell import run_cell
 from ..protocol.trials import make_trial
 from .results import CELL_DIR, RESULTS, RunIdentity, cell_path, load_cell, result_row, save_cell, write_results
@@ -194,10 +195,10 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
         dataset, method, protocol = opened.prepared.dataset, spec.method, spec.protocol
         cells, todo = opened.cells, opened.todo
         if spec.dry_run:
-            logger.info("dry run of %s/%s: %d cells (k = %s; %d trials each), %d already done in %s, %d to "
-                        "compute; no cell computed, no result written", dataset.name, method.label, len(cells),
-                        ", ".join(map(str, protocol.ks)), protocol.n_trials, len(cells) - len(todo),
-                        out_dir / CELL_DIR, len(todo))
+            logger.info("dry run of %s/%s: %s (k = %s; %s each), %d already done in %s, %d to "
+                        "compute; no cell computed, no result written", dataset.name, method.label,
+                        counted(len(cells), "cell"), ", ".join(map(str, protocol.ks)),
+                        counted(protocol.n_trials, "trial"), len(cells) - len(todo), out_dir / CELL_DIR, len(todo))
             return None
         record = begin_run(opened, plain, overrides, started)
         rows, start = [], time.perf_counter()
@@ -205,8 +206,10 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
         for number, (k, trial_number) in enumerate(cells, 1):
             row = opened.stored[k, trial_number]
             if row is None:
-                cell = compute_cell(spec, dataset, k, trial_number)
-                row = result_row(dataset.name, method, spec.seed, cell, opened.identity, peak_rss_mb())
+                with caught() as records:  # what the method says goes into the row, not the terminal
+                    cell = compute_cell(spec, dataset, k, trial_number)
+                row = result_row(dataset.name, method, spec.seed, cell, opened.identity, peak_rss_mb(),
+                                 warned=recorded(records))
                 save_cell(opened.paths[k, trial_number], row)
                 status = f"acc={row['acc']:.3f} nmi={row['nmi']:.3f} fit {row['fit_seconds']:.2f}s"
             else:
@@ -216,6 +219,8 @@ def run_experiment(cfg: DictConfig, out_dir: Path, overrides=(), progress_level:
                          number, len(cells), k, trial_number, status, time.perf_counter() - start)
             progress.update(k, trial_number, row)
         end_run(opened, rows, record, report)
+    for line in cell_warnings.lines(pd.DataFrame(rows)):
+        logger.warning("%s", line)
     logger.log(progress_level, "wrote %s%s", out_dir / RESULTS,
                "" if report is None else " and the table and figure beside it")
     return out_dir / RESULTS

@@ -28,6 +28,12 @@ PROGRESS_DIR = ".progress"
 LAUNCH = "launch.json"
 
 
+def counted(n: int, word: str, plural: str | None = None) -> str:
+    """``n`` things in words, the plural right: "1 track", "3 tracks", "4,230 cells", "2 worker processes"
+    (``word`` singular; ``plural`` where adding an s is wrong)."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {plural or word + 's'}"
+
+
 def duration(seconds: float) -> str:
     """A duration as a person says it: ``35 s``, ``6 min``, ``2 h 05 min``."""
     seconds = max(0.0, float(seconds))
@@ -150,7 +156,7 @@ def run_outcome(out_dir, dataset: str, label: str) -> tuple[str, bool]:
     parts = []
     if scores:
         acc, nmi = (sum(s[i] for s in scores) / len(scores) for i in (0, 1))
-        parts.append(f"mean AC {acc:.3f} NMI {nmi:.3f} over {len(scores)} cells")
+        parts.append(f"mean AC {acc:.3f} NMI {nmi:.3f} over {counted(len(scores), 'cell')}")
     if computed is not None:
         parts.append("all reused" if computed == 0 else f"{computed} computed")
     return ", ".join(parts) or "no results read", computed != 0

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..files import write_atomic
 from ..protocol.partition import decode, encode, place_columns
+from .cell_warnings import COLUMN as WARNINGS
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +51,7 @@ class RunIdentity:
 
 
 def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = None,
-               peak_rss_mb: float | None = None, trial=None) -> dict:
+               peak_rss_mb: float | None = None, trial=None, warned: str | None = None) -> dict:
     """The row of one finished cell: its columns, in the order ``cells/*.json`` and ``results.csv`` keep.
 
     Parameters
@@ -77,6 +78,9 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
         track); its sizes and the scores of its unlabelled samples (``acc_unlabelled``, ``nmi_unlabelled``,
         ``ari_unlabelled``, when all samples are scored and the trial has labelled ones) are read from the
         partition (:func:`src.protocol.partition.place_columns`). Default: the cell's own.
+    warned : str, optional
+        What the cell warned while it ran (:func:`src.running.cell_warnings.recorded`), the column
+        ``warnings`` ("" for nothing); no such column when not given.
     """
     chosen, trial = cell.chosen, trial or cell.trial
     row = {
@@ -106,6 +110,8 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
                    nmi_by_objective=cell.by_objective.nmi, acc_by_accuracy=cell.by_accuracy.acc,
                    nmi_by_accuracy=cell.by_accuracy.nmi)
     row[PARTITION] = encode(chosen.partition)
+    if warned is not None:
+        row[WARNINGS] = warned
     if run is not None:
         row.update(run_columns(run, peak_rss_mb))
     return row

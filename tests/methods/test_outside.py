@@ -37,7 +37,7 @@ def test_registry_names_are_not_import_paths():
     ("no_such_package.module:Thing", "does not import .*ModuleNotFoundError"),
     ("fixtures.outside.broken_module:Thing", "does not import .*RuntimeError: a half-finished module"),
     ("fixtures.outside.estimators:Missing", "has no 'Missing'"),
-    ("fixtures.outside.estimators:NOT_A_CLASS", "is a int, not a class"),
+    ("fixtures.outside.estimators:NOT_A_CLASS", "is an int, not a class"),
     ("/nowhere/my_nmf.py:MyNMF", "does not exist"),
     ("fixtures.outside.estimators:", "is not an import path"),
 ])

@@ -333,6 +333,10 @@ def test_a_cells_row_has_its_columns_in_one_order(y):
 
 def test_a_fits_output_that_no_step_can_read_is_refused_on_one_line():
     from src.protocol.cell import check_output
+    with pytest.raises(ValueError, match=r"^fit_transform returned shape \(4, 2\), not \(5, n_components\)$"):
+        check_output(np.ones((4, 2)), 5, direct=False)  # the numbers meant, no placeholder
+    with pytest.raises(ValueError, match=r"^fit_predict returned shape \(5, 2\), not \(5,\)$"):
+        check_output(np.ones((5, 2)), 5, direct=True)
     check_output(np.ones((5, 2)), 5, direct=False)
     check_output(np.arange(5), 5, direct=True)
     for output, direct, message in ((np.ones((4, 2)), False, "shape"), (np.ones(5), False, "shape"),

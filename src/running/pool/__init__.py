@@ -31,6 +31,7 @@ from typing import Protocol
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 from hydra.errors import HydraException
 from omegaconf.errors import OmegaConfBaseException
 from threadpoolctl import threadpool_limits
@@ -38,7 +39,8 @@ from threadpoolctl import threadpool_limits
 from ... import methods
 from ...data import load_dataset
 from ...errors import StepFailed, UserError, one_line
-from ..progress import duration
+from .. import cell_warnings
+from ..progress import counted, duration
 from ...protocol.cell import READOUTS, clusters_directly
 from ..results import load_cell
 from ..slurm import NEEDED_COMMANDS, missing_commands
@@ -169,14 +171,14 @@ class Progress:
 def mean_scores(rows: list[dict]) -> str:
     acc = sum(row["acc"] for row in rows) / len(rows)
     nmi = sum(row["nmi"] for row in rows) / len(rows)
-    return f"mean AC {acc:.3f} NMI {nmi:.3f} over {len(rows)} cells"
+    return f"mean AC {acc:.3f} NMI {nmi:.3f} over {counted(len(rows), 'cell')}"
 
 
 def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = None,
              record_dir: Path | None = None, paper_done: Callable[[Home], None] | None = None,
              dry_run: bool = False, sources: list[Home] = (),
              time_limits: Callable[[Job], float | None] | None = None,
-             job_report: ReportWriter | None = None) -> dict:
+             job_report: ReportWriter | None = None, unit: str = "paper") -> dict:
     """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
     ``schedule.json`` records.
 
@@ -188,6 +190,9 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     computed (:mod:`.reuse`). ``time_limits(job)`` gives the seconds after which a cell of ``job`` is stopped
     and fails (None: no limit), for methods from outside the repository. ``job_report`` writes each finished
     job's report beside its ``results.csv`` (:func:`src.running.cells.end_run`; None: ``results.csv`` only).
+    ``unit`` names what ``chosen`` holds in the log's lines ("paper", a benchmark's "track"). What the methods
+    warned while their cells ran is logged at the end, one line per method, category and message
+    (:mod:`src.running.cell_warnings`).
 
     Raises
     ------
@@ -199,7 +204,7 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     jobs = plan_jobs(chosen, overrides)
     source_jobs = plan_jobs(list(sources), overrides) if sources else []
     if dry_run:
-        return dry_run_summary(chosen, jobs, source_jobs)
+        return dry_run_summary(chosen, jobs, source_jobs, unit)
     slurm = slurm_launcher(jobs)
     missing = missing_commands() if slurm else []
     if missing:
@@ -214,8 +219,8 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     tasks = tasks_of(jobs, [run.todo for run in opened])
     expect(tasks, jobs, opened, source_jobs)
     workers = workers or usable_cores()
-    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report)
-    summary = books.announce(len(copied), "SLURM array tasks" if slurm else f"{workers} worker process(es)")
+    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report, unit)
+    summary = books.announce(len(copied), "SLURM array tasks" if slurm else counted(workers, "worker process", "worker processes"))
     summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
     books.start()
     try:
@@ -236,6 +241,8 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
                     100 * error.get("time", error["cells"]), "time" if "time" in error else "cells",
                     duration(error["elapsed"]), duration(error["forecast"]), duration(error["actual"]),
                     100 * error["error"])
+    for line in cell_warnings.lines(cell_warnings.distinct(pd.DataFrame(books.rows))):  # once per method
+        logger.warning("%s", line)
     if books.failed:
         raise PoolFailed([books.failed[i] for i in sorted(books.failed)])
     return summary
@@ -325,9 +332,10 @@ class Books:
 
     def __init__(self, chosen: list[Home], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
                  workers: int | None, paper_done: Callable[[Home], None] | None,
-                 time_limits: Callable[[Job], float | None] | None = None, job_report: ReportWriter | None = None):
+                 time_limits: Callable[[Job], float | None] | None = None, job_report: ReportWriter | None = None,
+                 unit: str = "paper"):
         self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
-        self.job_report = job_report
+        self.job_report, self.unit = job_report, unit
         self.time_limits = time_limits or (lambda job: None)
         self.records = [begin_run(run, job.config, job.overrides) for job, run in zip(jobs, opened)]
         self.left = [len(run.todo) for run in opened]
@@ -341,14 +349,15 @@ class Books:
         self.progress = Progress(len(jobs), self.n_cells, self.forecast)
         self.progress.cells_done = self.n_cells - self.n_todo
         self.done: dict[int, Done] = {}
+        self.rows: list[dict] = []  # the rows of the jobs finished, for what their methods warned
         self.started = self.last_line = time.time()
 
     def announce(self, n_copied: int, where: str) -> dict:
         """Log what the pool will compute; the counts ``schedule.json`` records."""
-        logger.info("%d papers, %d jobs, %s cells: %s already done, %s to compute as %s distinct cells (%s shared "
-                    "with another job, computed once) on %s", len(self.chosen), len(self.jobs), f"{self.n_cells:,}",
-                    f"{self.n_cells - self.n_todo:,}", f"{self.n_todo:,}", f"{len(self.tasks):,}",
-                    f"{self.n_todo - len(self.tasks):,}", where)
+        logger.info("%s, %s, %s: %s already done, %s to compute as %s (%s shared with another job, computed "
+                    "once) on %s", counted(len(self.chosen), self.unit), counted(len(self.jobs), "job"),
+                    counted(self.n_cells, "cell"), f"{self.n_cells - self.n_todo:,}", f"{self.n_todo:,}",
+                    counted(len(self.tasks), "distinct cell"), f"{self.n_todo - len(self.tasks):,}", where)
         return {"papers": [p.name for p in self.chosen], "jobs": len(self.jobs), "cells": self.n_cells,
                 "computed": len(self.tasks), "shared": self.n_todo - len(self.tasks),
                 "reused": self.n_cells - self.n_todo, "copied": n_copied}
@@ -398,6 +407,7 @@ class Books:
         job, run = self.jobs[index], self.opened[index]
         rows = [load_cell(path) for path in run.paths.values()]
         end_run(run, rows, self.records[index], self.job_report)
+        self.rows += [row for row in rows if row is not None]
         self.progress.jobs_done += 1
         computed = len(run.todo)
         logger.info("%s", self.progress.line(f"{job.name} done ({mean_scores(rows)}, "
@@ -434,12 +444,12 @@ def slurm_launcher(jobs: list[Job]) -> dict | None:
     return next((job.launcher for job in jobs if "slurm" in str(job.launcher.get("_target_", "")).lower()), None)
 
 
-def dry_run_summary(chosen: list[Home], jobs: list[Job], sources: list[Job] = ()) -> dict:
+def dry_run_summary(chosen: list[Home], jobs: list[Job], sources: list[Job] = (), unit: str = "paper") -> dict:
     """What a reproduction would compute, from the settings and the cells on disk (no data loaded): every
     job's settings checked as far as they go without data (:func:`~src.running.settings.check_without_data`:
     the method's parameters, its need of labels; the invalid jobs listed as :func:`checked` lists them), then
-    one line per paper and one in all (the cells the ``sources`` would give counted apart); returns the
-    counts."""
+    one line per paper (or ``unit``) and one in all (the cells the ``sources`` would give counted apart);
+    returns the counts."""
     checked(jobs, lambda job: check_without_data(job.spec))
     totals = {"jobs": len(jobs), "cells": 0, "to_compute": 0}
     keys = []
@@ -452,16 +462,17 @@ def dry_run_summary(chosen: list[Home], jobs: list[Job], sources: list[Job] = ()
             missing = [cell for cell, row in stored.items() if row is None]
             todo += len(missing)
             keys += [sharing_key(job.spec, k, t) for k, t in missing]
-        logger.info("dry run of %s: %d jobs, %s cells, %s to compute", paper.name, len(mine), f"{cells:,}",
-                    f"{todo:,}")
+        logger.info("dry run of %s %s: %s, %s, %s to compute", unit, paper.name, counted(len(mine), "job"),
+                    counted(cells, "cell"), f"{todo:,}")
         totals["cells"] += cells
         totals["to_compute"] += todo
     found = reuse.source_rows(list(sources), set(keys)) if sources else {}
     totals["copied"] = sum(key in found for key in keys)
     keys = [key for key in keys if key not in found]
     totals["shared"] = len(keys) - len(set(keys))
-    logger.info("dry run: %d jobs, %s cells, %s to compute, of which %s%s shared with another job (computed once); "
-                "nothing computed, nothing written", len(jobs), f"{totals['cells']:,}", f"{totals['to_compute']:,}",
+    logger.info("dry run: %s, %s, %s, %s to compute, of which %s%s shared with another job (computed once); "
+                "nothing computed, nothing written", counted(len(chosen), unit), counted(len(jobs), "job"),
+                counted(totals["cells"], "cell"), f"{totals['to_compute']:,}",
                 f"{totals['copied']:,} copied from runs on disk and " if sources else "", f"{totals['shared']:,}")
     return totals
 

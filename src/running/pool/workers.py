@@ -1,7 +1,8 @@
 """What a worker does with a cell, and the two kinds of workers: processes on this machine, SLURM array tasks.
 
 A worker gets a :class:`Work` (a cell's run spec, (k, trial), and the rows to write), loads the data set
-once per process, computes the cell under the run's BLAS thread limit (:func:`src.running.cells.compute_cell`) and
+once per process, computes the cell under the run's BLAS thread limit (:func:`src.running.cells.compute_cell`),
+catching what the method warns (:mod:`src.running.cell_warnings`: recorded in the rows, never printed), and
 writes its row into each job that asked for it, under that job's settings, atomically, as soon as the cell
 is done: a killed worker loses at most the cell it was on. It answers with a :class:`Done` (times,
 costs, or the error on one line), never with an exception, so one failed cell does not stop the others; a
@@ -40,6 +41,8 @@ from ...data import load_dataset
 from ...errors import one_line
 from ..results import RunIdentity, result_row, save_cell
 from ..cells import compute_cell, peak_rss_mb, trial_of
+from ..cell_warnings import caught, recorded
+from ..progress import counted
 from ..settings import MethodSpec, RunSpec, thaw
 
 logger = logging.getLogger(__name__)
@@ -139,11 +142,12 @@ def work(item: Work) -> Done:
     try:
         with threadpool_limits(limits=item.spec.blas_threads):
             dataset = _dataset(item.spec)
-            with time_limit(item.time_limit):
+            with caught() as records, time_limit(item.time_limit):  # what the method says goes into its rows
                 cell = compute_cell(item.spec, dataset, item.k, item.trial)
-        rss = peak_rss_mb()
+        rss, warned = peak_rss_mb(), recorded(records)
         rows = [result_row(row.dataset, row.method, row.seed, cell, row.identity, rss,  # each scored on its trial
-                           trial_of(row.identity, dataset, item.k, item.trial, row.seed)) for row in item.rows]
+                           trial_of(row.identity, dataset, item.k, item.trial, row.seed), warned)
+                for row in item.rows]
         for row, values in zip(item.rows, rows):
             save_cell(row.path, values)
     except Exception as exc:  # noqa: BLE001 - the cell fails on one line, the other cells go on
@@ -215,9 +219,9 @@ def run_slurm(items: Sequence[Work], launcher: dict, folder: Path, expected: Cal
     """
     groups = batches(items, expected, BATCH_SECONDS)
     jobs = slurm_executor(launcher, folder).map_array(work_batch, groups)
-    logger.info("submitted %d cells as SLURM array %s: %d tasks of about %.0f min of work each (logs in %s)",
-                len(items), str(jobs[0].job_id).split("_")[0] if jobs else "-", len(jobs), BATCH_SECONDS / 60,
-                folder)
+    logger.info("submitted %s as SLURM array %s: %s of about %.0f min of work each (logs in %s)",
+                counted(len(items), "cell"), str(jobs[0].job_id).split("_")[0] if jobs else "-",
+                counted(len(jobs), "task"), BATCH_SECONDS / 60, folder)
     ended: queue.Queue = queue.Queue()
 
     def wait() -> None:  # in a thread: each task's end as it comes; an error in the waiting ends the wait too

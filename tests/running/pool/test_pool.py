@@ -232,3 +232,26 @@ def test_a_sweep_with_more_iterations_is_priced_from_its_twins_rows(tmp_path, mo
             assert task.measured and task.expected_seconds == same[method, *cell].expected_seconds
         else:
             assert not task.measured and task.expected_seconds > 3 * same[method, *cell].expected_seconds
+
+
+ONE_PLURAL = r"\b1 (papers|tracks|jobs|cells|distinct cells|trials)\b"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("unit", ["paper", "track"])
+def test_the_opening_lines_count_in_the_commands_terms_with_the_singular_of_one(tmp_path, monkeypatch, caplog, unit):
+    """A reproduction counts papers, a benchmark tracks (src/benchmark.py passes unit="track"); one of each
+    is said in the singular, in the dry run's lines and the pool's opening line."""
+    import re
+    monkeypatch.setattr(pool, "run_local", in_process())
+    chosen, overrides = toy_papers(tmp_path, ("toy2",))
+    small = [*overrides, "method=nmf", "protocol.ks=[2]", "protocol.n_trials=1"]
+    with caplog.at_level("INFO"):
+        pool.run_pool(chosen, small, 1, dry_run=True, unit=unit)
+        pool.run_pool(chosen, small, 1, unit=unit)
+    said = [record.getMessage() for record in caplog.records]
+    opening = [line for line in said if " to compute" in line]
+    assert opening[0] == f"dry run of {unit} toy2: 1 job, 1 cell, 1 to compute"
+    assert opening[1].startswith(f"dry run: 1 {unit}, 1 job, 1 cell, 1 to compute")
+    assert opening[2].startswith(f"1 {unit}, 1 job, 1 cell: 0 already done, 1 to compute as 1 distinct cell (0 shared")
+    assert not [line for line in said if re.search(ONE_PLURAL, line)], said
