@@ -295,7 +295,8 @@ def in_process(fail=None):
 
 def toy_benchmark(root: Path, methods: str = "kmeans,nmf,cnmf,cf", track: str = "toylabels", protocol: str = "cnmf"):
     """A benchmark track on the toy papers' search path, its settings ``root/experiment/benchmark/<track>.yaml``
-    and its home ``root/papers/benchmark/<track>/``: ``protocol``'s labelling (CNMF's) on Yale, ``methods``, written into
+    and its home ``root/papers/benchmark/<track>/``: ``protocol``'s labelling (CNMF's) on Yale, ``methods``,
+    written into
     ``outputs/benchmark/<track>/runs``; returns its :class:`Paper`. The track needs a name the project's
     ``conf/experiment/benchmark/`` does not use: the project's configs come first on the search path."""
     home = root / "papers" / "benchmark" / track

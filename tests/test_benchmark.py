@@ -15,6 +15,14 @@ def test_the_tracks_are_the_homes_of_papers_benchmark():
     assert {track for track, _ in benchmark_report.CLAIMS.values()} <= set(papers.names(benchmark_report.HOME))
 
 
+def test_datasets_narrow_the_familys_own_sweeps():
+    track = papers.load("labels30", benchmark_report.HOME, "benchmark")
+    assert benchmark.narrowed(track, None) is track
+    assert benchmark.narrowed(track, ["yale"]).sweeps == (("dataset=yale",), ("dataset=yale", "method=ntf"))
+    assert benchmark.narrowed(track, ["yale", "caltech101"]).sweeps[1] == ("dataset=yale", "method=ntf")
+    assert benchmark.narrowed(track, ["caltech101"]).sweeps == (("dataset=caltech101",),)  # NTF: images only
+
+
 def test_it_copies_from_the_reproduction_only_where_one_can_be(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no outputs/reproduce here
     assert benchmark.sources([]) == []

@@ -303,8 +303,8 @@ def closest_lines(primary: dict[str, dict], effects: pd.DataFrame) -> list[str]:
 def every_number_lines(primary: dict[str, dict], readings: list[Reading], effects: pd.DataFrame) -> list[str]:
     """The table of every number under every reading."""
     lines = ["## Every number under every reading", "",
-              "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run, 1 one trial "
-              "(no verdict).", "",
+              "Each cell: ours (ours - paper) and the verdict: A agrees, D differs, ? can't tell, - not run, 1 one "
+              "trial (no verdict).", "",
               f"<details><summary>The table: {len(primary)} numbers under the primary reading and "
               f"{len(readings)} others</summary>", "",
               "| number | paper | primary | " + " | ".join(r.name for r in readings) + " |",

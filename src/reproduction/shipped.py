@@ -3,11 +3,11 @@
 ``papers/benchmark/family_cells.csv.gz`` holds one row per (track, data set, method, k, trial) with the
 scores the rankings read (AC and NMI on every sample and, in a label track, on the unlabelled samples
 alone) and the adjusted Rand index beside them, the seconds, how the fit ended (``n_iter``, ``converged``,
-what it warned: :mod:`src.running.cell_warnings`), what produced the row (the config hash, the
-code fingerprint and the digest of the data the cell saw: :func:`data_digest`) and the cell's partition
-(:mod:`src.protocol.partition`), from which any other score of the cell can be computed without a refit. ``make results`` writes it from ``outputs/benchmark`` (:func:`write`);
-a method from outside the repository (:mod:`src.reproduction.contenders`) computes only its own cells and is
-ranked against these (:func:`load`).
+what it warned: :mod:`src.running.cell_warnings`), what produced the row (the config hash, the code
+fingerprint and the digest of the data the cell saw: :func:`data_digest`) and the cell's partition
+(:mod:`src.protocol.partition`), from which any other score of the cell can be computed without a refit.
+``make results`` writes it from ``outputs/benchmark`` (:func:`write`); a method from outside the repository
+(:mod:`src.reproduction.contenders`) computes only its own cells and is ranked against these (:func:`load`).
 
 The data digest is the sha256 of the samples and labels as the cells read them (after preprocessing), not of
 the raw files: Caltech-101's bag of words is built on each machine, and where its features differ from the

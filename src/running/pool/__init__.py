@@ -220,7 +220,8 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     expect(tasks, jobs, opened, source_jobs)
     workers = workers or usable_cores()
     books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report, unit)
-    summary = books.announce(len(copied), "SLURM array tasks" if slurm else counted(workers, "worker process", "worker processes"))
+    summary = books.announce(len(copied), "SLURM array tasks" if slurm
+                             else counted(workers, "worker process", "worker processes"))
     summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
     books.start()
     try:
