@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from src.reproduction import contenders, shipped
+from src.protocol.partition import encode
 from src.protocol.trials import make_trial
 from src.running.cells import compute_cell, open_run
 from src.running.results import result_row
@@ -58,7 +59,7 @@ def test_the_shipped_file_is_small_and_holds_every_cell_of_every_track(family):
 
 def recompute(family, track, dataset, method, cells, mirror, data_dir):
     """Recompute the shipped ``cells`` ((k, trial) pairs) of one track, data set and method; returns
-    (shipped rows, recomputed (acc, nmi, objective) per cell)."""
+    (shipped rows, recomputed (acc, nmi, objective, ari, partition) per cell)."""
     home = contenders.Sweeps(track, ((f"experiment=benchmark/{track}", f"dataset={dataset}", f"method={method}",
                                       f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"),))
     job = plan_jobs([home], [])[0]
@@ -68,17 +69,18 @@ def recompute(family, track, dataset, method, cells, mirror, data_dir):
     found = {}
     for k, trial in cells:
         cell = compute_cell(job.spec, run.prepared.dataset, k, trial).chosen
-        found[k, trial] = (cell.acc, cell.nmi, cell.objective)
+        found[k, trial] = (cell.acc, cell.nmi, cell.objective, cell.ari, encode(cell.partition))
     digest = shipped.data_digest(run.prepared.dataset.X, run.prepared.dataset.y)
     return rows, found, digest
 
 
 def check_slice(rows, found, digest):
     assert rows["data_sha256"].iloc[0] == digest  # the same data as the shipped cells saw
-    for (k, trial), (acc, nmi, objective) in found.items():
+    for (k, trial), (acc, nmi, objective, ari, partition) in found.items():
         row = rows.loc[(k, trial)]
         assert acc == pytest.approx(row["acc"], abs=1e-12) and nmi == pytest.approx(row["nmi"], abs=1e-9)
         assert objective == pytest.approx(row["objective"], rel=1e-6)
+        assert ari == pytest.approx(row["ari"], abs=1e-9) and partition == row["partition"]  # the kept clustering
 
 
 def test_a_slice_of_the_shipped_cells_recomputed_finds_the_same_numbers(family, mirror, data_dir):
