@@ -19,6 +19,7 @@ import textwrap
 import pandas as pd
 
 from .. import methods
+from ..checks import is_number
 from ..running import cell_warnings
 
 #: The width the section's sentence is wrapped to (the reports' prose stays under 120 characters a line).
@@ -37,7 +38,7 @@ def default_max_iter(estimator: str) -> float:
     except Exception:  # noqa: BLE001 - a class that cannot be read has no default to tell
         return float("nan")
     default = None if parameter is None else parameter.default
-    return float(default) if isinstance(default, (int, float)) and not isinstance(default, bool) else float("nan")
+    return float(default) if is_number(default) else float("nan")
 
 
 def at_cap(frame: pd.DataFrame) -> pd.Series:

@@ -205,8 +205,9 @@ def test_on_a_machine_without_slurm_the_slurm_launcher_stops_before_anything_sta
 def test_a_sweep_with_more_iterations_is_priced_from_its_twins_rows(tmp_path, monkeypatch, caplog):
     # the toy paper runs with 20 fixed updates, then plans the same sweep with 2,000: its old rows (same folder,
     # other settings) are no measured time of the new cells; the model prices each fit at its 2,000 updates at
-    # the speed the twin's rows measured, several times what the twin's cells took (their KMeans step, which
-    # the updates leave alone, included); KMeans has no setting to change and keeps its measured time
+    # the speed the twin's rows measured, more than the twin's cells took (their KMeans step, which the updates
+    # leave alone, included: on a loaded machine it can be most of a toy cell's time, so no fixed ratio holds);
+    # KMeans has no setting to change and keeps its measured time
     monkeypatch.setattr(pool, "run_local", in_process())
     monkeypatch.setattr(pool, "SAMPLE_SECONDS", 0.0)  # a sample of the forecast after every cell
     chosen, twin_overrides = toy_papers(tmp_path, names=("toy",))
@@ -231,7 +232,7 @@ def test_a_sweep_with_more_iterations_is_priced_from_its_twins_rows(tmp_path, mo
         if method == "KMeans":
             assert task.measured and task.expected_seconds == same[method, *cell].expected_seconds
         else:
-            assert not task.measured and task.expected_seconds > 3 * same[method, *cell].expected_seconds
+            assert not task.measured and task.expected_seconds > same[method, *cell].expected_seconds
 
 
 ONE_PLURAL = r"\b1 (papers|tracks|jobs|cells|distinct cells|trials)\b"
