@@ -49,7 +49,7 @@ import pandas as pd
 
 from .data import load_dataset
 from .errors import ConfigError, UserError
-from . import methods
+from . import methods, tuning
 from .presentation import benchmark_report, contender_report
 from .presentation.report import write_reports
 from .reproduction import contenders as opened
@@ -63,6 +63,15 @@ from .running.settings import thaw
 from .resolvers import safe_name
 
 logger = logging.getLogger(__name__)
+
+
+def job_report(frame: pd.DataFrame, out_dir: Path):
+    """A finished job's table and figure (:func:`src.presentation.report.write_reports`), except a tuned
+    setting's or fold's (``tuned/``): those the tuned report reads as a whole, and a figure per job would
+    cost the pool's main process a second each, hundreds of times."""
+    if tuning.tables.TUNED_DIR in Path(out_dir).parts:
+        return []
+    return write_reports(frame, out_dir)
 
 
 def sources(overrides: list[str]) -> list[papers.Paper]:
@@ -98,6 +107,9 @@ def main(argv=None) -> int:
     parser.add_argument("--tracks", nargs="+", choices=tracks, default=tracks, help="the tracks to run (default all)")
     add_pool_arguments(parser)
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report from the runs on disk")
+    parser.add_argument("--tune", action="store_true",
+                        help="tune every method alike: each grid (conf/method/, tune) searched per trial on the "
+                             "labels the method may see, the oracle beside the unsupervised track (src/tuning/)")
     outside_args = parser.add_argument_group("your method or your data against the family")
     outside_args.add_argument("--method", nargs="+", default=[], metavar="METHOD",
                               help="estimators outside the repository: package.module:Class, path/to/file.py:Class, "
@@ -106,6 +118,9 @@ def main(argv=None) -> int:
                               help="the --method estimators' names in tables (default: their class names)")
     outside_args.add_argument("--param", nargs="+", default=[], metavar="NAME=VALUE",
                               help="constructor parameters of the --method estimators (values read as YAML)")
+    outside_args.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2,...",
+                              help="tune the --method estimators as the family is tuned (--tune): each parameter's "
+                                   "values, searched per trial on the labels the method may see")
     outside_args.add_argument("--config-dir", default=None, metavar="DIR",
                               help="your own Hydra config directory: DIR/method/<name>.yaml for --method <name>")
     outside_args.add_argument("--dataset", default=None, metavar="FILE",
@@ -137,12 +152,15 @@ def main(argv=None) -> int:
             others = [narrowed(papers.load(track, benchmark_report.HOME, "benchmark"), args.datasets)
                       for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
             started = None if args.dry_run else start_clock(out)
-            run_pool([home for home in chosen if home.sweeps], args.overrides, args.workers, out,
+            tuned = tuning.family_homes(args.tracks, args.datasets, out, args.overrides) if args.tune else []
+            run_pool([home for home in chosen if home.sweeps] + tuned, args.overrides, args.workers, out,
                      dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
-                     job_report=write_reports, unit="track")
+                     job_report=job_report, unit="track")
             if args.dry_run:
                 return 0
             logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / "wall_seconds.txt")
+        if args.tune:
+            tuning.tabulate(out, args.tracks, tuning.family_grids_by_estimator(args.tracks), args.overrides)
         logger.info("wrote %s", benchmark_report.build(out))
     except UserError as exc:
         logger.error("%s", exc)
@@ -176,6 +194,7 @@ def run_outside(args) -> int:
 def run_contenders(args) -> int:
     """Gate each outside method, compute its cells in its tracks, rank it against the shipped family."""
     params = opened.parse_params(args.param)
+    grid_values = tuning.grids.parse_grid(args.grid)
     if args.label and len(args.label) != len(args.method):
         raise ConfigError(f"--label gives {len(args.label)} label(s) for {len(args.method)} --method(s): one each")
     given = args.label or [None] * len(args.method)
@@ -185,6 +204,10 @@ def run_contenders(args) -> int:
     if len(set(labels)) < len(labels) or set(labels) & set(family["method"]):
         raise ConfigError(f"the methods' labels {', '.join(labels)} must differ from each other and from the "
                           "family's: give each its own with --label")
+    grids = {c.name: tuning.contender_grid(c, grid_values, args.cell_timeout) for c in contenders} \
+        if grid_values else {}
+    contenders = [replace(c, params={**c.params, **grids[c.name].defaults}) if c.name in grids else c
+                  for c in contenders]
     deaf = []
     for contender in contenders:
         passed = gate.check(contender.name, contender.params, args.cell_timeout)
@@ -197,6 +220,9 @@ def run_contenders(args) -> int:
     datasets = list(args.datasets or opened.DATASETS)
     out = Path(args.out or benchmark_report.OUTPUTS / safe_name("+".join(labels)))
     homes = opened.contender_homes(contenders, list(args.tracks), datasets, out, args.config_dir)
+    if grids:
+        homes += tuning.contender_homes(contenders, grids, list(args.tracks), datasets, out, args.config_dir,
+                                         args.overrides)
     if not homes:
         raise ConfigError(f"--tracks {' '.join(args.tracks)}: the methods enter none of them (a method that takes "
                           f"labels runs in {' and '.join(opened.LABEL_TRACKS)})")
@@ -227,6 +253,9 @@ def run_contenders(args) -> int:
     summary = pooled(homes, args, out, limit)
     if summary is None:
         return 0
+    if grids:
+        entered = [t for t in opened.TRACKS if t in args.tracks and (out / t / "runs").is_dir()]
+        tuning.tabulate(out, entered, grids, args.overrides)
     frames, read = {}, 0
     for track in [t for t in opened.TRACKS if t in args.tracks]:
         own = benchmark_report.load_track(out / track / "runs")
@@ -241,10 +270,52 @@ def run_contenders(args) -> int:
     twins = {c.label: twin_label(c, family) for c in contenders}
     cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": read,
             "wall_seconds": summary.get("wall_seconds"), "workers": summary.get("workers")}
+    how = [how_set(c, grids.get(c.name), params) for c in contenders]
+    tuned = tuned_frames(out, frames, mine, labels, kept, notes) if grids else {}
     path = contender_report.build(out, frames, labels, title=f"{' and '.join(labels)} against the family",
-                                  twins={k: v for k, v in twins.items() if v}, notes=notes, cost=cost)
+                                  twins={k: v for k, v in twins.items() if v}, notes=notes, cost=cost, how=how,
+                                  tuned=tuned)
     logger.info("%s against the family: %s", " and ".join(labels), path)
     return 0
+
+
+def how_set(contender, grid, given: dict) -> str:
+    """How a contender's parameters were set, in one sentence for its report."""
+    if grid is not None:
+        values = "; ".join(f"{p} over {', '.join(map(str, v))} (default {grid.defaults[p]})"
+                           for p, v in grid.values.items())
+        return (f"{contender.label}: tuned by the benchmark on the labels it may see ({values}), per trial by the "
+                "family's rule and with the same folds (`src/tuning/selection.py`).")
+    if given:
+        return (f"{contender.label}: set with --param ({', '.join(f'{k}={v}' for k, v in given.items())}). Values "
+                "chosen by looking at this benchmark's scores flatter the method, since those scores read the test "
+                "labels: give a --grid to have it tuned as the family is.")
+    return f"{contender.label}: at its constructor's defaults; nothing given, nothing tuned."
+
+
+def tuned_frames(out: Path, frames: dict, family, contenders: list[str], datasets: list[str], notes: list[str]) -> dict:
+    """Per track, the tuned rows of the contenders (their tuned tables under ``out``) and of the family (the
+    shipped tuned cells), and the contenders' searched settings; a track whose tuned family cells do not ship
+    is named in ``notes`` and left out."""
+    from .tuning import tables
+
+    shipped_tuned = shipped.load_tuned()
+    found = {}
+    for track in frames:
+        own = tables.read(out, track)
+        if own is None:
+            continue
+        rows, searched = own
+        theirs = shipped.tuned_family(shipped_rows(family, track, datasets).assign(track=track),
+                                      None if shipped_tuned is None else shipped_tuned[shipped_tuned["track"] == track])
+        if theirs is None:
+            notes.append(f"{track}: the family's tuned cells do not ship for this track, so no tuned ranking is drawn "
+                         "(python -m src.benchmark --tune and make results write them)")
+            continue
+        theirs = theirs[theirs["dataset"].isin(rows["dataset"].unique())].drop(columns="track")
+        found[track] = (pd.concat([rows[rows["method"].isin(contenders)], theirs], ignore_index=True),
+                        searched[searched["method"].isin(contenders)])
+    return found
 
 
 def run_user_data(args) -> int:
@@ -276,7 +347,7 @@ def pooled(homes, args, out: Path, limit) -> dict | None:
         run_pool(homes, args.overrides, args.workers, out, dry_run=True, unit="track")
         return None
     started = start_clock(out)
-    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit, job_report=write_reports,
+    summary = run_pool(homes, args.overrides, args.workers, out, time_limits=limit, job_report=job_report,
                        unit="track")
     logger.info("the cells took %d s (%s)", stop_clock(out, started), out / "wall_seconds.txt")
     return summary

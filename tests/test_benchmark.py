@@ -48,14 +48,19 @@ def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_w
 
 
 def test_the_pool_is_handed_the_jobs_tables_and_figure(tmp_path, monkeypatch):
-    from src.presentation.report import write_reports
-
     monkeypatch.chdir(tmp_path)
     given = []
     monkeypatch.setattr(benchmark, "run_pool", lambda chosen, overrides, *rest, **options: given.append(options))
     monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     benchmark.main(["--tracks", "labels10", "--dry-run"])
-    assert given[0]["job_report"] is write_reports
+    assert given[0]["job_report"] is benchmark.job_report
+    written = []
+    monkeypatch.setattr(benchmark, "write_reports", lambda frame, out: written.append(out) or [out])
+    assert benchmark.job_report(None, tmp_path / "labels10" / "runs" / "yale_NMF") == [tmp_path / "labels10" /
+                                                                                      "runs" / "yale_NMF"]
+    # a tuned setting's or fold's job writes none: the tuned report reads them whole
+    assert benchmark.job_report(None, tmp_path / "tuned" / "labels10" / "folds" / "0" / "yale_SDA") == []
+    assert len(written) == 1
 
 
 def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, caplog):

@@ -42,7 +42,7 @@ from ..files import write_atomic
 from ..running.progress import counted as plural, duration
 from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_table, ranking_over, scored,
                                distinct_cells, scorings_of, settings_table, single_trial_lines)
-from . import convergence
+from . import convergence, tuning_report
 from .figures import plot_metrics_vs_k
 from .ranking import ALPHA, METRICS, Ranking, cd_diagram, format_p, join_names, slug
 from .verdicts import trials_per_k
@@ -475,7 +475,8 @@ def check_frames(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 
 
 def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, title: str,
-          twins: dict[str, str] | None = None, notes: list[str] = (), cost: dict | None = None) -> Path:
+          twins: dict[str, str] | None = None, notes: list[str] = (), cost: dict | None = None,
+          how: list[str] = (), tuned: dict | None = None) -> Path:
     """Write the report of a contender run, ``report.md`` with its PNG figures, into ``out``.
 
     Parameters
@@ -499,6 +500,12 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
     cost : dict, optional
         ``cells_computed``, ``cells_shipped``, ``wall_seconds`` and ``workers`` of the run, for the cost
         section.
+    how : sequence of str
+        How each contender's parameters were set, one sentence each (tuned by ``--grid``, given with
+        ``--param``, or its defaults); empty for "your data".
+    tuned : dict, optional
+        Track -> (the tuned rows of contenders and family, the contenders' searched settings), when the
+        contenders were given a grid (:func:`.tuning_report.contender_section`).
 
     Returns
     -------
@@ -524,6 +531,9 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
                                                                                                       rankings)
     if notes:
         lines += ["Notes:", "", *[line for note in notes for line in wrapped(f"- {note}", "  ")], ""]
+    if how:
+        lines += tuning_report.contender_section(out, frames, tuned or {}, contenders, list(how), TITLES,
+                                                 ranking_over)
     for track, frame in frames.items():
         lines += track_section(track, frame, rankings, contenders, twins, out)
     lines += convergence.section(distinct_cells(frames))

@@ -50,7 +50,8 @@ from ..errors import UserError
 from ..files import write_atomic
 from ..running.pool import schedule
 from ..running.pool.schedule import write_costs
-from . import benchmark_report
+from . import benchmark_report, tuning_report
+from ..tuning import tables
 from ..reproduction import homes as papers
 from ..reproduction import shipped
 from .verdict_figures import FOREST, FRONT, plot_published_vs_ours, published_vs_ours_alt
@@ -253,8 +254,14 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
         ranking = None if frame is None else benchmark_report.ranking_over(frame, "acc")
         if ranking is not None:
             group = [m for m in ranking.groups_wilcoxon[0] if m != ranking.methods[0]]
-            found.append(f"{benchmark_report.TITLES.get(track, track).lower()}: {ranking.methods[0]} first"
-                         + (f", not separated from {', '.join(group)}" if group else ", ahead of every other"))
+            line = (f"{benchmark_report.TITLES.get(track, track).lower()}: {ranking.methods[0]} first"
+                    + (f", not separated from {', '.join(group)}" if group else ", ahead of every other"))
+            tuned = tuning_report.read(folder, [track]).get(track)
+            if tuned is not None and track != "unsupervised":
+                best = benchmark_report.ranking_over(tuning_report.tuned_frame(tuned[0], frame), "acc")
+                if best is not None:
+                    line += f" at fixed settings, {best.methods[0]} first with every method tuned alike"
+            found.append(line)
     # cells on disk before the run (reused, the copies from the reproduction aside): its wall time is not a fresh
     # clone's
     earlier = summary.get("reused", 0) - summary.get("copied", 0)
@@ -355,7 +362,14 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
     if not all((benchmark / track / "runs").is_dir() for track in tracks):
         logger.info("no complete benchmark in %s: the family's shipped cells %s are kept", benchmark, target)
         return None
-    return shipped.refresh(benchmark, tracks, target)
+    written = shipped.refresh(benchmark, tracks, target)
+    if all(tables.read(benchmark, track) is not None for track in tracks):
+        family = shipped.load(written)
+        digests = dict(zip(family["dataset"], family["data_sha256"]))
+        tuned = shipped.collect_tuned(benchmark, tracks, digests)
+        logger.info("%s tuned family cells -> %s", f"{len(tuned):,}", shipped.TUNED_FILE)
+        shipped.write(tuned, target.parent / shipped.TUNED_FILE.name)
+    return written
 
 
 def main(argv=None) -> int:

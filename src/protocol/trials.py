@@ -4,6 +4,11 @@ Paired design: a trial's class subset, labelled points, initial-factor seed and 
 ``SeedSequence(seed, spawn_key=(crc32(dataset), k, trial))``. They depend only on (seed, dataset, k,
 trial), never on the method or on the order in which cells run, so every method in a table sees the same
 trials and the same seed always gives the same numbers.
+
+Folds (the tuned benchmark's cross-validation, :mod:`src.tuning.selection`): a label scheme with ``folds`` =
+F >= 2 and ``fold`` = f deals the trial's labelled samples into F folds (:func:`fold_of`) and hides fold f,
+whose samples the method is not told and which score the fit. The deal has its own stream, the fifth child of
+the trial's seed sequence, so the classes, labels and seeds of every trial are the same with folds or without.
 """
 
 import zlib
@@ -58,7 +63,7 @@ def label_counts(class_sizes: np.ndarray, labels: Mapping) -> np.ndarray:
 def make_trial(y: np.ndarray, dataset: str, k: int, trial: int, seed: int, labels: Mapping) -> Trial:
     """Draw the classes, labelled points and seeds of one cell (see the module docstring)."""
     sequence = np.random.SeedSequence(seed, spawn_key=(zlib.crc32(dataset.encode()), k, trial))
-    class_seq, label_seq, init_seq, kmeans_seq = sequence.spawn(4)
+    class_seq, label_seq, init_seq, kmeans_seq, fold_seq = sequence.spawn(5)  # the first four as spawn(4)
     classes = np.sort(np.random.default_rng(class_seq).choice(np.unique(y), size=k, replace=False))
     index = np.flatnonzero(np.isin(y, classes))
     y_true = np.searchsorted(classes, y[index])
@@ -69,6 +74,8 @@ def make_trial(y: np.ndarray, dataset: str, k: int, trial: int, seed: int, label
         members = np.flatnonzero(y_true == c)
         chosen = rng.choice(members, size=counts[c], replace=False)
         y_partial[chosen] = c
+    if labels.get("folds"):
+        y_partial[fold_of(y_partial, labels["folds"], np.random.default_rng(fold_seq)) == labels["fold"]] = UNLABELLED
     return Trial(
         k=k,
         trial=trial,
@@ -78,3 +85,19 @@ def make_trial(y: np.ndarray, dataset: str, k: int, trial: int, seed: int, label
         init_seed=int(init_seq.generate_state(1)[0]),
         kmeans_seed=int(kmeans_seq.generate_state(1)[0]),
     )
+
+
+def fold_of(y_partial: np.ndarray, folds: int, rng: np.random.Generator) -> np.ndarray:
+    """The fold (0 .. folds - 1) of each labelled sample of ``y_partial`` (n,), -1 for an unlabelled one.
+
+    Stratified: class by class, the class's labelled samples in random order are dealt to the folds in turn,
+    the deal going on from one class to the next, so each fold holds about 1/folds of every class's labels
+    and a class with fewer labels than folds still spreads them over different folds.
+    """
+    fold = np.full(y_partial.shape, -1, dtype=np.int64)
+    dealt = 0
+    for c in np.unique(y_partial[y_partial != UNLABELLED]):
+        members = rng.permutation(np.flatnonzero(y_partial == c))
+        fold[members] = (dealt + np.arange(members.size)) % folds
+        dealt += members.size
+    return fold

@@ -126,3 +126,53 @@ def load(path: Path | None = None) -> pd.DataFrame:
         raise FileNotFoundError(f"the family's shipped cells {path} are missing: restore them with git, or "
                                 "run `make benchmark` and `make results`")
     return pd.read_csv(path)
+
+
+#: The tuned family's shipped file (``python -m src.benchmark --tune``, then ``make results``): the rows the
+#: tuning rule chose (:mod:`src.tuning.selection`; in the unsupervised track the oracle's) of every method with
+#: a grid, without partitions; a method with nothing to tune is its row of :data:`FILE`.
+TUNED_FILE = PAPERS_DIR / "benchmark" / "tuned_cells.csv.gz"
+#: Its columns, in order: :data:`COLUMNS` but the partition, then what the rule chose and why.
+TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition"), "setting", "default_setting", "selection",
+                 "validation_acc", "n_validation")
+
+
+def collect_tuned(benchmark_out: Path, tracks: list[str], digests: dict[str, str]) -> pd.DataFrame:
+    """The tuned tables of the tracks under ``benchmark_out`` (:mod:`src.tuning.tables`) as the tuned file's
+    rows (:data:`TUNED_COLUMNS`), each data set's digest from ``digests``."""
+    from ..tuning import tables
+
+    frames = []
+    for track in tracks:
+        found = tables.read(benchmark_out, track)
+        if found is None:
+            raise FileNotFoundError(f"no tuned tables for {track} under {Path(benchmark_out) / tables.TUNED_DIR}: "
+                                    "run python -m src.benchmark --tune first")
+        rows = found[0]
+        frames.append(rows[rows["selection"] != "nothing to tune"].assign(track=track))
+    cells = pd.concat(frames, ignore_index=True)
+    cells["data_sha256"] = cells["dataset"].map(digests)
+    for column in TUNED_COLUMNS:
+        if column not in cells:
+            cells[column] = np.nan
+    return cells[list(TUNED_COLUMNS)].sort_values(["track", "dataset", "method", "k", "trial"], ignore_index=True)
+
+
+def load_tuned(path: Path | None = None) -> pd.DataFrame | None:
+    """The shipped tuned family cells (:data:`TUNED_COLUMNS`), or None when none ship."""
+    path = Path(path or TUNED_FILE)
+    return pd.read_csv(path) if path.is_file() else None
+
+
+def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The whole tuned family: the shipped tuned rows, and each untuned method's row of ``family`` (its one
+    setting); None when no tuned row ships. Tracks and data sets the tuned file lacks are left out."""
+    if tuned is None or tuned.empty:
+        return None
+    covered = tuned[["track", "dataset"]].drop_duplicates()
+    fixed = family.merge(covered, on=["track", "dataset"])
+    fixed = fixed[~fixed.set_index(["track", "dataset", "method"]).index.isin(
+        tuned.set_index(["track", "dataset", "method"]).index.unique())]
+    fixed = fixed.drop(columns="partition", errors="ignore").assign(setting="", default_setting="",
+                                                                    selection="nothing to tune")
+    return pd.concat([tuned, fixed], ignore_index=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, fields
 
 from .. import methods
 from ..methods import outside
-from ..checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, fraction_in, integer, one_of, optional
+from ..checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, below, fraction_in, integer, one_of, optional
 from ..data import Dataset, load_dataset
 from ..errors import ConfigError
 from ..methods.core.validation import check_data
@@ -43,6 +43,9 @@ from ..protocol.trials import LABEL_MODES
 GROUPS = ("dataset", "method", "protocol", "solver", "paths")
 #: The keys of a method's config.
 METHOD_KEYS = ("name", "label", "params")
+#: The keys a method's config may hold besides: ``tune``, the grid of the tuned benchmark
+#: (:mod:`src.tuning.grids`), which chooses among cells and is no setting of one.
+METHOD_OPTIONAL_KEYS = ("tune",)
 #: The keys of ``paths`` a run reads.
 PATH_KEYS = ("data_dir", "mirror", "output_dir")
 
@@ -245,7 +248,7 @@ def method_spec(node: Mapping) -> MethodSpec:
     if not isinstance(name, str) or not (name in methods.NAMES or outside.is_import_path(name)):
         raise ConfigError(f"method.name={name!r} is not one of {', '.join(methods.NAMES)}, nor an import path "
                           "(package.module:Class or path/to/file.py:Class)")
-    present(node, METHOD_KEYS, "method")
+    present({key: value for key, value in node.items() if key not in METHOD_OPTIONAL_KEYS}, METHOD_KEYS, "method")
     methods.estimator_class(name)  # an import path imports, or is refused on one line
     if not isinstance(node["params"], Mapping):
         raise ConfigError(f"method.params={node['params']!r} must be a mapping of the method's parameters")
@@ -303,6 +306,13 @@ def labels_on(labels, overrides, dataset: str) -> dict:
                                                                       scheme.get("fraction"))
     if mode == "per_class":
         POSITIVE_INT.check("protocol.labels.per_class", scheme.get("per_class"))
+    if scheme.get("folds") is not None or scheme.get("fold") is not None:  # a cross-validation fold (src.tuning)
+        folds = integer(2).check("protocol.labels.folds", scheme.get("folds"))
+        (NONNEGATIVE_INT & below(folds, f"protocol.labels.folds={folds}")).check("protocol.labels.fold",
+                                                                                 scheme.get("fold"))
+        if mode == "none":
+            raise ConfigError("protocol.labels.folds needs labelled samples to deal into folds; "
+                              "protocol.labels.mode is 'none'")
     return scheme
 
 

@@ -1,0 +1,404 @@
+"""The tuned benchmark in the family's report: does the ranking survive when every method is tuned alike?
+
+Reads the tuned tables of each track (:mod:`src.tuning.tables`: ``<out>/tuned/<track>.csv`` and
+``<track>_settings.csv``) beside the fixed-setting rows, and gives the report
+
+* its opening (:func:`answer_section`): one figure per track of each method's mean AC rank at the fixed
+  settings and tuned (in the unsupervised track, the oracle's), and one figure of how each method's place
+  moves from one to the other;
+* the tuned part (:func:`tuned_section`): what tuning buys each method (tuned minus fixed AC, with its 95%
+  interval over the (data set, k) blocks), the expected best AC against the number of settings tried
+  (Dodge et al. 2019), each method's AC against its parameter per data set (the LCF paper's Fig. 4 for every
+  method) with the default and the chosen values marked, and each paper's claim at fixed settings and tuned.
+
+References
+----------
+Dodge, J., Gururangan, S., Card, D., Schwartz, R. and Smith, N. A. (2019). Show your work: improved reporting
+of experimental results. EMNLP 2019, 2185-2194.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..tuning import tables
+from ..tuning.selection import FOLDS, MIN_VALIDATION, REASONS
+from .figures import pyplot, style
+from .ranking import ALPHA, Ranking, join_names, slug
+
+#: What the tuned rows are called per track: the rule's choice in a label track, the oracle in the other.
+TUNED_NAMES = {"unsupervised": "oracle", "labels10": "tuned", "labels30": "tuned"}
+
+
+def read(out: Path, tracks) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """The tuned tables of the tracks that have them."""
+    return {track: found for track in tracks if (found := tables.read(out, track)) is not None}
+
+
+def tuned_frame(tuned: pd.DataFrame, fixed: pd.DataFrame) -> pd.DataFrame:
+    """The tuned rows as a track's rows, on the data sets and methods of ``fixed``."""
+    rows = tuned[tuned["dataset"].isin(fixed["dataset"].unique()) & tuned["method"].isin(fixed["method"].unique())]
+    return rows.reset_index(drop=True)
+
+
+def rank_figure(title: str, fixed: Ranking, tuned: Ranking | None, tuned_name: str, path: Path) -> Path:
+    """Each method's mean AC rank at the fixed settings (open circle) and ``tuned_name`` (filled), best of
+    the tuned first, the tuned ranking's first group (no Wilcoxon-Holm test separates it) in bold; without
+    a tuned ranking, the fixed one alone."""
+    plt = pyplot()
+    lead = tuned if tuned is not None else fixed
+    order = list(lead.methods)
+    fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(order) + 1.3))
+    y = np.arange(len(order))[::-1]
+    first = set(lead.groups_wilcoxon[0]) if lead.groups_wilcoxon else set()
+    ax.scatter([fixed.mean_ranks.get(m, np.nan) for m in order], y, facecolors="none" if tuned is not None else "0.3",
+               edgecolors="0.3", label="fixed settings", zorder=3)
+    if tuned is not None:
+        ax.scatter([tuned.mean_ranks[m] for m in order], y, color="C0", label=tuned_name, zorder=4)
+        for yi, m in zip(y, order):
+            if m in fixed.mean_ranks:
+                ax.plot([fixed.mean_ranks[m], tuned.mean_ranks[m]], [yi, yi], color="0.75", zorder=2)
+    ax.set_yticks(y, [f"$\\bf{{{m}}}$" if m in first else m for m in order])
+    ax.set_xlabel("mean AC rank (1 = best)")
+    ax.invert_xaxis()
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(loc="lower left", fontsize=8)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def move_figure(moves: dict[str, tuple[Ranking, Ranking, str]], path: Path) -> Path:
+    """Each method's place at the fixed settings (left) and tuned (right), one panel per track."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(moves), figsize=(3.4 * len(moves), 0.3 * max(len(r[1].methods)
+                                                                              for r in moves.values()) + 1.4))
+    axes = np.atleast_1d(axes)
+    for ax, (title, (fixed, tuned, name)) in zip(axes, moves.items()):
+        common = [m for m in tuned.methods if m in fixed.methods]
+        before = {m: i + 1 for i, m in enumerate(m for m in fixed.methods if m in common)}
+        after = {m: i + 1 for i, m in enumerate(common)}
+        for i, m in enumerate(common):
+            moved = before[m] != after[m]
+            ax.plot([0, 1], [before[m], after[m]], color=style(i)["color"] if moved else "0.7",
+                    lw=1.6 if moved else 0.8)
+            ax.text(-0.04, before[m], m, ha="right", va="center", fontsize=7)
+            ax.text(1.04, after[m], m, ha="left", va="center", fontsize=7)
+        ax.set_xlim(-0.6, 1.6)
+        ax.set_ylim(len(common) + 0.5, 0.5)
+        ax.set_xticks([0, 1], ["fixed", name])
+        ax.set_yticks([])
+        ax.set_title(title, fontsize=9)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+    fig.suptitle("Place by mean AC rank: fixed settings and tuned (coloured: moved)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def gains(fixed: pd.DataFrame, tuned: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Per method: mean AC fixed and tuned (points), the gain and its ``level`` t-interval over the (data
+    set, k) blocks (each block's mean over its trials), and how often each setting was chosen."""
+    key = ["dataset", "k"]
+    a = fixed.groupby(["method", *key])["acc"].mean()
+    b = tuned.groupby(["method", *key])["acc"].mean()
+    pairs = pd.concat({"fixed": a, "tuned": b}, axis=1).dropna()
+    out = []
+    for method, block in pairs.groupby(level="method"):
+        diff = 100 * (block["tuned"] - block["fixed"])
+        if len(diff) >= 2 and diff.std() > 0:
+            low, high = stats.ttest_1samp(diff, 0.0).confidence_interval(level)
+        else:
+            low = high = float(diff.mean())
+        chosen = tuned[tuned["method"] == method]
+        out.append({"method": method, "fixed": 100 * block["fixed"].mean(), "tuned": 100 * block["tuned"].mean(),
+                    "gain": float(diff.mean()), "low": float(low), "high": float(high), "blocks": len(diff),
+                    "moved": float((chosen["setting"] != chosen["default_setting"]).mean())
+                    if "default_setting" in chosen else math.nan})
+    return pd.DataFrame(out).sort_values("gain", ascending=False, ignore_index=True)
+
+
+def expected_best(searched: pd.DataFrame) -> pd.DataFrame:
+    """The expected best test AC over n settings drawn at random with replacement, per method and n = 1..N
+    (Dodge et al. 2019): per trial, sum over the sorted scores a_(i) of a_(i) ((i/N)^n - ((i-1)/N)^n),
+    then the mean over every (data set, k, trial)."""
+    out = []
+    for method, rows in searched.groupby("method"):
+        per = rows.groupby(["dataset", "k", "trial"])["acc"].apply(lambda s: np.sort(s.to_numpy()))
+        n_max = int(per.map(len).max())
+        for n in range(1, n_max + 1):
+            values = []
+            for scores in per:
+                size = len(scores)
+                i = np.arange(1, size + 1)
+                values.append(float(np.sum(scores * ((i / size) ** n - ((i - 1) / size) ** n))))
+            out.append({"method": method, "n": n, "expected": 100 * float(np.mean(values))})
+    return pd.DataFrame(out)
+
+
+def expected_figure(curves: dict[str, pd.DataFrame], path: Path) -> Path:
+    """The expected best AC against the number of settings tried, one panel per track."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.4), squeeze=False)
+    for ax, (title, curve) in zip(axes[0], curves.items()):
+        for i, (method, rows) in enumerate(curve.groupby("method")):
+            st = style(i)
+            ax.plot(rows["n"], rows["expected"], marker=st["marker"], color=st["color"], label=method, ms=4)
+        ax.set_xlabel("settings tried (drawn at random)")
+        ax.set_ylabel("expected best AC (%)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle("Expected best test AC over n settings (Dodge et al. 2019): what tuning on the test labels "
+                 "could buy", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def parse_setting(text: str) -> dict:
+    """``"alpha=10.0,beta=100.0"`` as ``{"alpha": 10.0, "beta": 100.0}``."""
+    out = {}
+    for part in str(text).split(","):
+        name, _, value = part.partition("=")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            out[name] = value
+    return out
+
+
+def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path) -> Path:
+    """The method's mean test AC against each tuned parameter per data set (a panel each), a line per track
+    and parameter (the others at their defaults); a dotted line at the default, each point's marker as large
+    as the share of trials the rule chose it."""
+    plt = pyplot()
+    rows = pd.concat([s.assign(track=t) for t, s in searched.items()], ignore_index=True)
+    rows = rows[rows["method"] == method]
+    datasets = sorted(rows["dataset"].unique())
+    fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.5, 3.0 * len(datasets) + 1.6), 3.0), squeeze=False)
+    default = parse_setting(rows.loc[rows["default"].astype(bool), "setting"].iloc[0])
+    linestyles = ["-", "--"]
+    for ax, dataset in zip(axes[0], datasets):
+        here = rows[rows["dataset"] == dataset]
+        for j, (param, base) in enumerate(default.items()):
+            for i, (track, by_track) in enumerate(here.groupby("track", sort=False)):
+                settings = by_track.groupby("setting").agg(acc=("acc", "mean"), chosen=("chosen", "mean"))
+                points = []
+                for text, values in settings.iterrows():
+                    parsed = parse_setting(text)
+                    if all(parsed[p] == default[p] for p in default if p != param):
+                        points.append((parsed[param], 100 * values["acc"], values["chosen"]))
+                points.sort()
+                if not points:
+                    continue
+                x, y, share = zip(*points)
+                color = style(i)["color"]
+                ax.plot(x, y, linestyle=linestyles[j % 2], color=color,
+                        label=f"{track} ({param})" if len(default) > 1 else track)
+                ax.scatter(x, y, s=[12 + 120 * s for s in share], color=color, zorder=3)
+            ax.axvline(base, color="0.5", linestyle=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_title(dataset, fontsize=9)
+        ax.set_xlabel(", ".join(default))
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("mean AC (%)")
+    axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(f"{method}: mean AC against {' and '.join(default)}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def gain_table(table: pd.DataFrame, tuned_name: str) -> list[str]:
+    """The gains of :func:`gains` as a markdown table, largest first."""
+    lines = [f"| method | AC fixed | AC {tuned_name} | gain (points) | 95% interval | (data set, k) blocks | "
+             "trials moved off the default |", "|---|---|---|---|---|---|---|"]
+    for row in table.itertuples():
+        moved = "-" if math.isnan(row.moved) else f"{100 * row.moved:.0f}%"
+        lines.append(f"| {row.method} | {row.fixed:.1f} | {row.tuned:.1f} | {row.gain:+.1f} | "
+                     f"[{row.low:+.1f}, {row.high:+.1f}] | {row.blocks} | {moved} |")
+    return lines
+
+
+def selection_counts(tuned: pd.DataFrame) -> list[str]:
+    """How the tuned rows' settings were chosen, per reason, as one sentence."""
+    counts = tuned.loc[tuned["selection"] != "nothing to tune", "selection"].value_counts()
+    if counts.empty:
+        return []
+    parts = [f"{n:,} {REASONS.get(reason, reason)}" for reason, n in counts.items()]
+    return [f"Of {int(counts.sum()):,} trials of tuned methods: " + "; ".join(parts) + ".", ""]
+
+
+def rule_lines() -> list[str]:
+    """The selection rule in a few sentences (the whole of it: :mod:`src.tuning.selection`)."""
+    return [f"**The rule** (`src/tuning/selection.py`). Per trial, each method's grid (`conf/method/`, `tune`) "
+            "is searched on the labels the method may see, never on the test labels. A method that takes no "
+            "labels is fitted once per setting and the setting whose clustering has the best AC on the "
+            f"trial's labelled samples is chosen. A method that takes labels is cross-validated: the labelled "
+            f"samples are dealt into {FOLDS} folds stratified by class; per fold it is fitted with the other "
+            "fold's labels and scored on the fold's, which it was not told; the best mean over the folds "
+            "chooses, and the chosen setting fitted with every label is its result. A tie at the best "
+            f"score keeps the default, and so does a trial with fewer than {MIN_VALIDATION} samples to score "
+            "(in a fold). The unsupervised track sees no label: its default stands, and its **oracle** (the "
+            "best setting per trial on the test labels) is a ceiling, never a result.", ""]
+
+
+def first_group_clause(first) -> str:
+    """"; no test separates it from A and B" for a first group of several methods, else that every test does."""
+    if len(first) > 1:
+        return f"; no Wilcoxon-Holm test (alpha = {ALPHA:g}) separates it from {join_names(list(first[1:]))}"
+    return f"; Wilcoxon-Holm (alpha = {ALPHA:g}) finds it better than every other method"
+
+
+def answer_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+                   titles: dict[str, str], ranking_over) -> list[str]:
+    """The report's opening: per track, the ranking at fixed settings and tuned (one figure each), and the
+    moves (one figure). ``ranking_over(frame, metric)`` ranks a track's rows."""
+    lines = ["## The answer", ""]
+    moves = {}
+    for track, frame in fixed.items():
+        name = TUNED_NAMES.get(track, "tuned")
+        fixed_ranking = ranking_over(frame, "acc")
+        if fixed_ranking is None:
+            continue
+        image = f"answer_{slug(track)}.png"
+        title = titles.get(track, track)
+        tuned_ranking = ranking_over(tuned_frame(tuned[track][0], frame), "acc") if track in tuned else None
+        if tuned_ranking is None:
+            first = fixed_ranking.groups_wilcoxon[0] if fixed_ranking.groups_wilcoxon else fixed_ranking.methods[:1]
+            rank_figure(f"{title}: fixed settings", fixed_ranking, None, "", out / image)
+            lines += [f"### {title}", "",
+                      f"At the fixed settings {fixed_ranking.methods[0]} ranks first over {fixed_ranking.n_blocks} "
+                      f"blocks{first_group_clause(first)}. (`python -m src.benchmark --tune` adds every method tuned "
+                      "alike.)", "", f"![{title}: mean AC rank]({image})", ""]
+            continue
+        rank_figure(f"{title}: fixed settings and {name}", fixed_ranking, tuned_ranking, name, out / image)
+        moves[title] = (fixed_ranking, tuned_ranking, name)
+        first = tuned_ranking.groups_wilcoxon[0] if tuned_ranking.groups_wilcoxon else (tuned_ranking.methods[0],)
+        lead = ("With every method tuned by the rule" if name == "tuned" else
+                "With each method at its oracle setting (a diagnostic: the test labels chose it)")
+        lines += [f"### {title}", "",
+                  f"{lead}, {tuned_ranking.methods[0]} ranks first over {tuned_ranking.n_blocks} blocks"
+                  f"{first_group_clause(first)}. At the fixed settings the first was {fixed_ranking.methods[0]}.", "",
+                  f"![{title}: mean AC rank, fixed and {name}]({image})", ""]
+    if moves:
+        move_figure(moves, out / "answer_moves.png")
+        lines += ["### How the places move", "", "![Places at fixed settings and tuned](answer_moves.png)", ""]
+    return lines
+
+
+def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+                  titles: dict[str, str], claims) -> list[str]:
+    """The tuned part: rule, gains, expected best AC, parameter figures, claims (module docstring);
+    ``claims(frames)`` gives :func:`src.presentation.benchmark_report.claim_rows` of a set of tracks' rows."""
+    if not tuned:
+        return []
+    lines = ["## Tuned alike", "", *rule_lines()]
+    curves, searched_all = {}, {}
+    for track, (rows, searched) in tuned.items():
+        if track not in fixed:
+            continue
+        name = TUNED_NAMES.get(track, "tuned")
+        frame = tuned_frame(rows, fixed[track])
+        searched = searched[searched["dataset"].isin(fixed[track]["dataset"].unique())]
+        table = gains(fixed[track], frame)
+        still = frame.loc[frame["selection"] == "nothing to tune", "method"].unique()
+        lines += [f"### {titles.get(track, track)}: what tuning buys", "", *selection_counts(frame),
+                  *gain_table(table[~table["method"].isin(still)], name), "",
+                  f"Nothing to tune, so the same as at fixed settings: {join_names(sorted(still))}." if len(still)
+                  else "", ""]
+        if not searched.empty:
+            curves[titles.get(track, track)] = expected_best(searched)
+            searched_all[track] = searched
+    if curves:
+        expected_figure(curves, out / "tuned_expected_best.png")
+        lines += ["### Expected best AC against the settings tried", "",
+                  "What tuning on the test labels with a budget of n settings would buy (Dodge et al. 2019): "
+                  "per trial, the expected best test AC of n settings drawn at random from the grid, then the "
+                  "mean over trials. A flat curve: the default is as good as any setting; a steep one: a "
+                  "method whose rank rests on its setting.", "", "![Expected best AC](tuned_expected_best.png)", ""]
+    methods = sorted({m for s in searched_all.values() for m in s["method"].unique()})
+    if methods:
+        lines += ["### Each method against its parameter", ""]
+        for method in methods:
+            image = f"tuned_parameter_{slug(method)}.png"
+            parameter_figure(method, searched_all, out / image)
+            lines.append(f"![{method} against its parameter]({image})")
+        lines[lines.index("### Each method against its parameter") + 1:][:0] = [
+            "Mean test AC per data set against each tuned parameter, the others at their defaults (the LCF "
+            "paper's Fig. 4 for every method), a line per track; the dotted line marks the default, and each "
+            "point is as large as the share of trials where the rule chose that value.", ""]
+        lines.append("")
+    lines += claims_comparison(fixed, tuned, claims)
+    return lines
+
+
+def claims_comparison(fixed, tuned, claims) -> list[str]:
+    """Each paper's claim at the fixed settings and with every method tuned, side by side."""
+    tuned_frames = {t: tuned_frame(tuned[t][0], f) for t, f in fixed.items() if t in tuned and t != "unsupervised"}
+    if not tuned_frames:
+        return []
+    before = {(r["paper"], r["datasets"]): r for r in claims(fixed)}
+    lines = ["### The papers' claims, tuned", "",
+             "Each paper's claim (its method first and significantly better than every other method of its "
+             "track, AC) at the fixed settings and with every method tuned by the rule.", "",
+             "| paper | track | data sets | fixed settings | tuned | why (tuned) |", "|---|---|---|---|---|---|"]
+    for row in claims(tuned_frames):
+        if row["verdict"] == "not run":
+            continue
+        old = before.get((row["paper"], row["datasets"]), {}).get("verdict", "-")
+        change = "" if old == row["verdict"] else " (changed)"
+        lines.append(f"| {row['paper']} | {row['track']} | {row['datasets']} | {old} | **{row['verdict']}**{change} | "
+                     f"{row['why']} |")
+    return lines + [""]
+
+
+def contender_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+                      contenders: list[str], how: list[str], titles: dict[str, str], ranking_over) -> list[str]:
+    """A contender report's part on tuning: how each contender's parameters were set (``how``), and, for
+    contenders given a grid, per track the ranking of the whole field tuned alike (``tuned``: track -> the
+    tuned rows of contenders and family, and the contenders' searched settings) beside the fixed one, and each
+    contender's AC against its parameter."""
+    lines = ["## How each method's parameters were set", "", *[f"- {sentence}" for sentence in how], ""]
+    if not tuned:
+        return lines
+    lines += [*rule_lines()]
+    searched_all = {}
+    for track, (rows, searched) in tuned.items():
+        if track not in fixed:
+            continue
+        name = TUNED_NAMES.get(track, "tuned")
+        fixed_ranking, tuned_ranking = ranking_over(fixed[track], "acc"), ranking_over(rows, "acc")
+        title = titles.get(track, track)
+        if fixed_ranking is None or tuned_ranking is None:
+            continue
+        image = f"tuned_{slug(track)}.png"
+        rank_figure(f"{title}: fixed settings and {name}", fixed_ranking, tuned_ranking, name, out / image)
+        places = []
+        for contender in contenders:
+            if contender in tuned_ranking.methods and contender in fixed_ranking.methods:
+                places.append(f"{contender} is #{tuned_ranking.methods.index(contender) + 1} of "
+                              f"{len(tuned_ranking.methods)} {name} (#{fixed_ranking.methods.index(contender) + 1} at "
+                              "fixed settings)")
+        lines += [f"### {title}, every method {name}", "", ("; ".join(places) + ".") if places else "",
+                  "", *selection_counts(rows[rows["method"].isin(contenders)]), f"![{title}]({image})", ""]
+        searched_all[track] = searched
+    for contender in contenders:
+        if any((s["method"] == contender).any() for s in searched_all.values()):
+            image = f"tuned_parameter_{slug(contender)}.png"
+            parameter_figure(contender, {t: s for t, s in searched_all.items() if (s["method"] == contender).any()},
+                             out / image)
+            lines += [f"![{contender} against its parameter]({image})", ""]
+    return lines

@@ -1,0 +1,111 @@
+"""What ``python -m src.benchmark --tune`` computes beside the fixed-setting cells: the cells of every other
+setting of each grid, and the folds' cells of the methods that take labels.
+
+Under the benchmark's folder ``out`` (``outputs/benchmark``, or a contender's own):
+
+* ``<track>/runs/``: the default setting's cells, the fixed-setting benchmark's own (reused, never
+  recomputed);
+* ``tuned/<track>/runs/``: the cells of every other setting, each method labelled with its setting
+  (``GNMF(alpha=10.0)``, :func:`src.tuning.grids.setting_label`);
+* ``tuned/<track>/folds/<f>/``: a label method's cells of every setting with fold f of the trial's labelled
+  samples hidden (``protocol.labels.folds``, ``protocol.labels.fold``: :mod:`src.protocol.trials`).
+
+A method that takes no labels has the same cell in every track (one clustering serves them all: the pool
+computes it once), so its grid costs its settings once, whichever tracks run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from ..config_dir import CONF_DIR
+from ..protocol.trials import label_counts
+from ..reproduction.contenders import LABEL_TRACKS, Sweeps, quoted
+from .grids import Grid, family_grid, setting_label, settings
+from .selection import FOLDS, MIN_VALIDATION, takes_labels
+
+
+def experiment(track: str) -> dict:
+    """The track's experiment config ``conf/experiment/benchmark/<track>.yaml`` as written."""
+    return yaml.safe_load((Path(CONF_DIR) / "experiment" / "benchmark" / f"{track}.yaml").read_text())
+
+
+def track_methods(track: str) -> list[str]:
+    """The registry names the track's sweep runs (its experiment's ``hydra.sweeper.params.method``)."""
+    return str(experiment(track)["hydra"]["sweeper"]["params"]["method"]).split(",")
+
+
+def track_datasets(track: str) -> list[str]:
+    """The data sets the track's sweep runs."""
+    return str(experiment(track)["hydra"]["sweeper"]["params"]["dataset"]).split(",")
+
+
+def family_grids(tracks) -> dict[str, Grid]:
+    """The grid of every family method the tracks run, by registry name (the rows' ``estimator``), NTF's
+    (image data sets only, its own sweep) included."""
+    names = sorted({name for track in tracks for name in track_methods(track)} | {"ntf"})
+    return {name: family_grid(name) for name in names}
+
+
+def family_overrides(grid: Grid, setting) -> list[str]:
+    """The overrides that run the family method of ``grid`` at ``setting``, labelled with it."""
+    return [f"method={grid.name}", *(f"method.params.{p}={v}" for p, v in setting.items()),
+            f"method.label={quoted(setting_label(grid, setting))}"]
+
+
+def enters(grid: Grid, track: str) -> bool:
+    """Whether the tuned benchmark searches the grid in ``track``: a label method in the label tracks, a
+    method that takes no labels in every track (the unsupervised one: the oracle)."""
+    return grid.tuned and (track in LABEL_TRACKS or not takes_labels(grid.name))
+
+
+def scored_ks(class_labels: np.ndarray, scheme: dict, ks) -> list[int]:
+    """The k of ``ks`` at which some trial can have every fold score :data:`MIN_VALIDATION` samples: the k
+    classes with the most labelled samples under ``scheme`` (:func:`src.protocol.trials.label_counts`) deal
+    at least that many into each of the :data:`FOLDS` folds. At any other k every trial keeps the default
+    (too few to score), so its folds are not fitted."""
+    sizes = np.unique(np.asarray(class_labels), return_counts=True)[1]
+    counts = np.sort(label_counts(sizes, scheme))[::-1]
+    return [k for k in ks if counts[:k].sum() // FOLDS >= MIN_VALIDATION]
+
+
+def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets: list[str], out: Path,
+                overrides: Callable[[Grid, dict], list[str]] = family_overrides,
+                fold_ks: Callable[[str, str], list[int]] | None = None) -> list[Sweeps]:
+    """One home per track: the sweeps of the grids' other settings and of their folds (module docstring).
+
+    ``grids`` pairs each grid with the data sets it runs on (NTF: the image data sets), intersected with
+    ``datasets``; ``overrides(grid, setting)`` names the method at a setting; ``fold_ks(track, dataset)``
+    gives the k whose folds are fitted (:func:`scored_ks`; None: every k of the protocol).
+    """
+    homes = []
+    for track in tracks:
+        sweeps = []
+        for grid, where in grids:
+            on = [d for d in where if d in datasets]
+            if not on or not enters(grid, track):
+                continue
+            base = (f"experiment=benchmark/{track}", f"dataset={','.join(on)}")
+            for setting in settings(grid)[1:]:
+                sweeps.append((*base, *overrides(grid, setting),
+                               f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'runs')}"))
+            if track not in LABEL_TRACKS or not takes_labels(grid.name):
+                continue
+            for dataset in on:
+                ks = None if fold_ks is None else fold_ks(track, dataset)
+                if ks is not None and not ks:
+                    continue
+                where = (f"experiment=benchmark/{track}", f"dataset={dataset}",
+                         *([f"protocol.ks=[{','.join(map(str, ks))}]"] if ks is not None else []))
+                for setting in settings(grid):
+                    for fold in range(FOLDS):
+                        sweeps.append((*where, *overrides(grid, setting), f"++protocol.labels.folds={FOLDS}",
+                                       f"++protocol.labels.fold={fold}",
+                                       f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'folds' / str(fold))}"))
+        if sweeps:
+            homes.append(Sweeps(f"tuned {track}", tuple(sweeps)))
+    return homes

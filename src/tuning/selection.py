@@ -1,0 +1,185 @@
+"""The rule that chooses a method's setting per trial, on the labels the method may see, in one place.
+
+Per (data set, method, k, trial) of a track, among the settings of the method's grid
+(:func:`src.tuning.grids.settings`), each fitted on the trial:
+
+* **a method that takes no labels, in a label track**, is fitted once per setting, without labels (the
+  cell the unsupervised track computes: one clustering serves every track). Each setting's clustering is
+  scored on the trial's labelled samples, whose classes the track gives; the best scores chooses.
+* **a method that takes labels** is cross-validated over the trial's labelled samples: they are dealt into
+  :data:`FOLDS` folds (stratified by class, :func:`src.protocol.trials.fold_of`); per fold it is fitted
+  with the other folds' labels and scored on the fold's samples, which it was not told; a setting's score is
+  the mean over the folds. The chosen setting's cell with every label, as the track fits it, is the result.
+* **ties** (two settings or more at the best score) keep the default, and so does a trial with fewer
+  than :data:`MIN_VALIDATION` samples to score (in any fold), where the accuracy takes too few values to
+  separate settings: the selection says which (:data:`REASONS`).
+* **the unsupervised track** gives no label, so nothing is chosen: the default stands. Beside it the
+  **oracle** (:func:`oracle`) chooses, per trial, the setting with the best accuracy on every sample, the
+  test labels: a ceiling of what tuning could buy, never a result.
+
+The score is the clustering accuracy (AC, the best one-to-one map of clusters to classes) on the scored
+samples alone, as :func:`src.protocol.metrics.accuracy` computes it on any subset. The chosen setting
+depends on nothing but the labels the track gives (tested: changing the classes of the unlabelled samples
+leaves every choice as it is).
+
+The rows here are a track's rows (:func:`src.presentation.benchmark_report.load_track`): ``method`` the
+short name, ``params`` the parameters as JSON, ``partition`` the clustering. A row's trial is rebuilt from
+its data set's classes, its seed and its label scheme (:func:`src.protocol.trials.make_trial`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .. import methods
+from ..methods.core.validation import UNLABELLED
+from ..protocol.metrics import accuracy
+from ..protocol.partition import decode
+from ..protocol.trials import make_trial
+from .grids import Grid, setting_of, setting_text
+
+#: Folds of the cross-validation of a method that takes labels: two, the fewest that are cross-validation,
+#: so each fold scores as many samples as can be (half the labelled ones) and a trial costs two fits a setting.
+FOLDS = 2
+#: The fewest samples a score may read: below five the accuracy takes at most five values and ties decide.
+MIN_VALIDATION = 5
+#: What chose each tuned row's setting (its ``selection`` column).
+REASONS = {
+    "labelled": "best on the trial's labelled samples",
+    "cross-validated": "best over the folds of the trial's labelled samples",
+    "tie": "a tie at the best score: the default kept",
+    "too few": f"fewer than {MIN_VALIDATION} samples to score: the default kept",
+    "oracle": "best on the test labels (every sample): the oracle, a ceiling, not a result",
+    "nothing to tune": "the method has no parameter to tune",
+}
+#: A row's label scheme is read from these columns (``protocol_labels_<key>``).
+LABEL_KEYS = ("mode", "fraction", "per_class", "folds", "fold")
+
+
+def takes_labels(estimator: str) -> bool:
+    """Whether the estimator (registry name or import path) is told the labelled samples."""
+    return bool(getattr(methods.estimator_class(estimator), "needs_labels", False))
+
+
+def label_scheme(row: Mapping) -> dict:
+    """The label scheme a row's trial was drawn with, from its ``protocol_labels_*`` columns."""
+    scheme = {}
+    for key in LABEL_KEYS:
+        value = row.get(f"protocol_labels_{key}")
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+            scheme[key] = int(value) if key in ("per_class", "folds", "fold") else value
+    return scheme
+
+
+class Trials:
+    """The trials of rows, rebuilt once each: ``classes(dataset)`` gives a data set's classes (n_samples,)."""
+
+    def __init__(self, classes: Callable[[str], np.ndarray]):
+        self._classes, self._y, self._trials = classes, {}, {}
+
+    def of(self, dataset: str, k: int, trial: int, seed: int, scheme: Mapping):
+        key = (dataset, int(k), int(trial), int(seed), tuple(sorted(scheme.items())))
+        if key not in self._trials:
+            if dataset not in self._y:
+                self._y[dataset] = np.asarray(self._classes(dataset))
+            self._trials[key] = make_trial(self._y[dataset], dataset, int(k), int(trial), int(seed), scheme)
+        return self._trials[key]
+
+
+def validation(row: Mapping, trials: Trials) -> tuple[float, int]:
+    """The row's score on the samples that judge it, and how many there are: for a fold's cell, the fold's
+    labelled samples, which the method was not told; for any other cell, the trial's labelled samples (the
+    rule applies it to methods that take no labels). NaN and 0 where the trial labels none."""
+    scheme = label_scheme(row)
+    if scheme.get("mode", "none") == "none":
+        return math.nan, 0
+    told = trials.of(row["dataset"], row["k"], row["trial"], row["seed"], scheme)
+    if "folds" in scheme:
+        full = trials.of(row["dataset"], row["k"], row["trial"], row["seed"],
+                         {key: value for key, value in scheme.items() if key not in ("folds", "fold")})
+        samples = (full.y_partial != UNLABELLED) & (told.y_partial == UNLABELLED)
+    else:
+        full, samples = told, told.y_partial != UNLABELLED
+    n = int(samples.sum())
+    if n == 0:
+        return math.nan, 0
+    return float(accuracy(full.y_true[samples], decode(row["partition"])[samples])), n
+
+
+def best_setting(scores: pd.Series, counts: pd.Series, default: str) -> tuple[str, str]:
+    """The setting ``scores`` (one per setting text) choose, and why: the best alone; the default on a tie
+    or when some score read fewer than :data:`MIN_VALIDATION` samples (``counts``, the fewest per setting)."""
+    if scores.empty or scores.isna().any() or counts.min() < MIN_VALIDATION:
+        return default, "too few"
+    best = scores.max()
+    top = scores.index[np.isclose(scores.to_numpy(), best, rtol=0, atol=1e-12)]
+    if len(top) > 1:
+        return default, "tie"
+    return str(top[0]), None
+
+
+KEY = ["dataset", "method", "k", "trial"]
+
+
+def with_settings(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
+    """``rows`` of one method with their setting's text (``setting``) read from ``params``."""
+    return rows.assign(setting=rows["params"].map(lambda text: setting_of(text, grid)))
+
+
+def select(cells: pd.DataFrame, folds: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.DataFrame:
+    """The tuned rows of one method in a label track: per (data set, k, trial), its cell at the setting the
+    rule chooses (module docstring), with ``setting``, ``default_setting``, ``selection`` (a key of :data:`REASONS`),
+    ``validation_acc`` (the chosen setting's score, NaN when none was read) and ``n_validation``.
+
+    ``cells`` holds the method's cells of the track, one per setting and trial (every label told, as the
+    track fits them); ``folds`` its fold cells (a ``fold`` column), for a method that takes labels, else None.
+    """
+    cells = with_settings(cells, grid)
+    default = setting_text(grid.defaults)
+    cross = takes_labels(str(cells["estimator"].iloc[0]))
+    judged = with_settings(folds, grid) if cross else cells
+    scored = judged.apply(lambda row: validation(row, trials), axis=1, result_type="expand")
+    judged = judged.assign(score=scored[0], n=scored[1])
+    per = judged.groupby([*KEY, "setting"]).agg(score=("score", "mean"), n=("n", "min")).reset_index()
+    by_trial = {key: group.set_index("setting") for key, group in per.groupby(KEY, sort=False)}
+    empty = per.iloc[:0].set_index("setting")
+    out = []
+    for key, test in cells.groupby(KEY, sort=True):
+        found = by_trial.get(key, empty)
+        setting, why = best_setting(found["score"], found["n"], default) if not found.empty \
+            else (default, "too few")
+        chosen = test[test["setting"] == setting]
+        if chosen.empty:  # the chosen setting's cell is missing: keep the default's
+            chosen, why = test[test["setting"] == default], "too few"
+        row = chosen.iloc[0].to_dict()
+        row.update(default_setting=default, selection=why or ("cross-validated" if cross else "labelled"),
+                   validation_acc=found["score"].get(setting, math.nan) if not found.empty else math.nan,
+                   n_validation=int(found["n"].get(setting, 0)) if not found.empty else 0)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def oracle(cells: pd.DataFrame, grid: Grid) -> pd.DataFrame:
+    """The oracle rows of one method in the unsupervised track: per trial, its cell at the setting with the
+    best accuracy on every sample (ties keep the default). A ceiling, named oracle wherever it appears."""
+    cells = with_settings(cells, grid)
+    default = setting_text(grid.defaults)
+    out = []
+    for _, test in cells.groupby(KEY, sort=True):
+        scores = test.set_index("setting")["acc"]
+        setting, why = best_setting(scores, pd.Series([MIN_VALIDATION]), default)
+        row = test[test["setting"] == setting].iloc[0].to_dict()
+        row.update(default_setting=default, selection="oracle" if why is None else why, validation_acc=row["acc"],
+                   n_validation=int(row.get("n_samples", 0) or 0))
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def untuned(cells: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a method with nothing to tune, as tuned rows: its one setting, said so."""
+    return cells.assign(setting="", default_setting="", selection="nothing to tune", validation_acc=math.nan,
+                        n_validation=0)
