@@ -52,10 +52,10 @@ def run(family_file, data_dir, monkeypatch, caplog):
     # this process keeps its SIGTERM handler (the module's own signal stays real: the time limits need SIGALRM)
     monkeypatch.setattr(benchmark, "signal", SimpleNamespace(signal=lambda *args: None, SIGTERM=signal.SIGTERM))
 
-    def call(*argv):
+    def call(*argv, overrides=()):
         caplog.clear()
         with caplog.at_level(logging.INFO):
-            status = benchmark.main([*argv, "--workers", "1", *SMALL, f"paths.data_dir={data_dir}"])
+            status = benchmark.main([*argv, "--workers", "1", *SMALL, f"paths.data_dir={data_dir}", *overrides])
         return status, [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
 
     return call
@@ -163,3 +163,60 @@ def test_what_a_method_warns_is_counted_per_cell_and_reported_not_printed(run, t
     assert "**Capped: 4 of its 4 cells stopped at the iteration cap (max_iter=3) rather than converging**" in \
         " ".join(report.split("\n## ")[0].split())  # in its opening, before any section
     assert "| Capped | 4 | 4 | 4 | ConvergenceWarning (4) |" in report
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("argv, message", [
+    (["--grid", "beta=1,2"], "--grid beta: PlainNMF takes no parameter 'beta'"),
+    (["--grid", "max_iter="], "--grid 'max_iter=' gives no value"),
+    (["--grid", "max_iter=50,100", "--param", "max_iter=20"], "--grid max_iter and --param max_iter"),
+    (["--grid", "max_iter=50,-1"], "--grid max_iter=-1: PlainNMF refuses it (fit: "),
+])
+def test_a_bad_grid_is_one_line_status_2_and_nothing_written(run, tmp_path, argv, message):
+    status, errors = run("--method", f"{MODULE}:PlainNMF", "--out", str(tmp_path / "out"), *argv)
+    assert status == 2 and len(errors) == 1 and errors[0].startswith(message), errors
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.integration
+def test_a_contender_given_a_grid_is_tuned_by_the_rule_and_its_report_says_so(run, tmp_path):
+    out = tmp_path / "grid"
+    status, errors = run("--method", f"{MODULE}:PlainNMF", "--tracks", "unsupervised", "labels30", "--out", str(out),
+                         "--grid", "max_iter=20,200,400")
+    assert status == 0 and not errors
+    computed = pd.read_csv(out / "schedule.csv")
+    assert sorted(computed["method"].unique()) == ["PlainNMF", "PlainNMF(max_iter=20)", "PlainNMF(max_iter=400)"]
+    assert len(computed) == 2 * 3 * 4  # a cell per track, value and trial
+    assert (computed["status"] == "computed").sum() == 3 * 4  # each serving both tracks (one clustering)
+    tuned = pd.read_csv(out / "tuned" / "labels30.csv")
+    assert len(tuned) == 4 and set(tuned["selection"]) <= {"labelled", "tie", "too few"}
+    assert set(tuned["default_setting"]) == {"max_iter=200"}
+    oracle = pd.read_csv(out / "tuned" / "unsupervised.csv")
+    assert set(oracle["selection"]) <= {"oracle", "tie"}
+    settings = pd.read_csv(out / "tuned" / "labels30_settings.csv")
+    assert len(settings) == 3 * 4 and settings.groupby(["k", "trial"])["chosen"].sum().eq(1).all()
+    report = (out / "report.md").read_text()
+    assert "PlainNMF: tuned by the benchmark on the labels it may see (max_iter over 20, 200, 400 (default 200))" \
+        in report
+    assert "the family's tuned cells do not ship for this track" in report  # the synthetic family has none
+
+
+@pytest.mark.integration
+def test_a_label_contender_is_cross_validated_on_folds_of_the_labelled_samples(run, tmp_path):
+    out = tmp_path / "folds"
+    status, errors = run("--method", f"{MODULE}:LabelNMF", "--tracks", "labels30", "--out", str(out),
+                         "--grid", "max_iter=20,200", overrides=["protocol.labels.fraction=0.9"])
+    assert status == 0 and not errors
+    folds = list((out / "tuned" / "labels30" / "folds").glob("*/*/results.csv"))
+    assert len(folds) == 2 * 2  # two settings, two folds
+    tuned = pd.read_csv(out / "tuned" / "labels30.csv")
+    assert set(tuned["selection"]) <= {"cross-validated", "tie"} and (tuned["n_validation"] >= 5).all()
+
+
+@pytest.mark.integration
+def test_a_contender_set_with_param_is_told_that_such_values_flatter_it(run, tmp_path):
+    out = tmp_path / "param"
+    status, errors = run("--method", f"{MODULE}:PlainNMF", "--tracks", "unsupervised", "--out", str(out),
+                         "--param", "max_iter=300")
+    assert status == 0 and not errors
+    assert "Values chosen by looking at this benchmark's scores flatter the method" in (out / "report.md").read_text()

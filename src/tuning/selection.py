@@ -125,40 +125,52 @@ def best_setting(scores: pd.Series, counts: pd.Series, default: str) -> tuple[st
 KEY = ["dataset", "method", "k", "trial"]
 
 
+def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.DataFrame:
+    """Per (data set, method, k, trial, setting) of the rows that judge a setting (a label method's fold
+    cells, another method's cells), its score (``validation_acc``: the mean over the folds) and the fewest
+    samples a score read (``n_validation``); empty when no row judges (a label method without folds)."""
+    if judged is None or judged.empty:
+        return pd.DataFrame(columns=[*KEY, "setting", "validation_acc", "n_validation"])
+    judged = with_settings(judged, grid)
+    scored = judged.apply(lambda row: validation(row, trials), axis=1, result_type="expand")
+    judged = judged.assign(validation_acc=scored[0], n_validation=scored[1])
+    return judged.groupby([*KEY, "setting"]).agg(validation_acc=("validation_acc", "mean"),
+                                                  n_validation=("n_validation", "min")).reset_index()
+
+
 def with_settings(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
     """``rows`` of one method with their setting's text (``setting``) read from ``params``."""
     return rows.assign(setting=rows["params"].map(lambda text: setting_of(text, grid)))
 
 
-def select(cells: pd.DataFrame, folds: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.DataFrame:
+def select(cells: pd.DataFrame, folds: pd.DataFrame | None, grid: Grid, trials: Trials,
+           per: pd.DataFrame | None = None) -> pd.DataFrame:
     """The tuned rows of one method in a label track: per (data set, k, trial), its cell at the setting the
     rule chooses (module docstring), with ``setting``, ``default_setting``, ``selection`` (a key of :data:`REASONS`),
     ``validation_acc`` (the chosen setting's score, NaN when none was read) and ``n_validation``.
 
     ``cells`` holds the method's cells of the track, one per setting and trial (every label told, as the
-    track fits them); ``folds`` its fold cells (a ``fold`` column), for a method that takes labels, else None.
+    track fits them); ``folds`` its fold cells (a ``fold`` column), for a method that takes labels, else None;
+    ``per``, when given, the settings' scores :func:`validated` computed from them.
     """
     cells = with_settings(cells, grid)
     default = setting_text(grid.defaults)
     cross = takes_labels(str(cells["estimator"].iloc[0]))
-    judged = with_settings(folds, grid) if cross else cells
-    scored = judged.apply(lambda row: validation(row, trials), axis=1, result_type="expand")
-    judged = judged.assign(score=scored[0], n=scored[1])
-    per = judged.groupby([*KEY, "setting"]).agg(score=("score", "mean"), n=("n", "min")).reset_index()
+    per = validated(folds if cross else cells, grid, trials) if per is None else per
     by_trial = {key: group.set_index("setting") for key, group in per.groupby(KEY, sort=False)}
     empty = per.iloc[:0].set_index("setting")
     out = []
     for key, test in cells.groupby(KEY, sort=True):
         found = by_trial.get(key, empty)
-        setting, why = best_setting(found["score"], found["n"], default) if not found.empty \
+        setting, why = best_setting(found["validation_acc"], found["n_validation"], default) if not found.empty \
             else (default, "too few")
         chosen = test[test["setting"] == setting]
         if chosen.empty:  # the chosen setting's cell is missing: keep the default's
             chosen, why = test[test["setting"] == default], "too few"
         row = chosen.iloc[0].to_dict()
         row.update(default_setting=default, selection=why or ("cross-validated" if cross else "labelled"),
-                   validation_acc=found["score"].get(setting, math.nan) if not found.empty else math.nan,
-                   n_validation=int(found["n"].get(setting, 0)) if not found.empty else 0)
+                   validation_acc=found["validation_acc"].get(setting, math.nan) if not found.empty else math.nan,
+                   n_validation=int(found["n_validation"].get(setting, 0)) if not found.empty else 0)
         out.append(row)
     return pd.DataFrame(out)
 

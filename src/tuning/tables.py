@@ -22,7 +22,7 @@ import pandas as pd
 from ..files import write_atomic
 from ..reproduction.contenders import LABEL_TRACKS
 from .grids import Grid, setting_text
-from .selection import FOLDS, KEY, Trials, oracle, select, untuned, validation, with_settings
+from .selection import FOLDS, KEY, Trials, oracle, select, takes_labels, untuned, validated, with_settings
 
 TUNED_DIR = "tuned"
 #: The columns of the searched-settings table.
@@ -41,7 +41,8 @@ def read_cells(out: Path, track: str) -> tuple[pd.DataFrame | None, pd.DataFrame
     return fixed, other, (pd.concat(folds, ignore_index=True) if folds else None)
 
 
-def tuned_track(out: Path, track: str, grids: dict[str, Grid], trials: Trials) -> tuple[pd.DataFrame, pd.DataFrame]:
+def tuned_track(out: Path, track: str, grids: dict[str, Grid], trials: Trials) \
+        -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tuned rows and the searched settings of ``track`` (module docstring) from the cells under ``out``;
     ``grids`` maps an estimator (the rows' ``estimator``) to its grid."""
     fixed, other, folds = read_cells(out, track)
@@ -57,34 +58,31 @@ def tuned_track(out: Path, track: str, grids: dict[str, Grid], trials: Trials) -
         cells = pd.concat([rows, other[other["estimator"] == estimator]] if other is not None else [rows],
                           ignore_index=True)
         cells = cells[cells["dataset"].isin(rows["dataset"].unique())]
+        per = None
         if track in LABEL_TRACKS:
             theirs = folds[folds["estimator"] == estimator] if folds is not None else None
-            chosen = select(cells, theirs, grid, trials)
+            per = validated(theirs if takes_labels(grid.name) else cells, grid, trials)
+            chosen = select(cells, theirs, grid, trials, per)
         else:
             chosen = oracle(cells, grid)
         tuned.append(chosen)
-        searched.append(searched_settings(cells, chosen, grid, trials, folds, track))
+        searched.append(searched_settings(cells, chosen, grid, per))
     return (pd.concat(tuned, ignore_index=True),
             pd.concat(searched, ignore_index=True) if searched else pd.DataFrame(columns=list(SEARCHED)))
 
 
-def searched_settings(cells: pd.DataFrame, chosen: pd.DataFrame, grid: Grid, trials: Trials,
-                      folds: pd.DataFrame | None, track: str) -> pd.DataFrame:
-    """The searched-settings rows of one method (module docstring)."""
+def searched_settings(cells: pd.DataFrame, chosen: pd.DataFrame, grid: Grid, per: pd.DataFrame | None) \
+        -> pd.DataFrame:
+    """The searched-settings rows of one method (module docstring); ``per`` the settings' validation scores
+    (:func:`src.tuning.selection.validated`), None in the unsupervised track."""
     cells = with_settings(cells, grid)
     table = cells[[*KEY, "setting", "acc", "nmi"]].copy()
     table["default"] = table["setting"] == setting_text(grid.defaults)
-    if track not in LABEL_TRACKS:
+    if per is None:
         table["validation_acc"], table["n_validation"] = math.nan, 0
     else:
-        judged = cells
-        if folds is not None and (folds["estimator"] == grid.name).any():
-            judged = with_settings(folds[folds["estimator"] == grid.name], grid)
-        scores = judged.apply(lambda row: validation(row, trials), axis=1, result_type="expand")
-        judged = judged.assign(validation_acc=scores[0], n_validation=scores[1])
-        per = judged.groupby([*KEY, "setting"]).agg(validation_acc=("validation_acc", "mean"),
-                                                      n_validation=("n_validation", "min")).reset_index()
         table = table.merge(per, on=[*KEY, "setting"], how="left")
+        table["n_validation"] = table["n_validation"].fillna(0).astype(int)
     picked = chosen[[*KEY, "setting"]].assign(chosen=True)
     table = table.merge(picked, on=[*KEY, "setting"], how="left")
     table["chosen"] = table["chosen"].fillna(False).astype(bool)

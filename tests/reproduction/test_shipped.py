@@ -126,3 +126,72 @@ def test_the_local_data_of_the_pixel_data_sets_are_those_the_family_saw(family, 
     local = shipped.local_digests({j.spec.dataset.name: thaw(j.spec.dataset.config) for j in jobs}, data_dir, mirror)
     assert contenders.mismatched(family[family["dataset"].isin(local)], local) == {}
     assert hashlib.sha256(b"").hexdigest() not in local.values()
+
+
+@pytest.fixture(scope="module")
+def tuned():
+    found = shipped.load_tuned()
+    if found is None:
+        pytest.fail(f"{shipped.TUNED_FILE} is missing: it ships with the repository (--tune, then make results)")
+    return found
+
+
+def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tuned):
+    from src.tuning.selection import REASONS
+
+    assert shipped.TUNED_FILE.stat().st_size < 3e6
+    assert list(tuned.columns) == list(shipped.TUNED_COLUMNS)
+    assert set(tuned["selection"]) <= set(REASONS) - {"nothing to tune"}
+    assert not tuned.duplicated(["track", "dataset", "method", "k", "trial"]).any()
+    assert tuned.loc[tuned["track"] == "unsupervised", "selection"].isin(["oracle", "tie"]).all()
+    kept = tuned["selection"].isin(["tie", "too few"])
+    assert (tuned.loc[kept, "setting"] == tuned.loc[kept, "default_setting"]).all()
+
+
+def tuned_trial(tuned, track, dataset, estimator, k, trial, mirror, data_dir) -> pd.DataFrame:
+    """The rule run again on one trial: every setting's cell recomputed (and a label method's folds), as a
+    track's rows, then :func:`src.tuning.selection.select`; returns its tuned row."""
+    import json
+
+    from src.tuning import selection
+    from src.tuning.grids import family_grid, setting_label, settings
+
+    grid = family_grid(estimator)
+    cells, folds = [], []
+    fraction = {"labels10": 0.1, "labels30": 0.3}[track]
+    for setting in settings(grid):
+        parts = [((), cells)] + ([((f"++protocol.labels.folds={selection.FOLDS}", f"++protocol.labels.fold={f}"),
+                                   folds) for f in range(selection.FOLDS)] if selection.takes_labels(estimator) else [])
+        for extra, into in parts:
+            home = contenders.Sweeps(track, ((f"experiment=benchmark/{track}", f"dataset={dataset}",
+                                              f"method={estimator}", *(f"method.params.{p}={v}" for p, v in setting.items()),
+                                              f"method.label={setting_label(grid, setting)}", *extra,
+                                              f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"),))
+            job = plan_jobs([home], [])[0]
+            run = open_run(job.spec, data_dir / "unused")
+            cell = compute_cell(job.spec, run.prepared.dataset, k, trial).chosen
+            labels = thaw(job.spec.protocol.labels)
+            into.append({"dataset": dataset, "method": grid.label, "estimator": estimator, "k": k, "trial": trial,
+                         "seed": job.spec.seed, "acc": cell.acc, "params": json.dumps(thaw(job.spec.method.params)),
+                         "partition": encode(cell.partition), "fold": labels.get("fold"),
+                         **{f"protocol_labels_{key}": value for key, value in labels.items()}})
+            y = run.prepared.dataset.y
+    assert labels["fraction"] == fraction
+    found = selection.select(pd.DataFrame(cells), pd.DataFrame(folds) if folds else None, grid,
+                             selection.Trials(lambda name: y))
+    return found.iloc[0]
+
+
+@pytest.mark.parametrize("estimator, reason", [("gnmf", "labelled"), ("semignmf", "cross-validated")])
+def test_a_tuned_trial_recomputed_chooses_the_shipped_setting(tuned, mirror, data_dir, estimator, reason):
+    """One trial of each rule (a method without labels scored on the labelled samples, a label method
+    cross-validated), the first shipped one whose setting moved off the default: recomputed, the same
+    setting is chosen on the same score, and its cell has the shipped AC."""
+    rows = tuned[(tuned["estimator"] == estimator) & (tuned["selection"] == reason) & (tuned["dataset"] == "yale")
+                 & (tuned["setting"] != tuned["default_setting"])]
+    assert not rows.empty
+    row = rows.sort_values(["track", "k", "trial"]).iloc[0]
+    found = tuned_trial(tuned, row["track"], "yale", estimator, int(row["k"]), int(row["trial"]), mirror, data_dir)
+    assert found["setting"] == row["setting"] and found["selection"] == reason
+    assert found["validation_acc"] == pytest.approx(row["validation_acc"], abs=1e-12)
+    assert found["acc"] == pytest.approx(row["acc"], abs=1e-12)
