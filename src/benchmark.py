@@ -144,7 +144,7 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # a killed benchmark stops its workers too
     try:
         check_pool_arguments(args)
-        if args.method or args.dataset:
+        if args.method or args.dataset or args.grid:
             return run_outside(args)
         if not args.report_only:
             chosen = [narrowed(papers.load(track, benchmark_report.HOME, "benchmark"), args.datasets)
@@ -184,6 +184,12 @@ def run_outside(args) -> int:
     if args.method and args.dataset:
         raise ConfigError("give --method (your method against the family) or --dataset (the family on your data), "
                           "not both")
+    if args.tune:
+        raise ConfigError("--tune tunes the family's own benchmark; give a --method its grid with --grid (the family "
+                          "is then ranked tuned from its shipped cells)" if args.method else
+                          "--tune runs on the benchmark's data sets, not on --dataset")
+    if args.grid and not args.method:
+        raise ConfigError("--grid tunes a --method; the family's grids are in conf/method/ (tune), run with --tune")
     if args.cell_timeout is not None and not args.cell_timeout > 0:
         raise ConfigError(f"--cell-timeout={args.cell_timeout:g} must be a positive number of seconds")
     if args.dataset:

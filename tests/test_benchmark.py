@@ -1,5 +1,7 @@
 """The family benchmark's entry point: its tracks, what it may copy, and one line for what is missing."""
 
+import pytest
+
 from src import benchmark
 from src.presentation import benchmark_report
 from src.reproduction import homes as papers
@@ -69,3 +71,19 @@ def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, c
         assert benchmark.main(["--report-only"]) == 1
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "run `make benchmark` first" in errors[0]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--grid", "alpha=1,10"], "--grid tunes a --method"),
+    (["--tune", "--method", "fixtures.outside.estimators:PlainNMF"], "--tune tunes the family's own benchmark"),
+    (["--tune", "--dataset", "mine.npz"], "--tune runs on the benchmark's data sets"),
+])
+def test_tune_and_grid_given_where_they_do_not_apply_are_one_line_and_status_2(tmp_path, monkeypatch, caplog, argv,
+                                                                               message):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)
+    with caplog.at_level("ERROR"):
+        assert benchmark.main(argv) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and errors[0].startswith(message)
+    assert not (tmp_path / "outputs").exists()

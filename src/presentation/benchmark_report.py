@@ -5,7 +5,9 @@ Usage::
     python -m src.presentation.benchmark_report [--out outputs/benchmark]
 
 Reads the runs of each track (``<out>/<track>/runs``, written by :mod:`src.benchmark`; the tracks are the
-homes of ``papers/benchmark/``) and writes ``<out>/report.md`` with its figures:
+homes of ``papers/benchmark/``) and writes ``<out>/report.md`` with its figures. It opens with its answer,
+one figure of the ranking per track, and when ``--tune`` has run, every method tuned alike beside the fixed
+settings (:mod:`.tuning_report`); then, with how it was run and its cost last:
 
 * per track and scoring (every sample, as the papers score; for a label track also the unlabelled samples
   alone, since a point whose class a method was told flatters it): mean AC and NMI per data set with each
@@ -46,6 +48,7 @@ from scipy.stats import kendalltau
 
 from .. import methods
 from ..running import provenance
+from ..running.cell_warnings import distinct
 from ..config_dir import PAPERS_DIR
 from ..files import write_atomic
 from ..running.pool import schedule
@@ -470,11 +473,10 @@ def cost_section(out: Path) -> list[str]:
 
 
 def distinct_cells(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The tracks' cells with each unsupervised method's clustering once (one cell serves every track:
-    :func:`references_note`), a label method's once per track."""
-    cells = pd.concat([frame.assign(track=track) for track, frame in frames.items()], ignore_index=True)
-    shared = ~cells["estimator"].map(takes_labels)
-    return cells[~(shared & cells.duplicated(["dataset", "label", "k", "trial"]))]
+    """The tracks' cells with each cell that several tracks share counted once (an unsupervised method's
+    clustering serves every track: :func:`references_note`), as the command's closing lines count them
+    (:func:`src.running.cell_warnings.distinct`)."""
+    return distinct(pd.concat([frame.assign(track=track) for track, frame in frames.items()], ignore_index=True))
 
 
 def protocol_span(frames: dict[str, pd.DataFrame]) -> str:

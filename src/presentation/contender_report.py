@@ -244,6 +244,7 @@ def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, cont
     """The report's opening: per contender, one item per track and scoring (:func:`contender_sentence`), how
     to read them, then every verdict in full, folded."""
     lines, details = [], []
+    cells = distinct_cells(frames)  # for the capped-cells line of each contender
     for contender in contenders:
         twin = twins.get(contender)
         sentences, present = [], False
@@ -268,7 +269,7 @@ def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, cont
             continue
         lines += [f"**{contender}**" + (f" (extends {twin})" if twin else "") + ", in each track and scoring:", "",
                   *[line for sentence in sentences for line in wrapped(f"- {sentence}", "  ")], ""]
-        lines += capped_warning(distinct_cells(frames), contender)
+        lines += capped_warning(cells, contender)
     lines += [*wrapped("Mean AC rank over the (data set, k) blocks of each track (1 = best; each block the mean "
                        "over its trials) and two-sided Wilcoxon signed-rank tests of every pair of methods, "
                        f"Holm-adjusted over all pairs of a ranking (alpha = {ALPHA:g}); \"better\" and "

@@ -60,11 +60,6 @@ REASONS = {
 LABEL_KEYS = ("mode", "fraction", "per_class", "folds", "fold")
 
 
-def takes_labels(estimator: str) -> bool:
-    """Whether the estimator (registry name or import path) is told the labelled samples."""
-    return bool(getattr(methods.estimator_class(estimator), "needs_labels", False))
-
-
 def label_scheme(row: Mapping) -> dict:
     """The label scheme a row's trial was drawn with, from its ``protocol_labels_*`` columns."""
     scheme = {}
@@ -123,6 +118,11 @@ def best_setting(scores: pd.Series, counts: pd.Series, default: str) -> tuple[st
 
 
 KEY = ["dataset", "method", "k", "trial"]
+
+
+def takes_labels(estimator: str) -> bool:
+    """Whether the estimator (registry name or import path) is told the labelled samples."""
+    return bool(getattr(methods.estimator_class(estimator), "needs_labels", False))
 
 
 def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.DataFrame:
