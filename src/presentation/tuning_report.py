@@ -78,8 +78,8 @@ def rank_figure(title: str, fixed: Ranking, tuned: Ranking | None, tuned_name: s
 def move_figure(moves: dict[str, tuple[Ranking, Ranking, str]], path: Path) -> Path:
     """Each method's place at the fixed settings (left) and tuned (right), one panel per track."""
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(moves), figsize=(3.4 * len(moves), 0.3 * max(len(r[1].methods)
-                                                                              for r in moves.values()) + 1.4))
+    fig, axes = plt.subplots(1, len(moves), figsize=(max(4.6, 3.4 * len(moves)),
+                                                     0.3 * max(len(r[1].methods) for r in moves.values()) + 1.4))
     axes = np.atleast_1d(axes)
     for ax, (title, (fixed, tuned, name)) in zip(axes, moves.items()):
         common = [m for m in tuned.methods if m in fixed.methods]
@@ -98,7 +98,7 @@ def move_figure(moves: dict[str, tuple[Ranking, Ranking, str]], path: Path) -> P
         ax.set_title(title, fontsize=9)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-    fig.suptitle("Place by mean AC rank: fixed settings and tuned (coloured: moved)", fontsize=10)
+    fig.suptitle("Place by mean AC rank (coloured: moved)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

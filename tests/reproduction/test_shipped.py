@@ -163,9 +163,10 @@ def tuned_trial(tuned, track, dataset, estimator, k, trial, mirror, data_dir) ->
         parts = [((), cells)] + ([((f"++protocol.labels.folds={selection.FOLDS}", f"++protocol.labels.fold={f}"),
                                    folds) for f in range(selection.FOLDS)] if selection.takes_labels(estimator) else [])
         for extra, into in parts:
+            values = (f"method.params.{p}={v}" for p, v in setting.items())
+            label = contenders.quoted(setting_label(grid, setting))
             home = contenders.Sweeps(track, ((f"experiment=benchmark/{track}", f"dataset={dataset}",
-                                              f"method={estimator}", *(f"method.params.{p}={v}" for p, v in setting.items()),
-                                              f"method.label={setting_label(grid, setting)}", *extra,
+                                              f"method={estimator}", *values, f"method.label={label}", *extra,
                                               f"paths.mirror={mirror}", f"paths.data_dir={data_dir}"),))
             job = plan_jobs([home], [])[0]
             run = open_run(job.spec, data_dir / "unused")

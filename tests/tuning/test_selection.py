@@ -86,7 +86,8 @@ class HiddenChanged(selection.Trials):
 
     def of(self, dataset, k, trial, seed, scheme):
         found = super().of(dataset, k, trial, seed, scheme)
-        full = super().of(dataset, k, trial, seed, {key: v for key, v in scheme.items() if key not in ("folds", "fold")})
+        plain = {key: v for key, v in scheme.items() if key not in ("folds", "fold")}
+        full = super().of(dataset, k, trial, seed, plain)
         free = full.y_partial == UNLABELLED
         return replace(found, y_true=np.where(free, (found.y_true + 2) % k, found.y_true))
 

@@ -1,0 +1,38 @@
+"""What --tune adds to the benchmark's cells (src/tuning/homes.py): every other setting once, a label method's folds
+where they can score, nothing for a method with nothing to tune."""
+
+from pathlib import Path
+
+import numpy as np
+
+from src.tuning import homes
+from src.tuning.grids import Grid
+from src.tuning.selection import FOLDS, MIN_VALIDATION
+
+
+def test_folds_are_fitted_only_at_the_k_where_a_fold_can_score_enough_samples():
+    y = np.repeat(np.arange(15), 11)  # Yale: 15 classes of 11
+    assert homes.scored_ks(y, {"mode": "fraction", "fraction": 0.3}, range(2, 11)) == list(range(4, 11))
+    assert homes.scored_ks(y, {"mode": "fraction", "fraction": 0.1}, range(2, 11)) == [10]
+    uneven = np.concatenate([np.repeat(0, 100), np.repeat(np.arange(1, 6), 4)])  # one large class
+    assert homes.scored_ks(uneven, {"mode": "fraction", "fraction": 0.1}, [2, 3]) == [2, 3]  # 10 + 1 labels
+    for k in homes.scored_ks(y, {"mode": "per_class", "per_class": 2}, range(2, 11)):
+        assert 2 * k // FOLDS >= MIN_VALIDATION
+
+
+def test_the_homes_hold_each_other_setting_once_and_a_label_methods_folds():
+    unsupervised = Grid("gnmf", "GNMF", {"alpha": 100.0}, {"alpha": (1.0, 10.0, 100.0, 1000.0)})
+    labelled = Grid("semignmf", "SemiGNMF", {"alpha": 100.0}, {"alpha": (1.0, 100.0)})
+    nothing = Grid("nmf", "NMF", {}, {})
+    found = homes.tuned_homes([(unsupervised, ["yale", "orl"]), (labelled, ["yale", "orl"]), (nothing, ["yale"])],
+                              ["unsupervised", "labels30"], ["yale"], Path("out"), fold_ks=lambda t, d: [4, 5])
+    by_track = {home.name: home.sweeps for home in found}
+    assert set(by_track) == {"tuned unsupervised", "tuned labels30"}
+    unsup = by_track["tuned unsupervised"]
+    assert len(unsup) == 3 and all("dataset=yale" in sweep for sweep in unsup)  # GNMF's three other settings
+    assert all('method.label="GNMF(alpha=' in " ".join(sweep) for sweep in unsup)
+    labels = by_track["tuned labels30"]
+    folds = [sweep for sweep in labels if f"++protocol.labels.folds={FOLDS}" in sweep]
+    assert len(labels) == 3 + 1 + len(folds) and len(folds) == 2 * FOLDS  # SemiGNMF: both settings, each fold
+    assert all("protocol.ks=[4,5]" in sweep for sweep in folds)
+    assert {sweep[-1] for sweep in folds} == {f'hydra.sweep.dir="out/tuned/labels30/folds/{f}"' for f in range(FOLDS)}
