@@ -148,18 +148,21 @@ def expected_best(searched: pd.DataFrame) -> pd.DataFrame:
 def expected_figure(curves: dict[str, pd.DataFrame], path: Path) -> Path:
     """The expected best AC against the number of settings tried, one panel per track."""
     plt = pyplot()
-    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.4), squeeze=False)
+    names = sorted({m for curve in curves.values() for m in curve["method"].unique()})
+    fig, axes = plt.subplots(1, len(curves), figsize=(max(6.0, 4.2 * len(curves)), 3.4), squeeze=False)
+    handles = {}
     for ax, (title, curve) in zip(axes[0], curves.items()):
-        for i, (method, rows) in enumerate(curve.groupby("method")):
-            st = style(i)
-            ax.plot(rows["n"], rows["expected"], marker=st["marker"], color=st["color"], label=method, ms=4)
+        for method, rows in curve.groupby("method"):
+            st = style(names.index(method))  # one colour and marker per method in every panel
+            handles[method], = ax.plot(rows["n"], rows["expected"], marker=st["marker"], color=st["color"],
+                                       label=method, ms=4)
         ax.set_xlabel("settings tried (drawn at random)")
         ax.set_ylabel("expected best AC (%)")
+        ax.xaxis.get_major_locator().set_params(integer=True)
         ax.set_title(title, fontsize=9)
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.suptitle("Expected best test AC over n settings (Dodge et al. 2019): what tuning on the test labels "
-                 "could buy", fontsize=9)
+    axes[0][-1].legend([handles[m] for m in names], names, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle("Expected best test AC over n settings (Dodge et al. 2019)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
