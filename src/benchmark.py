@@ -301,8 +301,8 @@ def how_set(contender, grid, given: dict) -> str:
 
 def tuned_frames(out: Path, frames: dict, family, contenders: list[str], datasets: list[str], notes: list[str]) -> dict:
     """Per track, the tuned rows of the contenders (their tuned tables under ``out``) and of the family (the
-    shipped tuned cells), and the contenders' searched settings; a track whose tuned family cells do not ship
-    is named in ``notes`` and left out."""
+    shipped tuned cells), on the data sets both have, and the contenders' searched settings; a track or data
+    set whose tuned family cells do not ship is named in ``notes`` and left out of the tuned ranking."""
     from .tuning import tables
 
     shipped_tuned = shipped.load_tuned()
@@ -318,8 +318,16 @@ def tuned_frames(out: Path, frames: dict, family, contenders: list[str], dataset
             notes.append(f"{track}: the family's tuned cells do not ship for this track, so no tuned ranking is drawn "
                          "(python -m src.benchmark --tune and make results write them)")
             continue
-        theirs = theirs[theirs["dataset"].isin(rows["dataset"].unique())].drop(columns="track")
-        found[track] = (pd.concat([rows[rows["method"].isin(contenders)], theirs], ignore_index=True),
+        covered = sorted(set(theirs["dataset"]) & set(rows["dataset"]))
+        missing = sorted(set(rows["dataset"]) - set(covered))
+        if missing:
+            notes.append(f"{track}: the family's tuned cells do not ship for {', '.join(missing)}, so the tuned "
+                         f"ranking is over {', '.join(covered) or 'no data set'}")
+        if not covered:
+            continue
+        theirs = theirs[theirs["dataset"].isin(covered)].drop(columns="track")
+        mine = rows[rows["method"].isin(contenders) & rows["dataset"].isin(covered)]
+        found[track] = (pd.concat([mine, theirs], ignore_index=True),
                         searched[searched["method"].isin(contenders)])
     return found
 
