@@ -63,11 +63,14 @@ def rank_figure(title: str, fixed: Ranking, tuned: Ranking | None, tuned_name: s
         for yi, m in zip(y, order):
             if m in fixed.mean_ranks:
                 ax.plot([fixed.mean_ranks[m], tuned.mean_ranks[m]], [yi, yi], color="0.75", zorder=2)
-    ax.set_yticks(y, [f"$\\bf{{{m}}}$" if m in first else m for m in order])
+    ax.set_yticks(y, order)
+    for label in ax.get_yticklabels():
+        if label.get_text() in first:
+            label.set_fontweight("bold")
     ax.set_xlabel("mean AC rank (1 = best)")
     ax.invert_xaxis()
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="best", fontsize=8)
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
