@@ -160,7 +160,7 @@ def main(argv=None) -> int:
                 return 0
             logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / "wall_seconds.txt")
         if args.tune:
-            tuning.tabulate(out, args.tracks, tuning.family_grids_by_estimator(args.tracks), args.overrides)
+            tuning.tabulate(out, args.tracks, tuning.family_grids(args.tracks), args.overrides)
         logger.info("wrote %s", benchmark_report.build(out))
     except UserError as exc:
         logger.error("%s", exc)
@@ -210,19 +210,7 @@ def run_contenders(args) -> int:
     if len(set(labels)) < len(labels) or set(labels) & set(family["method"]):
         raise ConfigError(f"the methods' labels {', '.join(labels)} must differ from each other and from the "
                           "family's: give each its own with --label")
-    grids = {c.name: tuning.contender_grid(c, grid_values, args.cell_timeout) for c in contenders} \
-        if grid_values else {}
-    contenders = [replace(c, params={**c.params, **grids[c.name].defaults}) if c.name in grids else c
-                  for c in contenders]
-    deaf = []
-    for contender in contenders:
-        passed = gate.check(contender.name, contender.params, args.cell_timeout)
-        logger.info("gate: %s passed (%s%s)", contender.label, "clusters directly" if passed.clusters_directly
-                    else "a representation", ", takes labels" if passed.needs_labels else "")
-        if passed.reads_labels is False:
-            deaf.append(f"{contender.label} says it takes labels (needs_labels) but gave the same output when "
-                        "they changed, on the gate's tiny problem: read its label-track ranks as a method that "
-                        "ignores them")
+    contenders, grids, deaf = gated(contenders, grid_values, args.cell_timeout)
     datasets = list(args.datasets or opened.DATASETS)
     out = Path(args.out or benchmark_report.OUTPUTS / safe_name("+".join(labels)))
     homes = opened.contender_homes(contenders, list(args.tracks), datasets, out, args.config_dir)
@@ -285,6 +273,25 @@ def run_contenders(args) -> int:
     return 0
 
 
+def gated(contenders: list, grid_values: dict, seconds: float | None) -> tuple[list, dict, list[str]]:
+    """Each contender through the gate (:func:`src.running.gate.check`), each value of its grid first
+    (:func:`src.tuning.contender_grid`): the contenders (a tuned one at its grid's defaults), their grids by
+    name, and a note for each that says it takes labels but ignored them on the gate's problem."""
+    grids = {c.name: tuning.contender_grid(c, grid_values, seconds) for c in contenders} if grid_values else {}
+    contenders = [replace(c, params={**c.params, **grids[c.name].defaults}) if c.name in grids else c
+                  for c in contenders]
+    deaf = []
+    for contender in contenders:
+        passed = gate.check(contender.name, contender.params, seconds)
+        logger.info("gate: %s passed (%s%s)", contender.label, "clusters directly" if passed.clusters_directly
+                    else "a representation", ", takes labels" if passed.needs_labels else "")
+        if passed.reads_labels is False:
+            deaf.append(f"{contender.label} says it takes labels (needs_labels) but gave the same output when "
+                        "they changed, on the gate's tiny problem: read its label-track ranks as a method that "
+                        "ignores them")
+    return contenders, grids, deaf
+
+
 def how_set(contender, grid, given: dict) -> str:
     """How a contender's parameters were set, in one sentence for its report."""
     if grid is not None:
@@ -303,12 +310,10 @@ def tuned_frames(out: Path, frames: dict, family, contenders: list[str], dataset
     """Per track, the tuned rows of the contenders (their tuned tables under ``out``) and of the family (the
     shipped tuned cells), on the data sets both have, and the contenders' searched settings; a track or data
     set whose tuned family cells do not ship is named in ``notes`` and left out of the tuned ranking."""
-    from .tuning import tables
-
     shipped_tuned = shipped.load_tuned()
     found = {}
     for track in frames:
-        own = tables.read(out, track)
+        own = tuning.tables.read(out, track)
         if own is None:
             continue
         rows, searched = own
@@ -369,7 +374,7 @@ def pooled(homes, args, out: Path, limit) -> dict | None:
 
 def shipped_rows(family, track: str, datasets: list[str]):
     """The shipped family cells of ``track`` on ``datasets``, as a track's rows read
-    (:func:`src.presentation.benchmark_report.load_track`)."""
+    (:func:`src.reproduction.shipped.load_track`)."""
     return family[(family["track"] == track) & family["dataset"].isin(datasets)].drop(columns="track")
 
 

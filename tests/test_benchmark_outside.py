@@ -49,6 +49,7 @@ def family_file(tmp_path_factory, data_dir):
 def run(family_file, data_dir, monkeypatch, caplog):
     """``python -m src.benchmark`` in this process on the synthetic family; returns (status, error lines)."""
     monkeypatch.setattr(shipped, "FILE", family_file)
+    monkeypatch.setattr(shipped, "TUNED_FILE", family_file.parent / "no_tuned_cells.csv.gz")  # none ship here
     # this process keeps its SIGTERM handler (the module's own signal stays real: the time limits need SIGALRM)
     monkeypatch.setattr(benchmark, "signal", SimpleNamespace(signal=lambda *args: None, SIGTERM=signal.SIGTERM))
 

@@ -53,7 +53,7 @@ LAYERS = [
     ("base", ("src", "src.errors", "src.checks", "src.files", "src.config_dir", "src.resolvers")),
     ("numerical rooms", ("src.methods", "src.data", "src.protocol")),
     ("running cells", ("src.running",)),
-    ("the papers' models and orchestration", ("src.reproduction",)),
+    ("the papers' models and orchestration", ("src.reproduction", "src.tuning")),
     ("presentation", ("src.presentation",)),
     ("entry points", ("src.run", "src.reproduce", "src.explain", "src.benchmark")),
 ]

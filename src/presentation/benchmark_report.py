@@ -55,7 +55,7 @@ from ..running.pool import schedule
 from ..running.progress import duration
 from ..running.results import MixedResultsError, find_results, read_results
 from ..reproduction import homes as papers
-from ..reproduction.shipped import short_name
+from ..reproduction.shipped import load_track, short_name
 from . import convergence, tuning_report
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
@@ -85,17 +85,6 @@ SCORING_NAMES = {"all": "every sample", "unlabelled": "the unlabelled samples on
 PAPER_METHODS = ("CNMF", "PCGNMF", "CCF", "LCF", "FNMF")
 #: How many of the first methods by mean AC rank on a data set its figure against k draws in colour.
 LEADERS = 3
-
-
-def load_track(runs: Path) -> pd.DataFrame | None:
-    """The rows of one track's runs, ``method`` its short name and ``label`` the full one; None if none."""
-    files = find_results([runs]) if Path(runs).is_dir() else []
-    if not files:
-        return None
-    frame = read_results(files)
-    frame["label"] = frame["method"]
-    frame["method"] = frame["method"].map(short_name)
-    return frame
 
 
 def scored(frame: pd.DataFrame, scoring: str) -> pd.DataFrame:

@@ -47,6 +47,18 @@ def short_name(label: str) -> str:
     return str(label).split("(", 1)[0]
 
 
+def load_track(runs: Path) -> pd.DataFrame | None:
+    """The rows of one track's runs (``runs``: its jobs' folders), ``method`` its short name and ``label`` the
+    full one; None if none."""
+    files = find_results([runs]) if Path(runs).is_dir() else []
+    if not files:
+        return None
+    frame = read_results(files)
+    frame["label"] = frame["method"]
+    frame["method"] = frame["method"].map(short_name)
+    return frame
+
+
 def data_digest(X, y) -> str:
     """sha256 of a data set as a cell reads it: X as C-ordered float64 (dense), then y as int64."""
     X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
@@ -80,10 +92,8 @@ def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
         if not runs.is_dir():
             raise FileNotFoundError(f"no results under {runs}: run `make benchmark` first")
         files = find_results([runs])
-        frame = read_results(files)
+        frame = load_track(runs)
         frame.insert(0, "track", track)
-        frame["label"] = frame["method"]
-        frame["method"] = frame["method"].map(short_name)
         frames.append(frame)
         for path in files:
             config = run_config(path)
@@ -137,19 +147,10 @@ TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition"), "sett
                  "validation_acc", "n_validation")
 
 
-def collect_tuned(benchmark_out: Path, tracks: list[str], digests: dict[str, str]) -> pd.DataFrame:
-    """The tuned tables of the tracks under ``benchmark_out`` (:mod:`src.tuning.tables`) as the tuned file's
-    rows (:data:`TUNED_COLUMNS`), each data set's digest from ``digests``."""
-    from ..tuning import tables
-
-    frames = []
-    for track in tracks:
-        found = tables.read(benchmark_out, track)
-        if found is None:
-            raise FileNotFoundError(f"no tuned tables for {track} under {Path(benchmark_out) / tables.TUNED_DIR}: "
-                                    "run python -m src.benchmark --tune first")
-        rows = found[0]
-        frames.append(rows[rows["selection"] != "nothing to tune"].assign(track=track))
+def collect_tuned(tables: dict[str, pd.DataFrame], digests: dict[str, str]) -> pd.DataFrame:
+    """The tuned rows of each track (track -> its tuned table, :mod:`src.tuning.tables`) as the tuned file's
+    rows (:data:`TUNED_COLUMNS`): the methods with a grid, each data set's digest from ``digests``."""
+    frames = [rows[rows["selection"] != "nothing to tune"].assign(track=track) for track, rows in tables.items()]
     cells = pd.concat(frames, ignore_index=True)
     cells["data_sha256"] = cells["dataset"].map(digests)
     for column in TUNED_COLUMNS:

@@ -16,7 +16,13 @@ import logging
 from dataclasses import replace
 from pathlib import Path
 
+from .. import methods
+from ..data import load_dataset
 from ..errors import ConfigError, UserError
+from ..reproduction.contenders import Sweeps, method_overrides
+from ..running import gate
+from ..running.pool import plan_jobs
+from ..running.settings import thaw
 from . import grids
 from .grids import Grid
 from .homes import family_grids, scored_ks, track_datasets, tuned_homes
@@ -29,9 +35,6 @@ logger = logging.getLogger(__name__)
 def contender_grid(contender, values: dict, seconds: float | None = None) -> Grid:
     """The grid ``--grid`` gives a contender (:func:`.grids.contender_grid`), each value passed through the
     gate (:func:`src.running.gate.check`) before any cell: a value the estimator refuses is one line."""
-    from .. import methods
-    from ..running import gate
-
     cls = methods.estimator_class(contender.name)
     signature = inspect.signature(cls).parameters
     defaults = {name: p.default for name, p in signature.items() if p.default is not inspect.Parameter.empty}
@@ -49,8 +52,6 @@ def contender_grid(contender, values: dict, seconds: float | None = None) -> Gri
 def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], datasets: list[str], out: Path,
                     config_dir: str | None, run_overrides: list[str]):
     """The homes of the contenders' other settings and folds, under ``out/tuned/``."""
-    from ..reproduction.contenders import method_overrides
-
     by_name = {c.name: c for c in contenders}
 
     def overrides(grid: Grid, setting) -> list[str]:
@@ -61,16 +62,11 @@ def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], dat
                        fold_ks(run_overrides))
 
 
-def family_grids_by_estimator(tracks) -> dict[str, Grid]:
-    """The family's grids of the tracks' methods, by registry name (the rows' ``estimator``)."""
-    return family_grids(tracks)
-
-
 def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, overrides: list[str]):
     """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's)."""
-    grids = family_grids(tracks)
+    declared = family_grids(tracks)
     image = [d for d in track_datasets(tracks[0]) if d != "caltech101"]  # NTF: the image data sets (no grid)
-    pairs = [(grid, image if name == "ntf" else track_datasets(tracks[0])) for name, grid in grids.items()]
+    pairs = [(grid, image if name == "ntf" else track_datasets(tracks[0])) for name, grid in declared.items()]
     return tuned_homes(pairs, tracks, list(datasets or track_datasets(tracks[0])), Path(out),
                        fold_ks=fold_ks(overrides))
 
@@ -78,12 +74,6 @@ def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, overr
 def fold_ks(overrides: list[str]):
     """``fold_ks(track, dataset)``: the k of the track's protocol (``overrides`` as the run's) whose folds can
     score (:func:`.homes.scored_ks`), from the data set's classes."""
-    from ..reproduction.contenders import Sweeps
-    from ..running.pool import plan_jobs
-    from ..running.settings import thaw
-
-    from ..data import load_dataset
-
     classes = {}
 
     def ks(track: str, dataset: str) -> list[int]:
@@ -99,11 +89,6 @@ def fold_ks(overrides: list[str]):
 def classes_loader(track: str, overrides: list[str]):
     """A function giving a data set's classes (n_samples,) as the track's cells read them: the data set
     loaded once through the track's settings (``overrides`` as the run's)."""
-    from ..data import load_dataset
-    from ..reproduction.contenders import Sweeps
-    from ..running.pool import plan_jobs
-    from ..running.settings import thaw
-
     def classes(dataset: str):
         spec = plan_jobs([Sweeps("classes", ((f"experiment=benchmark/{track}", f"dataset={dataset}",
                                                "method=kmeans"),))], overrides)[0].spec

@@ -3,7 +3,8 @@
 A family method declares the grid of each parameter it tunes under ``tune`` in ``conf/method/<name>.yaml``,
 beside the parameter's default (``params``), which is among the values; a method with nothing to tune says so
 with ``tune: {}`` and a comment. A contender's grid comes from the command line (``--grid name=v1,v2,...``,
-:func:`parse_grid`) and is checked before any cell (:func:`check_contender_grid`).
+:func:`parse_grid`) and is checked before any cell (:func:`contender_grid`, and each value through the gate:
+:func:`src.tuning.contender_grid`).
 
 The settings a grid searches (:func:`settings`): the default, then each tuned parameter's other values with
 the other parameters at their defaults (one axis at a time). A two-parameter method (PCGNMF, SDA) so tries

@@ -64,9 +64,10 @@ def enters(grid: Grid, track: str) -> bool:
 
 
 def scored_ks(class_labels: np.ndarray, scheme: dict, ks) -> list[int]:
-    """The k of ``ks`` at which some trial can have every fold score :data:`MIN_VALIDATION` samples: the k
-    classes with the most labelled samples under ``scheme`` (:func:`src.protocol.trials.label_counts`) deal
-    at least that many into each of the :data:`FOLDS` folds. At any other k every trial keeps the default
+    """The k of ``ks`` at which some trial can have every fold score
+    :data:`~src.tuning.selection.MIN_VALIDATION` samples: the k classes with the most labelled samples under
+    ``scheme`` (:func:`src.protocol.trials.label_counts`) deal at least that many into each of the
+    :data:`~src.tuning.selection.FOLDS` folds. At any other k every trial keeps the default
     (too few to score), so its folds are not fitted."""
     sizes = np.unique(np.asarray(class_labels), return_counts=True)[1]
     counts = np.sort(label_counts(sizes, scheme))[::-1]

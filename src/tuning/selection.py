@@ -22,7 +22,7 @@ samples alone, as :func:`src.protocol.metrics.accuracy` computes it on any subse
 depends on nothing but the labels the track gives (tested: changing the classes of the unlabelled samples
 leaves every choice as it is).
 
-The rows here are a track's rows (:func:`src.presentation.benchmark_report.load_track`): ``method`` the
+The rows here are a track's rows (:func:`src.reproduction.shipped.load_track`): ``method`` the
 short name, ``params`` the parameters as JSON, ``partition`` the clustering. A row's trial is rebuilt from
 its data set's classes, its seed and its label scheme (:func:`src.protocol.trials.make_trial`).
 """

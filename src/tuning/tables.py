@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..files import write_atomic
 from ..reproduction.contenders import LABEL_TRACKS
+from ..reproduction.shipped import load_track
 from .grids import Grid, setting_text
 from .selection import FOLDS, KEY, Trials, oracle, select, takes_labels, untuned, validated, with_settings
 
@@ -32,8 +33,6 @@ SEARCHED = (*KEY, "setting", "default", "acc", "nmi", "validation_acc", "n_valid
 def read_cells(out: Path, track: str) -> tuple[pd.DataFrame | None, pd.DataFrame | None, pd.DataFrame | None]:
     """The track's fixed-setting rows, its other settings' rows and its folds' rows (a ``fold`` column),
     each None when none is on disk."""
-    from ..presentation.benchmark_report import load_track  # the report imports this module
-
     fixed = load_track(Path(out) / track / "runs")
     other = load_track(Path(out) / TUNED_DIR / track / "runs")
     folds = [frame.assign(fold=fold) for fold in range(FOLDS)
