@@ -27,6 +27,10 @@ schedule ``schedule.csv`` / ``schedule.json``, ``all/wall_seconds.txt``, each pa
    ``papers/benchmark/family_cells.csv.gz`` (:mod:`src.reproduction.shipped`), against which an outside method
    is ranked.
 
+Without a reproduction, a finished family benchmark is published alone (:func:`publish_benchmark`): its report
+and figures in ``docs/results/benchmark/``, its cells' costs, and its row of the README's table; the papers'
+rows and their snapshot stay as the last reproduction left them.
+
 No number of the table is typed by hand: each comes from those files, and the finding is composed from the
 scorecard's verdicts and the readings that bring a number back (:func:`finding`, from the columns ``brought
 back by`` and ``readings tried`` of ``scorecard.csv``). Running it twice on the same outputs writes the same text.
@@ -372,6 +376,70 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
     return written
 
 
+#: The first cell of the README table's row of the family benchmark (:func:`benchmark_row`).
+FAMILY_ROW = "| **the family** |"
+
+
+def with_benchmark_row(text: str, row: str, name: str = "README.md") -> str:
+    """``text`` (of the file ``name``) with its family benchmark row replaced by ``row``, or, when the table has
+    none, ``row`` put after the row of ``make reproduce-all``."""
+    if START not in text or END not in text:
+        raise UserError(f"{name} has no {START} ... {END} markers for the results table")
+    head, rest = text.split(START, 1)
+    body, tail = rest.split(END, 1)
+    lines = body.split("\n")
+    at = [i for i, line in enumerate(lines) if line.startswith(FAMILY_ROW)]
+    if at:
+        lines[at[0]] = row
+    else:
+        after = [i for i, line in enumerate(lines) if line.startswith("| **all of them** |")]
+        if not after:
+            raise UserError(f"{name}'s results table has no row of make reproduce-all to put the family's after")
+        lines.insert(after[0] + 1, row)
+    return head + START + "\n".join(lines) + END + tail
+
+
+def publish_benchmark(benchmark: Path, target: Path, readme: Path) -> list[Path]:
+    """Publish the family benchmark in ``benchmark`` alone, when no reproduction is at hand: its report and
+    figures replace ``target/benchmark/``, its cells' costs replace theirs in ``target``'s cost table (the
+    others kept), and its row replaces the family's row of ``readme``'s table (the papers' rows kept). The
+    benchmark and the reproduction are separate runs, so each can be published without running the other."""
+    row = benchmark_row(benchmark, target)
+    if row is None:
+        logger.info("%s holds no benchmark report: the snapshot and %s are kept", benchmark, readme)
+        return []
+    folder = target / "benchmark"
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    copied = []
+    for path in [benchmark / "report.md", *sorted(benchmark.glob("*.png"))]:
+        shutil.copyfile(path, folder / path.name)
+        copied.append(folder / path.name)
+    if (benchmark / schedule.SCHEDULE).is_file():
+        copied.append(merge_costs(pd.read_csv(benchmark / schedule.SCHEDULE), target / COSTS))
+    write_atomic(readme, with_benchmark_row(readme.read_text(), row, readme.name))
+    return copied
+
+
+def merge_costs(cells: pd.DataFrame, path: Path) -> Path:
+    """The cost table at ``path`` with the costs of the schedule rows ``cells`` in place of its rows of the same
+    (job, k), the other rows kept (:func:`src.running.pool.schedule.write_costs` writes the new ones)."""
+    new = path.with_name(path.name + ".new")
+    write_costs(cells, new)
+    fresh = pd.read_csv(new)
+    new.unlink()
+    try:
+        kept = pd.read_csv(path)
+    except (OSError, pd.errors.EmptyDataError):
+        kept = fresh.iloc[:0]
+    keys = set(zip(fresh["job"], fresh["k"]))
+    kept = kept[[key not in keys for key in zip(kept["job"], kept["k"])]]
+    merged = pd.concat([kept, fresh], ignore_index=True).sort_values(["job", "k"], kind="stable")
+    write_atomic(path, merged.to_csv(index=False))
+    return path
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--outputs", default=str(papers.OUTPUTS), help="the reproduction's outputs directory")
@@ -385,8 +453,10 @@ def main(argv=None) -> int:
         outputs, readme = Path(args.outputs), Path(args.readme)
         written = ship_family_cells(outputs.parent / "benchmark", Path(args.shipped))
         if written is not None and schedule.cell_table(outputs) is None:
-            logger.info("wrote %s; %s holds no finished reproduction, so the README's table and %s are kept (run "
-                        "make reproduce-all first to rewrite them)", written, outputs, args.snapshot)
+            published = publish_benchmark(outputs.parent / "benchmark", Path(args.snapshot), readme)
+            logger.info("wrote %s and %d files of the benchmark; %s holds no finished reproduction, so the papers' "
+                        "rows of the README's table and their part of %s are kept (run make reproduce-all first to "
+                        "rewrite them)", written, len(published), outputs, args.snapshot)
             return 0
         target = Path(args.snapshot)
         lines = table(outputs, papers.HOME, target)

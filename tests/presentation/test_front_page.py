@@ -225,3 +225,60 @@ def test_a_paper_whose_readings_have_not_run_says_so_rather_than_under_any_readi
                                                       "its readings have not run yet.")
     gains["readings tried"] = 3
     assert front_page.finding("ccf", gains, home).endswith("comes back under any reading.")
+
+
+def finished_benchmark(folder, monkeypatch):
+    """A toy benchmark's outputs: its report, one figure, its schedule and wall time (no runs: the tracks read
+    as empty)."""
+    folder.mkdir(parents=True)
+    (folder / "report.md").write_text("# the family\n")
+    (folder / "answer_labels30.png").write_bytes(b"png")
+    (folder / "wall_seconds.txt").write_text("600\n")
+    job = "outputs/benchmark/labels30/runs/yale_NMF"
+    pd.DataFrame([{"job": job, "k": 2, "status": "computed", "seconds": 3.0, "start": 10.0, "end": 14.0},
+                  {"job": job, "k": 3, "status": "computed", "seconds": 5.0, "start": 20.0, "end": 26.0}]
+                 ).to_csv(folder / schedule.SCHEDULE, index=False)
+    (folder / "schedule.json").write_text(json.dumps({"workers": 2, "computed": 2, "reused": 0, "copied": 0}))
+    monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: None)
+
+
+def test_a_benchmark_without_a_reproduction_is_published_alone(tmp_path, monkeypatch):
+    """The family's row, its report and figures and its costs are replaced; the papers' rows, their snapshot
+    and the other costs stay."""
+    finished_benchmark(tmp_path / "benchmark", monkeypatch)
+    target = tmp_path / "docs" / "results"
+    (target / "benchmark").mkdir(parents=True)
+    (target / "benchmark" / "gone.png").write_bytes(b"old")
+    (target / "lcf").mkdir()
+    (target / "lcf" / "report.md").write_text("# lcf, kept\n")
+    pd.DataFrame({"job": ["benchmark/labels30/runs/yale_NMF", "reproduce/lcf/runs/yale_LCF"], "k": [2, 2],
+                  "seconds": [99.0, 7.5]}).to_csv(target / front_page.COSTS, index=False)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n{front_page.START}\n| paper |\n| LCF | x |\n| **all of them** | y |\n"
+                      f"| **the family** | `make benchmark` | old |\n\n<sub>stamp</sub>\n{front_page.END}\nrest\n")
+    front_page.publish_benchmark(tmp_path / "benchmark", target, readme)
+    text = readme.read_text()
+    assert "old |" not in text and "| LCF | x |\n| **all of them** | y |\n| **the family** |" in text
+    assert "**10 min wall** on 2 cores (2 cells computed" in text and text.endswith("<sub>stamp</sub>\n"
+                                                                                    f"{front_page.END}\nrest\n")
+    assert sorted(p.name for p in (target / "benchmark").iterdir()) == ["answer_labels30.png", "report.md"]
+    assert (target / "lcf" / "report.md").read_text() == "# lcf, kept\n"
+    costs = pd.read_csv(target / front_page.COSTS).set_index(["job", "k"])["seconds"]
+    assert costs[("benchmark/labels30/runs/yale_NMF", 2)] == pytest.approx(4.0)  # the worker's seconds, not 99
+    assert costs[("benchmark/labels30/runs/yale_NMF", 3)] == pytest.approx(6.0)
+    assert costs[("reproduce/lcf/runs/yale_LCF", 2)] == pytest.approx(7.5)
+
+
+def test_a_table_without_the_familys_row_gets_it_after_the_reproductions(tmp_path):
+    text = f"{front_page.START}\n| **all of them** | y |\n\n<sub>s</sub>\n{front_page.END}\n"
+    assert front_page.with_benchmark_row(text, "| **the family** | z |") == (
+        f"{front_page.START}\n| **all of them** | y |\n| **the family** | z |\n\n<sub>s</sub>\n{front_page.END}\n")
+    with pytest.raises(UserError, match="no row of make reproduce-all"):
+        front_page.with_benchmark_row(f"{front_page.START}\n{front_page.END}\n", "| **the family** | z |")
+
+
+def test_without_a_benchmark_report_nothing_is_published(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("unchanged\n")
+    assert front_page.publish_benchmark(tmp_path / "benchmark", tmp_path / "docs", readme) == []
+    assert readme.read_text() == "unchanged\n" and not (tmp_path / "docs").exists()
