@@ -146,13 +146,14 @@ def main(argv=None) -> int:
         check_pool_arguments(args)
         if args.method or args.dataset or args.grid:
             return run_outside(args)
+        classes = tuning.TrackClasses(args.overrides)  # each data set loaded once, for the folds and the tables
         if not args.report_only:
             chosen = [narrowed(papers.load(track, benchmark_report.HOME, "benchmark"), args.datasets)
                       for track in args.tracks]
             others = [narrowed(papers.load(track, benchmark_report.HOME, "benchmark"), args.datasets)
                       for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
             started = None if args.dry_run else start_clock(out)
-            tuned = tuning.family_homes(args.tracks, args.datasets, out, args.overrides) if args.tune else []
+            tuned = tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else []
             run_pool([home for home in chosen if home.sweeps] + tuned, args.overrides, args.workers, out,
                      dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
                      job_report=job_report, unit="track")
@@ -160,7 +161,7 @@ def main(argv=None) -> int:
                 return 0
             logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / "wall_seconds.txt")
         if args.tune:
-            tuning.tabulate(out, args.tracks, tuning.family_grids(args.tracks), args.overrides)
+            tuning.tabulate(out, args.tracks, tuning.family_grids(args.tracks), classes)
         logger.info("wrote %s", benchmark_report.build(out))
     except UserError as exc:
         logger.error("%s", exc)
@@ -214,9 +215,10 @@ def run_contenders(args) -> int:
     datasets = list(args.datasets or opened.DATASETS)
     out = Path(args.out or benchmark_report.OUTPUTS / safe_name("+".join(labels)))
     homes = opened.contender_homes(contenders, list(args.tracks), datasets, out, args.config_dir)
+    classes = tuning.TrackClasses(args.overrides)  # each data set loaded once, for the folds and the tables
     if grids:
         homes += tuning.contender_homes(contenders, grids, list(args.tracks), datasets, out, args.config_dir,
-                                         args.overrides)
+                                         classes)
     if not homes:
         raise ConfigError(f"--tracks {' '.join(args.tracks)}: the methods enter none of them (a method that takes "
                           f"labels runs in {' and '.join(opened.LABEL_TRACKS)})")
@@ -249,7 +251,7 @@ def run_contenders(args) -> int:
         return 0
     if grids:
         entered = [t for t in opened.TRACKS if t in args.tracks and (out / t / "runs").is_dir()]
-        tuning.tabulate(out, entered, grids, args.overrides)
+        tuning.tabulate(out, entered, grids, classes)
     frames, read = {}, 0
     for track in [t for t in opened.TRACKS if t in args.tracks]:
         own = benchmark_report.load_track(out / track / "runs")

@@ -11,10 +11,14 @@ The report's part is :mod:`src.presentation.tuning_report`; the manual's is ``do
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
 import logging
 from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 from .. import methods
 from ..data import load_dataset
@@ -49,8 +53,38 @@ def contender_grid(contender, values: dict, seconds: float | None = None) -> Gri
     return grid
 
 
+class TrackClasses:
+    """The data sets' classes as a track's cells read them, each data set loaded once (``overrides`` as the
+    run's): the fold k of the homes, before the pool, and the trials of the tables, after it, share one
+    instance, so a tuned run loads each data set once."""
+
+    def __init__(self, overrides: list[str]):
+        self.overrides = list(overrides)
+        self.loaded: dict[str, np.ndarray] = {}
+
+    def spec(self, track: str, dataset: str):
+        """The settings of the track's cells on ``dataset``."""
+        return plan_jobs([Sweeps("classes", ((f"experiment=benchmark/{track}", f"dataset={dataset}",
+                                              "method=kmeans"),))], self.overrides)[0].spec
+
+    def __call__(self, track: str, dataset: str) -> np.ndarray:
+        """The classes (n_samples,) of ``dataset`` in ``track``."""
+        spec = self.spec(track, dataset)
+        key = json.dumps([thaw(spec.dataset.config), str(spec.paths.data_dir), str(spec.paths.mirror), spec.seed],
+                         sort_keys=True, default=str)
+        if key not in self.loaded:
+            self.loaded[key] = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror,
+                                            spec.seed).y
+        return self.loaded[key]
+
+    def fold_ks(self, track: str, dataset: str) -> list[int]:
+        """The k of the track's protocol whose folds can score (:func:`.homes.scored_ks`)."""
+        spec = self.spec(track, dataset)
+        return scored_ks(self(track, dataset), thaw(spec.protocol.labels), spec.protocol.ks)
+
+
 def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], datasets: list[str], out: Path,
-                    config_dir: str | None, run_overrides: list[str]):
+                    config_dir: str | None, classes: TrackClasses):
     """The homes of the contenders' other settings and folds, under ``out/tuned/``."""
     by_name = {c.name: c for c in contenders}
 
@@ -59,53 +93,27 @@ def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], dat
         return method_overrides(replace(contender, label=grids.setting_label(grid, setting),
                                         params={**contender.params, **setting}), config_dir)
     return tuned_homes([(grid, datasets) for grid in grid_of.values()], tracks, datasets, Path(out), overrides,
-                       fold_ks(run_overrides))
+                       classes.fold_ks)
 
 
-def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, overrides: list[str]):
+def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, classes: TrackClasses):
     """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's)."""
     declared = family_grids(tracks)
     image = [d for d in track_datasets(tracks[0]) if d != "caltech101"]  # NTF: the image data sets (no grid)
     pairs = [(grid, image if name == "ntf" else track_datasets(tracks[0])) for name, grid in declared.items()]
     return tuned_homes(pairs, tracks, list(datasets or track_datasets(tracks[0])), Path(out),
-                       fold_ks=fold_ks(overrides))
+                       fold_ks=classes.fold_ks)
 
 
-def fold_ks(overrides: list[str]):
-    """``fold_ks(track, dataset)``: the k of the track's protocol (``overrides`` as the run's) whose folds can
-    score (:func:`.homes.scored_ks`), from the data set's classes."""
-    classes = {}
-
-    def ks(track: str, dataset: str) -> list[int]:
-        spec = plan_jobs([Sweeps("ks", ((f"experiment=benchmark/{track}", f"dataset={dataset}", "method=kmeans"),))],
-                         overrides)[0].spec
-        if dataset not in classes:
-            classes[dataset] = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror,
-                                            spec.seed).y
-        return scored_ks(classes[dataset], thaw(spec.protocol.labels), spec.protocol.ks)
-    return ks
-
-
-def classes_loader(track: str, overrides: list[str]):
-    """A function giving a data set's classes (n_samples,) as the track's cells read them: the data set
-    loaded once through the track's settings (``overrides`` as the run's)."""
-    def classes(dataset: str):
-        spec = plan_jobs([Sweeps("classes", ((f"experiment=benchmark/{track}", f"dataset={dataset}",
-                                               "method=kmeans"),))], overrides)[0].spec
-        return load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed).y
-    return classes
-
-
-def tabulate(out: Path, tracks: list[str], grids: dict[str, Grid], overrides: list[str],
-             classes=None) -> list[Path]:
-    """Assemble and write each track's tuned tables (:mod:`.tables`) from the cells under ``out``;
-    ``classes`` (a data set's name -> its classes) defaults to loading the data set as the track does."""
+def tabulate(out: Path, tracks: list[str], grids: dict[str, Grid], classes: TrackClasses) -> list[Path]:
+    """Assemble and write each track's tuned tables (:mod:`.tables`) from the cells under ``out``, each trial
+    dealt from the data set's classes as the track reads them (``classes``)."""
     written = []
     for track in tracks:
         if not (Path(out) / track / "runs").is_dir():
             logger.info("tuned %s: no cells under %s, nothing to tune", track, Path(out) / track / "runs")
             continue
-        trials = Trials(classes or classes_loader(track, overrides))
+        trials = Trials(functools.partial(classes, track))
         try:
             tuned, searched = tuned_track(Path(out), track, grids, trials)
         except FileNotFoundError as exc:
