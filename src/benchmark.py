@@ -276,15 +276,21 @@ def run_contenders(args) -> int:
 
 
 def gated(contenders: list, grid_values: dict, seconds: float | None) -> tuple[list, dict, list[str]]:
-    """Each contender through the gate (:func:`src.running.gate.check`), each value of its grid first
-    (:func:`src.tuning.contender_grid`): the contenders (a tuned one at its grid's defaults), their grids by
-    name, and a note for each that says it takes labels but ignored them on the gate's problem."""
+    """Each contender through the gate (:func:`src.running.gate.check`), its grid's other settings first
+    (:func:`src.tuning.contender_grid`), then the contender at its grid's defaults: the contenders, their grids
+    by name, and a note for each that says it takes labels but ignored them on the gate's problem."""
     grids = {c.name: tuning.contender_grid(c, grid_values, seconds) for c in contenders} if grid_values else {}
     contenders = [replace(c, params={**c.params, **grids[c.name].defaults}) if c.name in grids else c
                   for c in contenders]
     deaf = []
     for contender in contenders:
-        passed = gate.check(contender.name, contender.params, seconds)
+        try:
+            passed = gate.check(contender.name, contender.params, seconds)
+        except UserError as exc:
+            if contender.name not in grids:
+                raise
+            default = tuning.grids.setting_text(grids[contender.name].defaults)
+            raise ConfigError(f"--grid {default}: {contender.label} refuses it ({exc})") from None
         logger.info("gate: %s passed (%s%s)", contender.label, "clusters directly" if passed.clusters_directly
                     else "a representation", ", takes labels" if passed.needs_labels else "")
         if passed.reads_labels is False:

@@ -172,6 +172,7 @@ def test_what_a_method_warns_is_counted_per_cell_and_reported_not_printed(run, t
     (["--grid", "max_iter="], "--grid 'max_iter=' gives no value"),
     (["--grid", "max_iter=50,100", "--param", "max_iter=20"], "--grid max_iter and --param max_iter"),
     (["--grid", "max_iter=50,-1"], "--grid max_iter=-1: PlainNMF refuses it (fit: "),
+    (["--grid", "max_iter=-1,50"], "--grid max_iter=-1: PlainNMF refuses it (fit: "),  # the grid's default
 ])
 def test_a_bad_grid_is_one_line_status_2_and_nothing_written(run, tmp_path, argv, message):
     status, errors = run("--method", f"{MODULE}:PlainNMF", "--out", str(tmp_path / "out"), *argv)

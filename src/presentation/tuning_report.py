@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..tuning import tables
+from ..tuning import grids, tables
 from ..tuning.selection import FOLDS, MIN_VALIDATION, REASONS
 from .figures import pyplot, style
 from .ranking import ALPHA, Ranking, join_names, slug
@@ -172,18 +172,6 @@ def expected_figure(curves: dict[str, pd.DataFrame], path: Path) -> Path:
     return path
 
 
-def parse_setting(text: str) -> dict:
-    """``"alpha=10.0,beta=100.0"`` as ``{"alpha": 10.0, "beta": 100.0}``."""
-    out = {}
-    for part in str(text).split(","):
-        name, _, value = part.partition("=")
-        try:
-            out[name] = float(value)
-        except ValueError:
-            out[name] = value
-    return out
-
-
 def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path) -> Path:
     """The method's mean test AC against each tuned parameter per data set (a panel each), a line per track
     and parameter (the others at their defaults); a dotted line at the default, each point's marker as large
@@ -193,7 +181,7 @@ def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path)
     rows = rows[rows["method"] == method]
     datasets = sorted(rows["dataset"].unique())
     fig, axes = plt.subplots(1, len(datasets), figsize=(max(5.5, 3.0 * len(datasets) + 1.6), 3.0), squeeze=False)
-    default = parse_setting(rows.loc[rows["default"].astype(bool), "setting"].iloc[0])
+    default = grids.parse_setting(rows.loc[rows["default"].astype(bool), "setting"].iloc[0])
     linestyles = ["-", "--"]
     for ax, dataset in zip(axes[0], datasets):
         here = rows[rows["dataset"] == dataset]
@@ -202,7 +190,7 @@ def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path)
                 settings = by_track.groupby("setting").agg(acc=("acc", "mean"), chosen=("chosen", "mean"))
                 points = []
                 for text, values in settings.iterrows():
-                    parsed = parse_setting(text)
+                    parsed = grids.parse_setting(text)
                     if all(parsed[p] == default[p] for p in default if p != param):
                         points.append((parsed[param], 100 * values["acc"], values["chosen"]))
                 points.sort()

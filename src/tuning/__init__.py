@@ -37,19 +37,20 @@ logger = logging.getLogger(__name__)
 
 
 def contender_grid(contender, values: dict, seconds: float | None = None) -> Grid:
-    """The grid ``--grid`` gives a contender (:func:`.grids.contender_grid`), each value passed through the
-    gate (:func:`src.running.gate.check`) before any cell: a value the estimator refuses is one line."""
+    """The grid ``--grid`` gives a contender (:func:`.grids.contender_grid`), each setting but the default
+    passed through the gate (:func:`src.running.gate.check`) before any cell: a value the estimator refuses
+    is one line. The default setting is the contender's own, which the gate checks with the contender."""
     cls = methods.estimator_class(contender.name)
     signature = inspect.signature(cls).parameters
     defaults = {name: p.default for name, p in signature.items() if p.default is not inspect.Parameter.empty}
     grid = grids.contender_grid(contender.name, contender.label, contender.params, values,
                                 methods.parameter_names(cls), defaults)
-    for param, options in grid.values.items():
-        for value in options:
-            try:
-                gate.check(contender.name, {**contender.params, **grid.defaults, param: value}, seconds)
-            except UserError as exc:
-                raise ConfigError(f"--grid {param}={value!r}: {contender.label} refuses it ({exc})") from None
+    for setting in grids.settings(grid)[1:]:  # one parameter off its default in each
+        param, value = next((p, v) for p, v in setting.items() if v != grid.defaults[p])
+        try:
+            gate.check(contender.name, {**contender.params, **setting}, seconds)
+        except UserError as exc:
+            raise ConfigError(f"--grid {param}={value!r}: {contender.label} refuses it ({exc})") from None
     return grid
 
 

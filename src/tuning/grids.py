@@ -86,6 +86,19 @@ def setting_text(setting: Mapping) -> str:
     return ",".join(f"{param}={value}" for param, value in setting.items())
 
 
+def parse_setting(text: str) -> dict:
+    """A setting's text read back (the inverse of :func:`setting_text`): ``"alpha=10.0,beta=100.0"`` as
+    ``{"alpha": 10.0, "beta": 100.0}``, a value that is no number kept as text."""
+    setting = {}
+    for part in str(text).split(","):
+        name, _, value = part.partition("=")
+        try:
+            setting[name] = float(value)
+        except ValueError:
+            setting[name] = value
+    return setting
+
+
 def setting_label(grid: Grid, setting: Mapping) -> str:
     """The label of a grid cell's method in tables and directories: ``GNMF(alpha=10.0)``."""
     return f"{grid.label}({setting_text(setting)})"

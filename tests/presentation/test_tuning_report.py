@@ -39,7 +39,3 @@ def test_gains_are_the_paired_block_means_with_a_t_interval():
     assert table["gain"] == pytest.approx(blocks.mean())
     half = stats.t.ppf(0.975, len(blocks) - 1) * blocks.std(ddof=1) / np.sqrt(len(blocks))
     assert (table["low"], table["high"]) == pytest.approx((blocks.mean() - half, blocks.mean() + half))
-
-
-def test_a_setting_is_parsed_back():
-    assert tuning_report.parse_setting("alpha=10.0,beta=1.0") == {"alpha": 10.0, "beta": 1.0}

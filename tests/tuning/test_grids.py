@@ -69,6 +69,11 @@ def test_a_setting_is_read_back_from_a_rows_parameters():
     assert grids.setting_of('{"alpha": 1.0, "n_neighbors": 5}', grid) == "alpha=1.0"
 
 
+def test_a_settings_text_is_parsed_back():
+    setting = {"alpha": 10.0, "beta": 1.0, "weight": "heat"}
+    assert grids.parse_setting(grids.setting_text(setting)) == setting
+
+
 def test_a_grid_missing_its_default_is_refused(tmp_path, monkeypatch):
     (tmp_path / "method").mkdir()
     (tmp_path / "method" / "x.yaml").write_text("name: x\nlabel: X\nparams: {a: 2.0}\ntune:\n  a: [1.0, 10.0]\n")
