@@ -243,16 +243,17 @@ def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
 
 
 def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
-    """The table's row of the family benchmark in ``folder`` (``make benchmark``), or None when it has not run:
-    its wall time and cells, and per track the method with the best mean AC rank and those no test separates
-    from it (every sample scored)."""
+    """The table's row of the family benchmark in ``folder`` (``make benchmark``, or ``--tune`` when its tuned
+    tables are there), or None when it has not run: its wall time and cells, and per track the method with the
+    best mean AC rank and those no test separates from it (every sample scored), and the first with every
+    method tuned alike."""
     recorded = schedule.cell_table(folder)
     if recorded is None or not (folder / "report.md").is_file():
         return None
     cells, summary = recorded
     wall = folder / "wall_seconds.txt"
     total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
-    found = []
+    found, command = [], "make benchmark"
     for track in papers.names(benchmark_report.HOME):
         frame = benchmark_report.load_track(folder / track / "runs")
         ranking = None if frame is None else benchmark_report.ranking_over(frame, "acc")
@@ -261,6 +262,7 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
             line = (f"{benchmark_report.TITLES.get(track, track).lower()}: {ranking.methods[0]} first"
                     + (f", not separated from {', '.join(group)}" if group else ", ahead of every other"))
             tuned = tuning_report.read(folder, [track]).get(track)
+            command = "python -m src.benchmark --tune" if tuned is not None else command
             if tuned is not None and track != "unsupervised":
                 best = benchmark_report.ranking_over(tuning_report.tuned_frame(tuned[0], frame), "acc")
                 if best is not None:
@@ -270,7 +272,7 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
     # clone's
     earlier = summary.get("reused", 0) - summary.get("copied", 0)
     since = f", {earlier:,} on disk from an earlier run" if earlier else ""
-    return (f"| **the family** | `make benchmark` | **{minutes(total)} wall** on {summary.get('workers') or 'SLURM'} "
+    return (f"| **the family** | `{command}` | **{minutes(total)} wall** on {summary.get('workers') or 'SLURM'} "
             f"cores ({summary.get('computed', 0):,} cells computed, {summary.get('copied', 0):,} copied from the "
             f"reproduction{since}) | - | - | By mean AC rank, {'; '.join(found)}. | "
             f"[report]({link.as_posix()}/benchmark/report.md) |")

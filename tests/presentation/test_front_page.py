@@ -282,3 +282,23 @@ def test_without_a_benchmark_report_nothing_is_published(tmp_path):
     readme.write_text("unchanged\n")
     assert front_page.publish_benchmark(tmp_path / "benchmark", tmp_path / "docs", readme) == []
     assert readme.read_text() == "unchanged\n" and not (tmp_path / "docs").exists()
+
+
+def test_a_tuned_benchmarks_row_names_its_command_and_each_label_tracks_tuned_first(tmp_path, monkeypatch):
+    """With the tuned tables there, the row's command is ``--tune`` and each label track says who is first
+    tuned; the unsupervised track, where nothing is chosen, says nothing of it."""
+    from types import SimpleNamespace
+    (tmp_path / "report.md").write_text("# benchmark\n")
+    monkeypatch.setattr(schedule, "cell_table", lambda folder: (pd.DataFrame(), {"computed": 10, "workers": 2}))
+    monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: "fixed")
+    monkeypatch.setattr(front_page.tuning_report, "read", lambda folder, tracks: {t: ("rows", "searched")
+                                                                                   for t in tracks})
+    monkeypatch.setattr(front_page.tuning_report, "tuned_frame", lambda rows, frame: "tuned")
+    first = {"fixed": ["CNMF", "SDA"], "tuned": ["SDA", "CNMF"]}
+    monkeypatch.setattr(front_page.benchmark_report, "ranking_over", lambda frame, metric: SimpleNamespace(
+        methods=first[frame], groups_wilcoxon=[first[frame][:1]]))
+    row = front_page.benchmark_row(tmp_path)
+    assert row.startswith("| **the family** | `python -m src.benchmark --tune` |")
+    assert row.count("CNMF first, ahead of every other at fixed settings, SDA first with every method tuned "
+                     "alike") == 2
+    assert "unsupervised track: CNMF first, ahead of every other." in row
