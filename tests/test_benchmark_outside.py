@@ -204,6 +204,21 @@ def test_a_contender_given_a_grid_is_tuned_by_the_rule_and_its_report_says_so(ru
 
 
 @pytest.mark.integration
+def test_a_grid_value_whose_cells_fail_is_named_and_the_others_kept(run, tmp_path):
+    out = tmp_path / "failing"
+    status, errors = run("--method", f"{MODULE}:NaNAtThreeWhenLong", "--tracks", "unsupervised", "--out", str(out),
+                         "--grid", "max_iter=20,200,400")
+    assert status == 1
+    assert sorted(e for e in errors if e.startswith("tuned unsupervised yale")) == [  # as each cell fails
+        f"tuned unsupervised yale NaNAtThreeWhenLong(max_iter=400): cell k=3 trial={t}: ValueError: fit_transform "
+        "returned 1 NaN or infinite value(s)" for t in (0, 1)]
+    kept = {job.name: len(list((job / "cells").iterdir()))
+            for job in (out / "tuned" / "unsupervised" / "runs").iterdir()}
+    assert kept == {"yale_NaNAtThreeWhenLong-max_iter=20": 4, "yale_NaNAtThreeWhenLong-max_iter=400": 2}  # its k = 2
+    assert len(list((out / "unsupervised" / "runs").rglob("cells/*"))) == 4  # the default's, all kept
+
+
+@pytest.mark.integration
 def test_a_label_contender_is_cross_validated_on_folds_of_the_labelled_samples(run, tmp_path):
     out = tmp_path / "folds"
     status, errors = run("--method", f"{MODULE}:LabelNMF", "--tracks", "labels30", "--out", str(out),
