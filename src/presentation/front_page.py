@@ -425,12 +425,9 @@ def publish_benchmark(benchmark: Path, target: Path, readme: Path) -> list[Path]
 
 
 def merge_costs(cells: pd.DataFrame, path: Path) -> Path:
-    """The cost table at ``path`` with the costs of the schedule rows ``cells`` in place of its rows of the same
-    (job, k), the other rows kept (:func:`src.running.pool.schedule.write_costs` writes the new ones)."""
-    new = path.with_name(path.name + ".new")
-    write_costs(cells, new)
-    fresh = pd.read_csv(new)
-    new.unlink()
+    """The cost table at ``path`` with the costs of the schedule rows ``cells``
+    (:func:`src.running.pool.schedule.costs_of`) in place of its rows of the same (job, k), the other rows kept."""
+    fresh = schedule.costs_of(cells)
     try:
         kept = pd.read_csv(path)
     except (OSError, pd.errors.EmptyDataError):

@@ -218,10 +218,10 @@ def job_key(job_dir) -> str:
 COMMAND_FOLDERS = ("reproduce", "explain", "benchmark")
 
 
-def write_costs(schedule: pd.DataFrame, path: Path) -> None:
+def costs_of(schedule: pd.DataFrame) -> pd.DataFrame:
     """The mean cost of each (job, k) of the ``schedule.csv`` rows of a reproduction (and of a benchmark,
-    concatenated), written to ``path`` (``job`` as :func:`job_key` gives it): about a thousand rows a command,
-    for every cell's cost.
+    concatenated), as columns ``job`` (as :func:`job_key` gives it), ``k`` and ``seconds``: about a thousand rows
+    a command, for every cell's cost.
 
     A cell's cost is the wall seconds its worker spent on it (``end - start``), which is what
     :class:`Forecast` measures and forecasts: on top of the fit and KMeans seconds of the row it holds the
@@ -232,8 +232,12 @@ def write_costs(schedule: pd.DataFrame, path: Path) -> None:
     times = done.reindex(columns=["start", "end"])  # a record without them: the rows' seconds
     worker = times["end"] - times["start"]
     done["seconds"] = worker.where(worker > 0, done["seconds"])
-    costs = done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
-    write_atomic(Path(path), costs.to_csv(index=False))
+    return done.groupby(["job", "k"], as_index=False)["seconds"].mean().round({"seconds": 4})
+
+
+def write_costs(schedule: pd.DataFrame, path: Path) -> None:
+    """Write :func:`costs_of` the ``schedule`` rows to ``path``, whole or not at all."""
+    write_atomic(Path(path), costs_of(schedule).to_csv(index=False))
 
 
 def published_costs(path: Path = PUBLISHED_COSTS) -> dict[tuple[str, int], float]:
