@@ -309,14 +309,26 @@ def figure_lines(alt: str | None, image: str, scorecard: str | None = None) -> l
     return [f"![{alt}]({image})", "", f"<sub>{CAPTION}{where}</sub>", ""]
 
 
-def replace_between(text: str, lines: list[str], name: str = "README.md") -> str:
-    """``text`` (of the file ``name``) with the part between :data:`START` and :data:`END` replaced by
-    ``lines``."""
+def split_at_markers(text: str, name: str = "README.md") -> tuple[str, list[str], str]:
+    """``text`` (of the file ``name``) as what comes before :data:`START`, the lines between the markers, and
+    what comes after :data:`END`."""
     if START not in text or END not in text:
         raise UserError(f"{name} has no {START} ... {END} markers for the results table")
     head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
+    body, tail = rest.split(END, 1)
+    return head, body.removeprefix("\n").removesuffix("\n").split("\n"), tail
+
+
+def replace_between(text: str, lines: list[str], name: str = "README.md") -> str:
+    """``text`` (of the file ``name``) with the part between :data:`START` and :data:`END` replaced by
+    ``lines``."""
+    head, _, tail = split_at_markers(text, name)
     return head + START + "\n" + "\n".join(lines) + "\n" + END + tail
+
+
+def benchmark_files(benchmark: Path) -> list[Path]:
+    """The files of the family benchmark in ``benchmark`` that are published: its report and its figures."""
+    return [p for p in [benchmark / "report.md", *sorted(benchmark.glob("*.png"))] if p.is_file()]
 
 
 def snapshot(outputs: Path, target: Path) -> list[Path]:
@@ -329,7 +341,7 @@ def snapshot(outputs: Path, target: Path) -> list[Path]:
     explain = outputs.parent / "explain"  # make explain-all's reports and forest plots, beside the reproduction's
     readings = [p for p in [*explain.glob("*/report.md"), *explain.glob(f"*/{FOREST}")]]
     benchmark = outputs.parent / "benchmark"  # make benchmark's report and figures, beside it too
-    ranked = [p for p in [benchmark / "report.md", *benchmark.glob("*.png")] if p.is_file()]
+    ranked = benchmark_files(benchmark)
     copied = []
     if target.exists():
         shutil.rmtree(target)
@@ -385,11 +397,7 @@ FAMILY_ROW = "| **the family** |"
 def with_benchmark_row(text: str, row: str, name: str = "README.md") -> str:
     """``text`` (of the file ``name``) with its family benchmark row replaced by ``row``, or, when the table has
     none, ``row`` put after the row of ``make reproduce-all``."""
-    if START not in text or END not in text:
-        raise UserError(f"{name} has no {START} ... {END} markers for the results table")
-    head, rest = text.split(START, 1)
-    body, tail = rest.split(END, 1)
-    lines = body.split("\n")
+    lines = split_at_markers(text, name)[1]
     at = [i for i, line in enumerate(lines) if line.startswith(FAMILY_ROW)]
     if at:
         lines[at[0]] = row
@@ -398,7 +406,7 @@ def with_benchmark_row(text: str, row: str, name: str = "README.md") -> str:
         if not after:
             raise UserError(f"{name}'s results table has no row of make reproduce-all to put the family's after")
         lines.insert(after[0] + 1, row)
-    return head + START + "\n".join(lines) + END + tail
+    return replace_between(text, lines, name)
 
 
 def publish_benchmark(benchmark: Path, target: Path, readme: Path) -> list[Path]:
@@ -415,7 +423,7 @@ def publish_benchmark(benchmark: Path, target: Path, readme: Path) -> list[Path]
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     copied = []
-    for path in [benchmark / "report.md", *sorted(benchmark.glob("*.png"))]:
+    for path in benchmark_files(benchmark):
         shutil.copyfile(path, folder / path.name)
         copied.append(folder / path.name)
     if (benchmark / schedule.SCHEDULE).is_file():

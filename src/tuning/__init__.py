@@ -62,11 +62,15 @@ class TrackClasses:
     def __init__(self, overrides: list[str]):
         self.overrides = list(overrides)
         self.loaded: dict[str, np.ndarray] = {}
+        self.specs: dict[tuple[str, str], object] = {}
 
     def spec(self, track: str, dataset: str):
-        """The settings of the track's cells on ``dataset``."""
-        return plan_jobs([Sweeps("classes", ((f"experiment=benchmark/{track}", f"dataset={dataset}",
-                                              "method=kmeans"),))], self.overrides)[0].spec
+        """The settings of the track's cells on ``dataset``, composed once (a Hydra composition each)."""
+        if (track, dataset) not in self.specs:
+            self.specs[track, dataset] = plan_jobs([Sweeps("classes", ((f"experiment=benchmark/{track}",
+                                                                        f"dataset={dataset}", "method=kmeans"),))],
+                                                   self.overrides)[0].spec
+        return self.specs[track, dataset]
 
     def __call__(self, track: str, dataset: str) -> np.ndarray:
         """The classes (n_samples,) of ``dataset`` in ``track``."""
