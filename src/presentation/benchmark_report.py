@@ -12,8 +12,8 @@ settings (:mod:`.tuning_report`); then, with how it was run and its cost last:
 * per track and scoring (every sample, as the papers score; for a label track also the unlabelled samples
   alone, since a point whose class a method was told flatters it): mean AC and NMI per data set with each
   method's mean rank over the (data set, k) blocks and how many methods a Wilcoxon-Holm test finds it
-  significantly better and worse than, the first group (the first-ranked method and those no test
-  separates from it) by name, critical-difference diagrams over all blocks and per data set
+  significantly better and worse than, the first group (the methods no test finds any other method
+  better than) by name and where the mean ranks disagree with the tests, critical-difference diagrams over all blocks and per data set
   (:mod:`.ranking`), AC and NMI against k per data set (the first three methods there and each paper's own
   method in colour, the rest thin and grey), and a paragraph written from those numbers;
 * for a label track, how far scoring the unlabelled samples alone moves the ranking (Kendall's tau between
@@ -55,11 +55,12 @@ from ..running.pool import schedule
 from ..running.progress import duration
 from ..running.results import MixedResultsError, find_results, read_results
 from ..reproduction import homes as papers
-from ..reproduction.shipped import load_track, short_name
-from . import convergence, tuning_report
+from ..reproduction.shipped import load_track, short_name, unpack, unpacked
+from . import bayesian, convergence, tuning_report
 from .figures import plot_metrics_vs_k
-from .ranking import (ALPHA, METRICS, Ranking, blocks_over_datasets, blocks_within, cd_diagram, claim_verdict,
-                      format_p, join_names, rank_methods, ranking_lines, slug, tied_with_first)
+from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, answer_lines, blocks_over_datasets, blocks_within,
+                      cd_diagram, claim_verdict, disagreements, format_p, join_names, rank_methods, ranking_lines,
+                      slug)
 from .verdicts import single_trial_notes, trials_per_k
 
 logger = logging.getLogger(__name__)
@@ -112,17 +113,18 @@ def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | N
 
 
 def ac_order(rows: pd.DataFrame) -> list[str]:
-    """The methods of ``rows`` best first: by mean AC rank (:func:`ranking_over`; within one data set over its
-    (k, trial) blocks), or by mean AC when too few complete blocks to rank them."""
+    """The methods of ``rows`` best first: as the pairwise AC tests place them (:attr:`.ranking.Ranking.order`
+    of :func:`ranking_over`; within one data set over its (k, trial) blocks), or by mean AC when too few
+    complete blocks to rank them."""
     ranking = ranking_over(rows, "acc")
     if ranking is not None:
-        return list(ranking.methods)
+        return list(ranking.order)
     return list(rows.groupby("method")["acc"].mean().sort_values(ascending=False).index)
 
 
 def in_colour(rows: pd.DataFrame) -> dict[str, str]:
     """The methods a figure of one data set draws in colour, each with the name its legend shows: the first
-    :data:`LEADERS` by mean AC rank (:func:`ac_order`) and every paper's own method (:data:`PAPER_METHODS`)
+    :data:`LEADERS` as the pairwise AC tests place them (:func:`ac_order`) and every paper's own method (:data:`PAPER_METHODS`)
     that ``rows`` hold; in order of place, each legend name with its place (``GNMF (#1)``, ``CNMF (#7,
     paper)``)."""
     order = ac_order(rows)
@@ -146,7 +148,7 @@ def k_figure(rows: pd.DataFrame, title: str, path: Path) -> None:
     plot_metrics_vs_k(rows.assign(method=rows["method"].map(lambda m: shown.get(m, m))), title, path,
                       methods=list(shown.values()), background=rest, thick=list(shown.values())[:LEADERS],
                       caption="scored on every sample; rank k, Euclidean KMeans best of 20, unit-norm samples; "
-                      f"in colour the first {LEADERS} by mean AC rank here (thick; #: place) and the papers' own "
+                      f"in colour the first {LEADERS} by the pairwise AC tests here (thick; #: place) and the papers' own "
                       f"methods, mean ± std over {trials_per_k(rows['trial'].nunique())}"
                       + (f"; thin grey: the other {len(rest)} methods (mean only)" if rest else ""))
 
@@ -155,8 +157,11 @@ def settings_table(frame: pd.DataFrame) -> list[str]:
     """One line per method: its label, estimator and parameters."""
     lines = ["| method | label | estimator | parameters |", "|---|---|---|---|"]
     for (method, label, estimator), rows in frame.groupby(["method", "label", "estimator"]):
-        params = json.loads(rows["params"].iloc[0]) if "params" in rows else {}
-        text = ", ".join(f"{key}={value}" for key, value in sorted(params.items())) or "none"
+        if "params" in rows:
+            params = json.loads(rows["params"].iloc[0])
+            text = ", ".join(f"{key}={value}" for key, value in sorted(params.items())) or "none"
+        else:  # cells laid out from the shipped file, which keeps the parameters in the label only
+            text = str(label).partition("(")[2].removesuffix(")") or "none"
         lines.append(f"| {method} | {label} | {estimator} | {text} |")
     return lines
 
@@ -167,14 +172,15 @@ def rank_table(rows: pd.DataFrame, metric: str, ranking: Ranking | None, *, bold
     method's mean rank in ``ranking`` and how many of its other methods a Wilcoxon-Holm test finds it
     significantly better and worse than (:meth:`.ranking.Ranking.better`).
 
-    The methods of ``ranking`` come first, best mean rank first, then those it leaves out (not run on every
+    The methods of ``ranking`` come first, as its pairwise tests place them (:attr:`.ranking.Ranking.order`:
+    the first group first), then those it leaves out (not run on every
     data set; ``-`` in the last three columns) by mean. ``bold`` names methods set in bold (a contender
     report's contenders); ``mark_best`` sets the best value of each data set in bold. Each report writes its
     own caption under these lines.
     """
     datasets = sorted(rows["dataset"].unique())
     means = rows.groupby(["method", "dataset"])[metric].mean().unstack("dataset").reindex(columns=datasets) * 100
-    ranked = list(ranking.methods) if ranking is not None else []
+    ranked = list(ranking.order) if ranking is not None else []
     rest = means[~means.index.isin(ranked)].mean(axis=1).sort_values(ascending=False)
     top = means.idxmax() if mark_best else pd.Series(dtype=object)
     lines = [f"| method | {' | '.join(datasets)} | mean rank | better than | worse than |",
@@ -186,10 +192,8 @@ def rank_table(rows: pd.DataFrame, metric: str, ranking: Ranking | None, *, bold
             text = "-" if pd.isna(value) else f"{value:.1f}"
             cells.append(f"**{text}**" if mark_best and top.get(dataset) == method and text != "-" else text)
         if method in ranked:
-            others = [m for m in ranked if m != method]
             rank = f"{ranking.mean_ranks[method]:.2f}"
-            better = str(sum(ranking.better(method, m) for m in others))
-            worse = str(sum(ranking.better(m, method) for m in others))
+            better, worse = str(len(ranking.beats(method))), str(len(ranking.beaten_by(method)))
         else:
             rank = better = worse = "-"
         name = f"**{method}**" if method in bold else method
@@ -197,21 +201,11 @@ def rank_table(rows: pd.DataFrame, metric: str, ranking: Ranking | None, *, bold
     return lines
 
 
-def first_group(ranking: Ranking, name: str) -> str:
-    """The sentence under a mean table naming the first-ranked method of ``ranking`` (of the metric called
-    ``name``) and the methods no Wilcoxon-Holm test separates from it (:func:`.ranking.tied_with_first`)."""
-    first, tied = ranking.methods[0], tied_with_first(ranking)
-    if not tied:
-        return (f"First group by {name}: {first} alone; every Wilcoxon-Holm test separates it from the other "
-                f"{len(ranking.methods) - 1} methods.")
-    return (f"First group by {name}: {first} (the first by mean rank) and the {len(tied)} "
-            f"method{'s' if len(tied) > 1 else ''} no Wilcoxon-Holm test separates from it: {join_names(tied)}.")
-
-
 def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> list[str]:
     """Mean ``metric`` (%) per data set and method over every k and trial, with each method's mean rank over
     all (data set, k) blocks and how many methods it is significantly better and worse than (:func:`rank_table`),
-    best mean rank first; under it the caption and the first Wilcoxon-Holm group by name (:func:`first_group`)."""
+    placed by the pairwise tests; under it the caption and the answer: the first group by name, and where the
+    mean ranks disagree with the tests (:func:`.ranking.answer_lines`)."""
     name = METRICS[metric]
     lines = rank_table(frame, metric, ranking)
     others = f"of the other {len(ranking.methods) - 1} ranked methods, " if ranking is not None else ""
@@ -219,9 +213,10 @@ def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> li
               "of a data set. Mean rank over the blocks of the ranking below (1 = best); better / worse than: "
               f"{others}how many a two-sided Wilcoxon signed-rank test, Holm-adjusted over all pairs "
               f"(alpha = {ALPHA:g}), finds it significantly better / worse than (the rest it is not separated "
-              "from); '-': not run on every data set, so not ranked over all."]
+              "from); rows placed by those tests (fewest worse than, then most better than, then the mean); "
+              "'-': not run on every data set, so not ranked over all."]
     if ranking is not None:
-        lines += ["", first_group(ranking, name)]
+        lines += ["", *answer_lines(ranking, name)]
     return lines
 
 
@@ -229,24 +224,21 @@ def takeaway(frame: pd.DataFrame, ranking: Ranking | None, track: str, scoring: 
     """What a reader should take from one track and scoring, in sentences built from its numbers."""
     if ranking is None:
         return "Too few complete blocks to rank the methods."
-    tied = tied_with_first(ranking)
     means = frame.groupby(["dataset", "method"])["acc"].mean().unstack("method") * 100
     winners = means.idxmax(axis=1)
     counts = winners.value_counts()
     f = ranking.friedman
-    parts = [f"{ranking.methods[0]} has the best mean AC rank ({ranking.mean_ranks.iloc[0]:.2f} over "
-             f"{ranking.n_blocks} (data set, k) blocks)"
-             + (f"; no Wilcoxon-Holm test separates it from {join_names(tied)}" if tied else
-                ", and every Wilcoxon-Holm test separates it from the others")
-             + f" (Friedman p = {format_p(f.p_f)})."]
+    parts = [*answer_lines(ranking, "AC"), f"(Friedman p = {format_p(f.p_f)}, {ranking.n_blocks} (data set, k) "
+             "blocks.)"]
     parts.append("The best mean AC per data set: " + "; ".join(
         f"{dataset} {winners[dataset]} ({means.loc[dataset, winners[dataset]]:.1f}%)" for dataset in means.index)
         + (f", so {counts.index[0]} wins {counts.iloc[0]} of {len(means)} data sets." if counts.iloc[0] > 1 else "."))
-    parts.append(f"{ranking.methods[-1]} ranks last ({ranking.mean_ranks.iloc[-1]:.2f}).")
+    last = ranking.order[-1]
+    parts.append(f"{last} is placed last (worse than {len(ranking.beaten_by(last))} methods).")
     if track != "unsupervised":
         labelled = set(frame.loc[frame["estimator"].map(takes_labels), "method"])
-        top_label = next((m for m in ranking.methods if m in labelled), None)
-        top_free = next((m for m in ranking.methods if m not in labelled), None)
+        top_label = next((m for m in ranking.order if m in labelled), None)
+        top_free = next((m for m in ranking.order if m not in labelled), None)
         if top_label and top_free:
             verdict = ("significantly better than" if ranking.better(top_label, top_free) else
                        "significantly worse than" if ranking.better(top_free, top_label) else
@@ -318,7 +310,7 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
                  out / f"{track}_figure_{slug(dataset)}.png")
     papers_here = [m for m in PAPER_METHODS if (frame["method"] == m).any()]
     lines += [f"AC and NMI against k per data set, every sample scored: in colour, with mean ± std bands, the "
-              f"first {LEADERS} methods by mean AC rank on that data set (thick lines; ranked over its (k, trial) "
+              f"first {LEADERS} methods by the pairwise AC tests on that data set (thick lines; over its (k, trial) "
               "blocks, the legend gives each one's place, #1 best)"
               + (f" and each paper's own method ({', '.join(papers_here)}; marked 'paper')" if papers_here else "")
               + "; every other method a thin grey line.", ""]
@@ -346,14 +338,14 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
                     continue
                 image = f"{track}_{scoring}_cd_{slug(dataset)}_{metric}.png"
                 cd_diagram(ranking, out / image, f"{dataset}: {name}, {SCORING_NAMES[scoring]}")
-                per_dataset.append(f"| {dataset} | {name} | {' > '.join(ranking.methods[:3])} | "
-                                   f"{join_names(ranking.groups_wilcoxon[0]) if ranking.groups_wilcoxon else '-'} | "
-                                   f"{format_p(ranking.friedman.p_f)} |")
+                per_dataset.append(f"| {dataset} | {name} | {join_names(ranking.leaders)} | {ranking.methods[0]} | "
+                                   f"{len(disagreements(ranking))} | {format_p(ranking.friedman.p_f)} |")
                 images.append(f"![Critical-difference diagram: {dataset}, {name}]({image})")
         if per_dataset:
             lines += ["#### Per data set, over its (k, trial) blocks", "",
-                      "| data set | metric | first three by mean rank | first group (no test separates them) | "
-                      "Friedman p |", "|---|---|---|---|---|", *per_dataset, "", *images, ""]
+                      "| data set | metric | first group (no method better by a Wilcoxon-Holm test) | first by mean "
+                      "rank | pairs where mean ranks and tests disagree | Friedman p |", "|---|---|---|---|---|---|",
+                      *per_dataset, "", *images, "", CD_CAPTION, ""]
         if scoring == "unlabelled":
             lines += scoring_shift(frame)
     return lines
@@ -362,9 +354,9 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
 CLAIMS_INTRO = ("Each paper finds its method best against the baselines it chose. Here the claim is tested against "
                 "every other method of the family in the track of the paper's protocol, on the data sets of the "
                 "paper that the benchmark has and on the others (AC, Wilcoxon-Holm over all pairs of the ranking; "
-                "over several data sets the blocks are (data set, k), on one data set (k, trial)). **Holds**: the "
-                "paper's method ranks first and is significantly better than every other method; **contradicted**: "
-                "some method is significantly better than it; **undecided** otherwise.")
+                "over several data sets the blocks are (data set, k), on one data set (k, trial)), by the pairwise "
+                "tests alone. **Holds**: the paper's method is significantly better than every other method; "
+                "**contradicted**: some method is significantly better than it; **undecided** otherwise.")
 
 
 def claim_rows(frames: dict[str, pd.DataFrame], home: Path = papers.HOME) -> list[dict]:
@@ -489,6 +481,19 @@ def single_trial_lines(frames: dict[str, pd.DataFrame]) -> list[str]:
     return lines
 
 
+def answer_rankings(ran: dict[str, pd.DataFrame], tuned: dict) -> dict[str, Ranking | None]:
+    """The AC rankings the answer reads, every sample scored: per track at the fixed settings and, where the
+    tuned tables are there, tuned (the oracle's in the unsupervised track), by title."""
+    found = {}
+    for track, frame in ran.items():
+        short = TITLES.get(track, track).removeprefix("Semi-supervised track, ")
+        found[f"{short}, fixed"] = ranking_over(frame, "acc")
+        if track in tuned:
+            name = tuning_report.TUNED_NAMES.get(track, "tuned")
+            found[f"{short}, {name}"] = ranking_over(tuning_report.tuned_frame(tuned[track][0], frame), "acc")
+    return found
+
+
 def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
     """Write ``report.md`` and its figures into ``out`` from the tracks' runs under it; returns its path."""
     started = provenance.now()
@@ -505,6 +510,7 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
              + ". The answer first; how it was run and what it cost at the end.", ""]
     lines += single_trial_lines(ran)
     lines += tuning_report.answer_section(out, ran, tuned, TITLES, ranking_over)
+    lines += bayesian.section(answer_rankings(ran, tuned), out)
     lines += tuning_report.tuned_section(out, ran, tuned, TITLES, claim_rows)
     for track, frame in ran.items():
         lines += track_section(track, frame, out, ran.get("unsupervised"))
@@ -520,6 +526,15 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
               "Tracks: " + "; ".join(f"{TITLES.get(t, t)} ({'run' if t in ran else 'not run'})" for t in tracks)
               + ".", ""]
     lines += cost_section(out)
+    source = unpacked(out)
+    if source is not None:
+        lines += ["## Where the cells come from", "",
+                  "Every cell of this report was laid out from the cells that ship with the repository "
+                  "(`python -m src.presentation.benchmark_report --from-shipped`), with no fit: "
+                  + "; ".join(f"`{Path(path).name}` (sha256 `{digest[:16]}`)" for path, digest in source["files"].items())
+                  + f", computed under code fingerprint {', '.join(source['code_fingerprints'])}. What those "
+                  "files do not hold is not reported: the cost of the run that computed them (see the "
+                  "performance page of the manual) and each run's provenance.", ""]
     files = [f for track in ran for f in find_results([out / track / "runs"])]
     runs = [r for r in provenance.of_results(files) if r is not None]
     record = provenance.collect(started, provenance.now(), extra={"tracks": sorted(ran)})
@@ -535,9 +550,14 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(OUTPUTS), help="the benchmark's folder (default outputs/benchmark)")
+    parser.add_argument("--from-shipped", action="store_true",
+                        help="first lay out the cells that ship with the repository (papers/benchmark/*_cells.csv.gz) "
+                        "as the benchmark's folder, replacing it, then write the report from them (no fit)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     try:
+        if args.from_shipped:
+            logger.info("laid out the shipped cells in %s", unpack(Path(args.out)))
         logger.info("wrote %s", build(Path(args.out)))
     except (FileNotFoundError, MixedResultsError, ValueError) as exc:
         logger.error("%s", exc)

@@ -6,7 +6,8 @@ contenders' together, with the procedure of the family's own report (:mod:`.benc
 methods ranked within each (data set, k) block, the ranks averaged, every pair tested with a Wilcoxon
 signed-rank test and Holm's correction. The report (:func:`build`) holds
 
-1. an opening per contender built from those numbers: in each track and scoring its mean AC rank and place,
+1. an opening per contender built from those numbers: in each track and scoring its place by the pairwise
+   tests (:attr:`.ranking.Ranking.order`) and mean AC rank,
    the family methods it is significantly better and worse than, how many no test separates it from, and how
    it fares against its *twin* (the family method it extends), when given;
 2. the notes of the run (e.g. a data set left out);
@@ -17,8 +18,9 @@ signed-rank test and Holm's correction. The report (:func:`build`) holds
 5. the cost: cells computed and reused, wall time, and the contenders' seconds per cell against the family's.
 
 Without contenders the run is "your data against the family": every family method on a data set of the
-user's, and the report says, per track and scoring, which method to use, the first by mean AC rank, and
-which methods no Wilcoxon-Holm test separates from it.
+user's, and the report says, per track and scoring, which method to use: the first group, the methods no
+Wilcoxon-Holm test finds any other method better than (:attr:`.ranking.Ranking.leaders`), and where the mean
+ranks disagree with those tests.
 
 References
 ----------
@@ -44,7 +46,7 @@ from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_ta
                                distinct_cells, scorings_of, settings_table, single_trial_lines)
 from . import convergence, tuning_report
 from .figures import plot_metrics_vs_k
-from .ranking import ALPHA, METRICS, Ranking, cd_diagram, format_p, join_names, slug
+from .ranking import ALPHA, CD_CAPTION, METRICS, Ranking, cd_diagram, disagreement_sentence, format_p, join_names, slug
 from .verdicts import trials_per_k
 
 logger = logging.getLogger(__name__)
@@ -116,7 +118,8 @@ class Standing:
     mean_rank : float
         Its mean rank (1 = best).
     place, of : int
-        Its place by mean rank among the ``of`` methods of the ranking.
+        Its place by the pairwise tests (:attr:`.ranking.Ranking.order`) among the ``of`` methods of the
+        ranking.
     better, worse, tied : list of str
         The family methods it is significantly better than, significantly worse than, and not separated from
         (Holm-adjusted Wilcoxon p >= alpha), each best mean rank first.
@@ -152,7 +155,7 @@ def standing(ranking: Ranking, method: str, family) -> Standing:
     family = set(family)
     others = [m for m in ranking.methods if m in family and m != method]
     return Standing(method=method, mean_rank=float(ranking.mean_ranks[method]),
-                    place=ranking.methods.index(method) + 1, of=len(ranking.methods),
+                    place=ranking.order.index(method) + 1, of=len(ranking.order),
                     better=[m for m in others if ranking.better(method, m)],
                     worse=[m for m in others if ranking.better(m, method)],
                     tied=[m for m in others if ranking.wilcoxon_holm.loc[method, m] >= ranking.alpha])
@@ -217,7 +220,8 @@ def contender_sentence(rows: pd.DataFrame, ranking: Ranking | None, contender: s
     worse = name_some(found.worse) if found.worse else "none"
     tied = plural(len(found.tied), "family method") + (f" ({join_names(found.tied)})" if 0 < len(found.tied) <= 3
                                                        else "")
-    return (f"{place}: mean AC rank {found.mean_rank:.2f}{scope}, {ordinal(found.place)} of {found.of}; "
+    return (f"{place}: {ordinal(found.place)} of {found.of} by the pairwise tests{scope} (mean AC rank "
+            f"{found.mean_rank:.2f}); "
             f"significantly better than {better}, worse than {worse}; not separated from {tied}"
             + twin_clause(ranking, contender, twin) + "."), found
 
@@ -270,10 +274,12 @@ def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, cont
         lines += [f"**{contender}**" + (f" (extends {twin})" if twin else "") + ", in each track and scoring:", "",
                   *[line for sentence in sentences for line in wrapped(f"- {sentence}", "  ")], ""]
         lines += capped_warning(cells, contender)
-    lines += [*wrapped("Mean AC rank over the (data set, k) blocks of each track (1 = best; each block the mean "
-                       "over its trials) and two-sided Wilcoxon signed-rank tests of every pair of methods, "
-                       f"Holm-adjusted over all pairs of a ranking (alpha = {ALPHA:g}); \"better\" and "
-                       "\"worse\" name the family methods a test separates from the contender."), ""]
+    lines += [*wrapped("Two-sided Wilcoxon signed-rank tests of every pair of methods over the (data set, k) "
+                       "blocks of each track (each block the mean over its trials), Holm-adjusted over all pairs "
+                       f"of a ranking (alpha = {ALPHA:g}); \"better\" and \"worse\" name the family methods a "
+                       "test separates from the contender, and the place counts them (fewest methods better "
+                       "first, then most methods worse, then the mean AC). The mean AC rank (1 = best) stands "
+                       "beside it; it depends on the whole pool."), ""]
     if details:
         lines += ["<details><summary>Every verdict in full</summary>", ""]
         lines += [line for item in details for line in wrapped(item, "  ")] + ["", "</details>", ""]
@@ -281,34 +287,34 @@ def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, cont
 
 
 def choice_sentence(rows: pd.DataFrame, ranking: Ranking | None, place: str) -> str:
-    """Your-data mode: which method to use in one track and scoring (the first by mean AC rank) and the
-    methods no Wilcoxon-Holm test separates from it."""
+    """Your-data mode: which method to use in one track and scoring, the first group by the pairwise tests
+    (:attr:`.ranking.Ranking.leaders`), and where the mean ranks disagree with them."""
     if ranking is None:
         return f"{place}: too few complete blocks to rank the methods."
-    first = ranking.methods[0]
+    leaders = ranking.leaders
+    first = leaders[0]
     found = standing(ranking, first, ranking.methods)
     if ranking.friedman.p_f >= ALPHA:  # Friedman's test finds no difference: no method to recommend
         return (f"{place}: no method stands out (Friedman p = {format_p(ranking.friedman.p_f)} over "
-                f"{blocks_name(ranking, rows)}); {first} has the best mean AC rank ({found.mean_rank:.2f}), "
-                f"by too little to choose it.")
-    text = (f"{place}: use **{first}** (mean AC rank {found.mean_rank:.2f} over {blocks_name(ranking, rows)}; "
-            f"Friedman p = {format_p(ranking.friedman.p_f)}); ")
-    text += (f"no Wilcoxon-Holm test separates it from {name_some(found.tied)}" if found.tied else
-             "every Wilcoxon-Holm test separates it from the others")
-    below = len(found.better)
-    if found.tied and below:
-        text += f"; the other {below} {'is' if below == 1 else 'are'} significantly worse"
-    if found.worse:  # a worse mean rank but better on the paired blocks: rare, and worth saying
-        text += f"; {join_names(found.worse)} significantly better on the paired blocks despite a worse mean rank"
-    return text + "."
+                f"{blocks_name(ranking, rows)}); {first} beats the most methods in the pairwise tests "
+                f"({len(found.better)}), by too little to choose it.")
+    text = (f"{place}: use **{first}** (no Wilcoxon-Holm test finds a method better than it; better than "
+            f"{len(found.better)} of {found.of - 1} over {blocks_name(ranking, rows)}; Friedman p = "
+            f"{format_p(ranking.friedman.p_f)})")
+    if len(leaders) > 1:
+        text += (f"; {join_names(list(leaders[1:]))} {'is' if len(leaders) == 2 else 'are'} unbeaten too, "
+                 "beating fewer methods")
+    found_disagreement = disagreement_sentence(ranking, "AC")
+    return text + "." + (f" {found_disagreement}" if found_disagreement else "")
 
 
 def choice_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings) -> list[str]:
     """The report's opening without contenders: per track and scoring, the method to use."""
     datasets = sorted({d for frame in frames.values() for d in frame["dataset"].unique()})
-    lines = [*wrapped(f"Which method to use on {join_names(datasets)}: per track and scoring the first by mean "
-                      "AC rank, and the methods no two-sided Wilcoxon signed-rank test (Holm-adjusted over all "
-                      f"pairs, alpha = {ALPHA:g}) separates from it: the data cannot tell them from it."), ""]
+    lines = [*wrapped(f"Which method to use on {join_names(datasets)}: per track and scoring the first group, "
+                      "the methods that no two-sided Wilcoxon signed-rank test (Holm-adjusted over all pairs, "
+                      f"alpha = {ALPHA:g}) finds any other method better than, the one that beats the most first. "
+                      "The mean ranks decide nothing: they depend on the whole pool."), ""]
     for (track, scoring), ranked in rankings.items():
         lines += wrapped("- " + choice_sentence(scored(frames[track], scoring), ranked["acc"],
                                                 where(track, scoring)), "  ")
@@ -322,7 +328,8 @@ def rank_caption(rows: pd.DataFrame, ranking: Ranking | None) -> list[str]:
     blocks = blocks_name(ranking, rows) if ranking is not None else "no complete blocks"
     return wrapped(f"Mean AC (%) over k = {k_range(rows)} and the trials. Mean rank over {blocks} (1 = best); "
                    "better / worse than: how many methods a Wilcoxon-Holm test finds it significantly better / "
-                   "worse than; '-': not run on every data set, so not ranked over all.")
+                   "worse than; rows placed by those tests (fewest worse than, then most better than, then the "
+                   "mean); '-': not run on every data set, so not ranked over all.")
 
 
 def scoring_part(track: str, scoring: str, frame: pd.DataFrame, ranked: dict, contenders, out: Path) -> list[str]:
@@ -344,14 +351,14 @@ def scoring_part(track: str, scoring: str, frame: pd.DataFrame, ranked: dict, co
         lines += [*wrapped("Critical-difference diagrams over all blocks"
                            + (", the contenders in bold" if contenders else "") + ": a bar joins methods no "
                            "Wilcoxon-Holm test separates; CD: Nemenyi's critical difference, for reference."),
-                  "", *images, ""]
+                  "", *images, "", CD_CAPTION, ""]
     return lines
 
 
 def followed(rows: pd.DataFrame, contenders, twins: dict[str, str]) -> dict[str, str]:
     """The methods a figure of one data set draws in colour, each with the name its legend shows: the
     contenders, the family's best method there by mean AC and the contenders' twins; without contenders the
-    first :data:`.benchmark_report.LEADERS` by mean AC rank on the data set (by mean AC when too few
+    first :data:`.benchmark_report.LEADERS` by the pairwise AC tests on the data set (by mean AC when too few
     blocks to rank; :func:`.benchmark_report.ac_order`)."""
     methods = set(rows["method"])
     if not contenders:
@@ -387,7 +394,7 @@ def k_figures(track: str, frame: pd.DataFrame, contenders, twins: dict[str, str]
                           background=rest, thick=[c for c in contenders if c in shown])
         images.append(f"![AC and NMI against k, {dataset}]({image})")
     what = ("the contenders (thick), the family's best method on the data set by mean AC and the contenders' "
-            "twins" if contenders else f"the first {LEADERS} methods by mean AC rank on the data set")
+            "twins" if contenders else f"the first {LEADERS} methods by the pairwise AC tests on the data set")
     return lines + [*wrapped(f"Mean over the trials, every sample scored: in colour {what}; every other method "
                              "as a thin grey line."), "", *images, ""]
 

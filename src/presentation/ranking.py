@@ -17,6 +17,11 @@ means cell by cell answers it badly: a few noisy cells decide. The procedure her
    is what readers of CD diagrams expect.
 4. The groups of methods no test separates: the maximal sets in which no pair differs significantly
    (:func:`groups`), drawn as bars in a critical-difference diagram (:func:`cd_diagram`).
+5. The answer: the **first group** (:attr:`Ranking.leaders`), the methods that no Wilcoxon-Holm test finds
+   any other method better than, placed by the tests (:attr:`Ranking.order`), not by mean rank. Where the
+   mean ranks order a pair against its test (:func:`disagreements`), the report says so in one sentence
+   (:func:`disagreement_sentence`): a mean rank depends on the whole pool, so a method that wins most blocks
+   by far and falls far down in a few can be "first" by mean rank behind one that its own test finds worse.
 
 Two kinds of blocks (:func:`blocks_over_datasets`, :func:`blocks_within`): over a whole paper, each
 (data set, k) is a block whose value is the mean over its trials; within one data set, each (k, trial) is a
@@ -428,11 +433,38 @@ class Ranking:
     groups_wilcoxon: list
     groups_nemenyi: list
     alpha: float
+    blocks: pd.DataFrame | None = None
 
     @property
     def methods(self) -> tuple[str, ...]:
-        """The methods, best mean rank first."""
+        """The methods, best mean rank first (the order of the CD diagram; the answer reads :attr:`order`)."""
         return tuple(self.mean_ranks.index)
+
+    def beaten_by(self, method: str) -> list[str]:
+        """The methods a Wilcoxon-Holm test finds significantly better than ``method``, best mean rank first."""
+        return [m for m in self.methods if m != method and self.better(m, method)]
+
+    def beats(self, method: str) -> list[str]:
+        """The methods ``method`` is significantly better than (Wilcoxon-Holm), best mean rank first."""
+        return [m for m in self.methods if m != method and self.better(method, m)]
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The methods as the pairwise tests place them: fewest methods significantly better than it first,
+        then most methods it is significantly better than, then the higher mean block value, then the name.
+        Each key is read off the two-method tests, none off the ranks within a block."""
+        key = {m: (len(self.beaten_by(m)), -len(self.beats(m)), -float(self.means[m]), m) for m in self.methods}
+        return tuple(sorted(self.methods, key=key.get))
+
+    @property
+    def leaders(self) -> tuple[str, ...]:
+        """The first group: the methods no other method beats in a Wilcoxon-Holm test, in :attr:`order`.
+
+        The answer of every ranking. Wilcoxon-Holm results need not be transitive, so in principle every
+        method may be beaten by some other; then the first group is the methods beaten by the fewest.
+        """
+        fewest = min(len(self.beaten_by(m)) for m in self.methods)
+        return tuple(m for m in self.order if len(self.beaten_by(m)) == fewest)
 
     @property
     def n_blocks(self) -> int:
@@ -483,10 +515,16 @@ def rank_methods(blocks: pd.DataFrame, alpha: float = ALPHA, higher_is_better: b
     return Ranking(mean_ranks=ranks, means=blocks.mean()[order], friedman=friedman_from_ranks(ranks.to_numpy(), n),
                    wilcoxon_p=reorder(p), wilcoxon_holm=reorder(p_holm), balance=reorder(balance),
                    nemenyi_p=reorder(p_nemenyi), q_alpha=q, cd=cd, groups_wilcoxon=groups(p_holm, alpha, order),
-                   groups_nemenyi=groups(p_nemenyi, alpha, order), alpha=alpha)
+                   groups_nemenyi=groups(p_nemenyi, alpha, order), alpha=alpha, blocks=blocks[order])
 
 
 # --- the diagram -----------------------------------------------------------------------------------------------
+
+CD_CAPTION = ("<sub>The critical-difference diagram places each method at its mean rank, which depends on every "
+              "other method in the pool (Benavoli, Corani and Mangili 2016); its bars join methods no Wilcoxon-Holm "
+              "test separates. The answer (the first group) comes from the pairwise tests, not from the order "
+              "along the axis.</sub>")
+"""The caption under every critical-difference diagram of a report: what its axis is and what it is not."""
 
 HIGHLIGHT_COLOR = "#c0392b"
 """The colour of the highlighted methods of a critical-difference diagram (:func:`cd_figure`)."""
@@ -608,14 +646,12 @@ def format_p(value: float) -> str:
 def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
     """Does the paper's claim "each of ``methods`` is better than each of ``baselines``" hold in our ranking?
 
-    Per claimed method: **holds** when it ranks first among the claim's methods (the claimed methods and
-    their baselines; for a single claimed method, above every baseline) and the Wilcoxon-Holm test finds it
-    significantly better than each claimed baseline; **contradicted** when a baseline is significantly
-    better than it; **undecided** otherwise. The claim as a whole holds when it holds for every claimed
-    method and is contradicted when it is for any. Where the paper claims several methods (CNMF and
-    CNMF-KL) "first" means above every baseline, the claimed methods then taking the top places among the
-    claim's methods. Methods we did not run are left out of the claim and named; a claim of which no claimed
-    method or no baseline was run is "not run".
+    Decided by the pairwise tests alone (Benavoli, Corani and Mangili 2016), never by the mean ranks, which
+    depend on the other methods of the pool. Per claimed method: **holds** when the Wilcoxon-Holm test finds
+    it significantly better than each claimed baseline; **contradicted** when it finds a baseline
+    significantly better than it; **undecided** otherwise. The claim as a whole holds when it holds for every
+    claimed method and is contradicted when it is for any. Methods we did not run are left out of the claim
+    and named; a claim of which no claimed method or no baseline was run is "not run".
 
     Parameters
     ----------
@@ -637,31 +673,25 @@ def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
     baselines = [b for b in baselines if b in ran]
     if not methods or not baselines:
         return ClaimCheck(NOT_RUN, f"Not run: {join_names(missing)} not in this ranking.", {})
-    rank = ranking.mean_ranks
     per_method, reasons = {}, []
     for m in methods:
         stronger = [b for b in baselines if ranking.better(b, m)]
         beaten = [b for b in baselines if ranking.better(m, b)]
-        below = [b for b in baselines if rank[b] <= rank[m]]
         if stronger:
             per_method[m] = CONTRADICTED
             reasons.append(f"{join_names(stronger)} {'is' if len(stronger) == 1 else 'are'} significantly better than "
                            f"{m} (p = {', '.join(format_p(ranking.wilcoxon_holm.loc[b, m]) for b in stronger)})")
-        elif not below and len(beaten) == len(baselines):
+        elif len(beaten) == len(baselines):
             per_method[m] = HOLDS
             worst = max(ranking.wilcoxon_holm.loc[m, b] for b in baselines)
-            reasons.append(f"{m} ranks above {join_names(baselines)} and is significantly better than "
-                           + (f"each (p <= {format_p(worst)})" if len(baselines) > 1 else f"it (p = {format_p(worst)})"))
+            reasons.append(f"{m} is significantly better than "
+                           + (f"each of {join_names(baselines)} (p <= {format_p(worst)})" if len(baselines) > 1
+                              else f"{baselines[0]} (p = {format_p(worst)})"))
         else:
             per_method[m] = UNDECIDED
-            parts = []
-            if below:
-                parts.append(f"{m} does not rank above {join_names(below)}")
             open_ = [b for b in baselines if b not in beaten]
-            if open_:
-                parts.append(f"no test separates {m} from {join_names(open_)} "
-                             f"(p = {', '.join(format_p(ranking.wilcoxon_holm.loc[m, b]) for b in open_)})")
-            reasons.append("; ".join(parts))
+            reasons.append(f"no test separates {m} from {join_names(open_)} "
+                           f"(p = {', '.join(format_p(ranking.wilcoxon_holm.loc[m, b]) for b in open_)})")
     verdicts = set(per_method.values())
     verdict = CONTRADICTED if CONTRADICTED in verdicts else HOLDS if verdicts == {HOLDS} else UNDECIDED
     sentence = f"**{verdict[0].upper() + verdict[1:]}**: " + "; ".join(reasons) + "."
@@ -672,12 +702,76 @@ def claim_verdict(ranking: Ranking, methods, baselines) -> ClaimCheck:
 
 # --- the report section ----------------------------------------------------------------------------------------
 
-def tied_with_first(ranking: Ranking) -> list[str]:
-    """The methods no Wilcoxon-Holm test separates from the first by mean rank (Holm-adjusted p >= alpha), best
-    mean rank first. Usually the first of ``ranking.groups_wilcoxon``, but that group is a set in which no pair
-    is separated, and when the groups overlap a method tied with the first can sit in another group only."""
+def points(value: float) -> str:
+    """A difference of two scores in [0, 1] as points (percent), with its sign: ``+5.6``."""
+    return f"{100 * value:+.1f}"
+
+
+def disagreements(ranking: Ranking) -> list[tuple[str, str]]:
+    """The pairs on which the mean ranks and the pairwise tests disagree: ``(a, b)`` where ``a`` has the
+    better mean rank and a Wilcoxon-Holm test finds ``b`` significantly better than ``a``; those that
+    involve the first by mean rank first, then by the gap in mean rank, largest first.
+
+    A mean rank depends on every method in the pool (Benavoli, Corani and Mangili 2016): a method that wins
+    most blocks by a wide margin and falls far down in a few can be passed by one that is never far down,
+    while the test of the two methods' own results finds the first one better.
+    """
     first = ranking.methods[0]
-    return [m for m in ranking.methods[1:] if ranking.wilcoxon_holm.loc[first, m] >= ranking.alpha]
+    found = [(a, b) for a, b in combinations(ranking.methods, 2) if ranking.better(b, a)]
+    gap = lambda pair: ranking.mean_ranks[pair[1]] - ranking.mean_ranks[pair[0]]  # noqa: E731
+    return sorted(found, key=lambda pair: (pair[0] != first, -gap(pair), pair))
+
+
+def disagreement_sentence(ranking: Ranking, name: str) -> str | None:
+    """One sentence naming the pair on which the mean ranks and the pairwise tests disagree (the first of
+    :func:`disagreements`) with its numbers: both mean ranks, the Holm-adjusted p, in how many blocks the
+    better one is higher and by how much on average (points of ``name``); None when they agree."""
+    pairs = disagreements(ranking)
+    if not pairs:
+        return None
+    a, b = pairs[0]
+    where = ("has the best mean rank" if a == ranking.methods[0] else
+             f"has the better mean rank ({ranking.mean_ranks[a]:.2f} against {ranking.mean_ranks[b]:.2f})")
+    text = (f"Mean ranks and pairwise tests disagree: {a} {where}"
+            + (f" ({ranking.mean_ranks[a]:.2f}; {b} {ranking.mean_ranks[b]:.2f})" if a == ranking.methods[0] else "")
+            + f", but the Wilcoxon-Holm test finds {b} significantly better than {a} "
+              f"(p = {format_p(ranking.wilcoxon_holm.loc[a, b])}")
+    if ranking.blocks is not None:
+        d = ranking.blocks[b] - ranking.blocks[a]
+        text += (f"; {b} is higher in {int((d > 0).sum())} of {len(d)} blocks, by {points(float(d.mean()))} "
+                 f"{name} points on average")
+    text += ")"
+    more = len(pairs) - 1
+    return text + (f"; {more} more pair{'s' if more > 1 else ''} disagree likewise." if more else ".")
+
+
+def leaders_sentence(ranking: Ranking, name: str) -> str:
+    """The answer of a ranking as a clause to begin a sentence with: its first group
+    (:attr:`Ranking.leaders`), each with how many of the other methods a Wilcoxon-Holm test finds it better
+    than and its mean ``name``. Begins with a method's name or a lower-case word (:func:`sentence` capitalizes
+    it)."""
+    leaders, others = ranking.leaders, len(ranking.methods) - 1
+    each = [f"**{m}** (better than {len(ranking.beats(m))} of {others}, mean {name} {100 * ranking.means[m]:.1f})"
+            for m in leaders]
+    if len(leaders) == 1 and not ranking.beaten_by(leaders[0]):
+        return (f"{each[0]} is first: no Wilcoxon-Holm test (alpha = {ranking.alpha:g}) finds any method better "
+                "than it.")
+    if any(ranking.beaten_by(m) for m in leaders):  # a cycle of significant results: no method unbeaten
+        return (f"no method is unbeaten (the Wilcoxon-Holm results form a cycle); beaten by the fewest: "
+                f"{join_names(each)}.")
+    return (f"the first group is the {len(leaders)} methods that no Wilcoxon-Holm test (alpha = {ranking.alpha:g}) "
+            f"finds any method better than: {join_names(each)}.")
+
+
+def sentence(text: str) -> str:
+    """``text`` with its first letter in upper case."""
+    return text[:1].upper() + text[1:]
+
+
+def answer_lines(ranking: Ranking, name: str) -> list[str]:
+    """:func:`leaders_sentence`, and :func:`disagreement_sentence` where the mean ranks disagree."""
+    found = disagreement_sentence(ranking, name)
+    return [sentence(leaders_sentence(ranking, name))] + ([found] if found else [])
 
 
 def slug(text: str) -> str:
@@ -691,14 +785,11 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
     f = ranking.friedman
     claimed = list(claim[0]) if claim else []
     pairs_all = list(combinations(ranking.methods, 2))
-    lines = ["| rank | method | mean rank | mean " + metric_name + " (%) | better than | worse than |",
+    lines = ["| place | method | mean rank | mean " + metric_name + " (%) | better than | worse than |",
              "|---|---|---|---|---|---|"]
-    for i, m in enumerate(ranking.methods, 1):
-        others = [o for o in ranking.methods if o != m]
-        better, worse = sum(ranking.better(m, o) for o in others), sum(ranking.better(o, m) for o in others)
-        lines.append(f"| {i} | {m} | {ranking.mean_ranks[m]:.3f} | {100 * ranking.means[m]:.2f} | {better} | "
-                     f"{worse} |")
-    tied = tied_with_first(ranking)
+    for i, m in enumerate(ranking.order, 1):
+        lines.append(f"| {i} | {m} | {ranking.mean_ranks[m]:.3f} | {100 * ranking.means[m]:.2f} | "
+                     f"{len(ranking.beats(m))} | {len(ranking.beaten_by(m))} |")
     lines += ["", f"Friedman: chi2_F = {f.chi2:.2f} ({f.df_chi2} df), p = {format_p(f.p_chi2)}; Iman-Davenport "
               f"F_F = {f.f:.2f} ({f.df_f[0]}, {f.df_f[1]} df), p = {format_p(f.p_f)}"
               + (" (the methods differ)." if f.p_f < ranking.alpha else
@@ -707,13 +798,13 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
               f"alpha = {ranking.alpha:g}); {sum(ranking.nemenyi_separated(a, b) for a, b in pairs_all)} of the "
               f"{len(pairs_all)} pairs have mean ranks farther apart than CD (Nemenyi p below).",
               "Better than, worse than: of how many other methods a Wilcoxon-Holm test finds it significantly "
-              f"better, resp. worse. No test separates {ranking.methods[0]} from "
-              + (join_names(tied) if tied else "any other method") + ".", ""]
-    focus = set(claimed) | {ranking.methods[0]}
+              "better, resp. worse. Place: fewest methods better than it first, then most it is better than, then "
+              "the mean.", "", *answer_lines(ranking, metric_name), ""]
+    focus = set(claimed) | set(ranking.leaders) | {ranking.methods[0]}
     pairs = [(a, b) for a, b in pairs_all if a in focus or b in focus]
     pairs.sort(key=lambda pair: ranking.wilcoxon_holm.loc[pair])
     lines += [f"Wilcoxon signed-rank tests, Holm-adjusted over all {len(pairs_all)} pairs; the pairs with "
-              + ("a claimed method or " if claimed else "") + "the first-ranked method:", "",
+              + ("a claimed method, " if claimed else "") + "a method of the first group or the first by mean rank:", "",
               "| pair | better (R+ > R-) | p | p (Holm) | significant | Nemenyi p |", "|---|---|---|---|---|---|"]
     for a, b in pairs:
         better = a if ranking.balance.loc[a, b] > 0 else b if ranking.balance.loc[a, b] < 0 else "tie"
@@ -721,7 +812,7 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
                      f"{format_p(ranking.wilcoxon_holm.loc[a, b])} | "
                      f"{'yes' if ranking.wilcoxon_holm.loc[a, b] < ranking.alpha else 'no'} | "
                      f"{format_p(ranking.nemenyi_p.loc[a, b])} |")
-    lines += ["", f"![Critical-difference diagram: {metric_name}, {scope}]({image})", ""]
+    lines += ["", f"![Critical-difference diagram: {metric_name}, {scope}]({image})", "", CD_CAPTION, ""]
     if claim:
         methods, baselines = claim
         check = claim_verdict(ranking, methods, baselines)
@@ -814,15 +905,17 @@ def ranking_intro(alpha: float, claim: tuple[list[str], list[str]] | None, claim
              "trials; within a data set a block is a (k, trial), which every method saw alike. Friedman's test "
              "asks whether the methods differ at all. The pairwise tests are two-sided Wilcoxon signed-rank "
              f"tests on the paired blocks with Holm's correction over all pairs of a ranking (alpha = {alpha:g}), "
-             "which decide the groups and the claim (Benavoli, Corani and Mangili 2016: unlike the Nemenyi "
-             "test, their answer for two methods does not depend on which others are compared); the Nemenyi "
-             "test and its critical difference stand beside them.", ""]
+             "which decide the first group, the groups and the claim (Benavoli, Corani and Mangili 2016: unlike "
+             "a comparison of mean ranks, their answer for two methods does not depend on which others are "
+             "compared). The **first group** is the methods no test finds any other method better than; where "
+             "the mean ranks order two methods against their test, a sentence says so. The Nemenyi test and its "
+             "critical difference stand beside them.", ""]
     if claim:
         lines += [f"The paper's claim (`directions` in its published.yaml): {', '.join(claim[0])} above "
-                  f"{', '.join(claim[1])} on {', '.join(sorted(claimed_datasets)) or 'its data sets'}. It **holds** "
-                  "where the claimed method ranks first among the claim's methods and is significantly better "
-                  "than each claimed baseline, is **contradicted** where a baseline is significantly better, "
-                  "and is **undecided** otherwise.", ""]
+                  f"{', '.join(claim[1])} on {', '.join(sorted(claimed_datasets)) or 'its data sets'}. Judged by the "
+                  "pairwise tests alone: it **holds** where the claimed method is significantly better than each "
+                  "claimed baseline, is **contradicted** where a baseline is significantly better, and is "
+                  "**undecided** otherwise; the mean ranks decide nothing.", ""]
     return lines
 
 

@@ -29,7 +29,7 @@ from scipy import stats
 from ..tuning import grids, tables
 from ..tuning.selection import FOLDS, MIN_VALIDATION, REASONS
 from .figures import pyplot, style
-from .ranking import ALPHA, Ranking, join_names, slug
+from .ranking import ALPHA, Ranking, answer_lines, join_names, slug
 
 #: What the tuned rows are called per track: the rule's choice in a label track, the oracle in the other.
 TUNED_NAMES = {"unsupervised": "oracle", "labels10": "tuned", "labels30": "tuned"}
@@ -46,29 +46,38 @@ def tuned_frame(tuned: pd.DataFrame, fixed: pd.DataFrame) -> pd.DataFrame:
     return rows.reset_index(drop=True)
 
 
+def net_wins(ranking: Ranking, method: str) -> int:
+    """How many methods a Wilcoxon-Holm test finds ``method`` better than, less how many it finds better than
+    ``method``: its standing by the pairwise tests alone."""
+    return len(ranking.beats(method)) - len(ranking.beaten_by(method))
+
+
 def rank_figure(title: str, fixed: Ranking, tuned: Ranking | None, tuned_name: str, path: Path) -> Path:
-    """Each method's mean AC rank at the fixed settings (open circle) and ``tuned_name`` (filled), best of
-    the tuned first, the tuned ranking's first group (no Wilcoxon-Holm test separates it) in bold; without
-    a tuned ranking, the fixed one alone."""
+    """Each method's standing by the pairwise AC tests (:func:`net_wins`) at the fixed settings (open circle)
+    and ``tuned_name`` (filled), in the tuned ranking's place order (:attr:`.ranking.Ranking.order`), its first
+    group (no method better by a Wilcoxon-Holm test) in bold; without a tuned ranking, the fixed one alone."""
     plt = pyplot()
     lead = tuned if tuned is not None else fixed
-    order = list(lead.methods)
-    fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(order) + 1.3))
+    order = list(lead.order)
+    fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(order) + 1.5))
     y = np.arange(len(order))[::-1]
-    first = set(lead.groups_wilcoxon[0]) if lead.groups_wilcoxon else set()
-    ax.scatter([fixed.mean_ranks.get(m, np.nan) for m in order], y, facecolors="none" if tuned is not None else "0.3",
-               edgecolors="0.3", label="fixed settings", zorder=3)
+    first = set(lead.leaders)
+    before = [net_wins(fixed, m) if m in fixed.mean_ranks else np.nan for m in order]
+    ax.scatter(before, y, facecolors="none" if tuned is not None else "0.3", edgecolors="0.3",
+               label="fixed settings", zorder=3)
     if tuned is not None:
-        ax.scatter([tuned.mean_ranks[m] for m in order], y, color="C0", label=tuned_name, zorder=4)
-        for yi, m in zip(y, order):
-            if m in fixed.mean_ranks:
-                ax.plot([fixed.mean_ranks[m], tuned.mean_ranks[m]], [yi, yi], color="0.75", zorder=2)
+        after = [net_wins(tuned, m) for m in order]
+        ax.scatter(after, y, color="C0", label=tuned_name, zorder=4)
+        for yi, b, a in zip(y, before, after):
+            if not np.isnan(b):
+                ax.plot([b, a], [yi, yi], color="0.75", zorder=2)
     ax.set_yticks(y, order)
     for label in ax.get_yticklabels():
         if label.get_text() in first:
             label.set_fontweight("bold")
-    ax.set_xlabel("mean AC rank (1 = best)")
-    ax.invert_xaxis()
+    ax.axvline(0, color="0.6", lw=0.8)
+    ax.set_xlabel("methods it beats minus methods that beat it\n(Wilcoxon-Holm, alpha = "
+                  f"{ALPHA:g}; bold: the first group, beaten by none)", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     ax.set_title(title, fontsize=10)
@@ -85,8 +94,8 @@ def move_figure(moves: dict[str, tuple[Ranking, Ranking, str]], path: Path) -> P
                                                      0.3 * max(len(r[1].methods) for r in moves.values()) + 1.4))
     axes = np.atleast_1d(axes)
     for ax, (title, (fixed, tuned, name)) in zip(axes, moves.items()):
-        common = [m for m in tuned.methods if m in fixed.methods]
-        before = {m: i + 1 for i, m in enumerate(m for m in fixed.methods if m in common)}
+        common = [m for m in tuned.order if m in fixed.order]
+        before = {m: i + 1 for i, m in enumerate(m for m in fixed.order if m in common)}
         after = {m: i + 1 for i, m in enumerate(common)}
         for i, m in enumerate(common):
             moved = before[m] != after[m]
@@ -101,7 +110,7 @@ def move_figure(moves: dict[str, tuple[Ranking, Ranking, str]], path: Path) -> P
         ax.set_title(title, fontsize=9)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-    fig.suptitle("Place by mean AC rank (coloured: moved)", fontsize=10)
+    fig.suptitle("Place by the pairwise AC tests (coloured: moved)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -249,18 +258,23 @@ def rule_lines() -> list[str]:
             "best setting per trial on the test labels) is a ceiling, never a result.", ""]
 
 
-def first_group_clause(first) -> str:
-    """"; no test separates it from A and B" for a first group of several methods, else that every test does."""
-    if len(first) > 1:
-        return f"; no Wilcoxon-Holm test (alpha = {ALPHA:g}) separates it from {join_names(list(first[1:]))}"
-    return f"; Wilcoxon-Holm (alpha = {ALPHA:g}) finds it better than every other method"
+def at_fixed(ranking: Ranking) -> list[str]:
+    """:func:`.ranking.answer_lines` of AC, the first to follow a lead-in ("At the fixed settings, ...")."""
+    first, *rest = answer_lines(ranking, "AC")
+    return [first[:1].lower() + first[1:] if not first.startswith("**") else first, *rest]
 
 
 def answer_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
                    titles: dict[str, str], ranking_over) -> list[str]:
-    """The report's opening: per track, the ranking at fixed settings and tuned (one figure each), and the
-    moves (one figure). ``ranking_over(frame, metric)`` ranks a track's rows."""
-    lines = ["## The answer", ""]
+    """The report's opening: per track, the first group by the pairwise tests at fixed settings and tuned,
+    where the mean ranks disagree with them (:func:`.ranking.answer_lines`), one figure each, and the moves
+    (one figure). ``ranking_over(frame, metric)`` ranks a track's rows."""
+    lines = ["## The answer", "",
+             "Per track, the **first group**: the methods that no two-sided Wilcoxon signed-rank test over the "
+             f"(data set, k) blocks, Holm-adjusted over all pairs (alpha = {ALPHA:g}), finds any other method "
+             "better than. Mean ranks decide nothing here: they depend on which other methods are in the pool "
+             "(Benavoli, Corani and Mangili 2016), and where they order a pair against its test a sentence says "
+             "so.", ""]
     moves = {}
     for track, frame in fixed.items():
         name = TUNED_NAMES.get(track, "tuned")
@@ -271,22 +285,18 @@ def answer_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, t
         title = titles.get(track, track)
         tuned_ranking = ranking_over(tuned_frame(tuned[track][0], frame), "acc") if track in tuned else None
         if tuned_ranking is None:
-            first = fixed_ranking.groups_wilcoxon[0] if fixed_ranking.groups_wilcoxon else fixed_ranking.methods[:1]
             rank_figure(f"{title}: fixed settings", fixed_ranking, None, "", out / image)
-            lines += [f"### {title}", "",
-                      f"At the fixed settings {fixed_ranking.methods[0]} ranks first over {fixed_ranking.n_blocks} "
-                      f"blocks{first_group_clause(first)}. (`python -m src.benchmark --tune` adds every method tuned "
-                      "alike.)", "", f"![{title}: mean AC rank]({image})", ""]
+            lines += [f"### {title}", "", "At the fixed settings, " + " ".join(at_fixed(fixed_ranking)),
+                      "", "(`python -m src.benchmark --tune` adds every method tuned alike.)", "",
+                      f"![{title}: standing by the pairwise tests]({image})", ""]
             continue
         rank_figure(f"{title}: fixed settings and {name}", fixed_ranking, tuned_ranking, name, out / image)
         moves[title] = (fixed_ranking, tuned_ranking, name)
-        first = tuned_ranking.groups_wilcoxon[0] if tuned_ranking.groups_wilcoxon else (tuned_ranking.methods[0],)
         lead = ("With every method tuned by the rule" if name == "tuned" else
                 "With each method at its oracle setting (a diagnostic: the test labels chose it)")
-        lines += [f"### {title}", "",
-                  f"{lead}, {tuned_ranking.methods[0]} ranks first over {tuned_ranking.n_blocks} blocks"
-                  f"{first_group_clause(first)}. At the fixed settings the first was {fixed_ranking.methods[0]}.", "",
-                  f"![{title}: mean AC rank, fixed and {name}]({image})", ""]
+        lines += [f"### {title}", "", "At the fixed settings, " + " ".join(at_fixed(fixed_ranking)), "",
+                  f"{lead}, " + " ".join(at_fixed(tuned_ranking)), "",
+                  f"![{title}: standing by the pairwise tests, fixed and {name}]({image})", ""]
     if moves:
         move_figure(moves, out / "answer_moves.png")
         lines += ["### How the places move", "", "![Places at fixed settings and tuned](answer_moves.png)", ""]
@@ -300,22 +310,25 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
     if not tuned:
         return []
     lines = ["## Tuned alike", "", *rule_lines()]
-    curves, searched_all = {}, {}
+    curves, searched_all, unscored = {}, {}, []
     for track, (rows, searched) in tuned.items():
         if track not in fixed:
             continue
         name = TUNED_NAMES.get(track, "tuned")
         frame = tuned_frame(rows, fixed[track])
-        searched = searched[searched["dataset"].isin(fixed[track]["dataset"].unique())]
+        if searched is not None:
+            searched = searched[searched["dataset"].isin(fixed[track]["dataset"].unique())]
         table = gains(fixed[track], frame)
         still = frame.loc[frame["selection"] == "nothing to tune", "method"].unique()
         lines += [f"### {titles.get(track, track)}: what tuning buys", "", *selection_counts(frame),
                   *gain_table(table[~table["method"].isin(still)], name), "",
                   f"Nothing to tune, so the same as at fixed settings: {join_names(sorted(still))}." if len(still)
                   else "", ""]
-        if not searched.empty:
+        if searched is not None and not searched.empty:
             curves[titles.get(track, track)] = expected_best(searched)
             searched_all[track] = searched
+        elif searched is None:
+            unscored.append(titles.get(track, track))
     if curves:
         expected_figure(curves, out / "tuned_expected_best.png")
         lines += ["### Expected best AC against the settings tried", "",
@@ -323,6 +336,10 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
                   "per trial, the expected best test AC of n settings drawn at random from the grid, then the "
                   "mean over trials. A flat curve: the default is as good as any setting; a steep one: a "
                   "method whose rank rests on its setting.", "", "![Expected best AC](tuned_expected_best.png)", ""]
+    if unscored:
+        lines += [f"{join_names(unscored)}: each searched setting's scores are not on disk (the tuned rows were "
+                  "laid out from the shipped cells, which hold the chosen settings only), so the expected best AC "
+                  "and each method's AC against its parameter are not drawn for them.", ""]
     methods = sorted({m for s in searched_all.values() for m in s["method"].unique()})
     if methods:
         lines += ["### Each method against its parameter", ""]
@@ -384,10 +401,10 @@ def contender_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str
         rank_figure(f"{title}: fixed settings and {name}", fixed_ranking, tuned_ranking, name, out / image)
         places = []
         for contender in contenders:
-            if contender in tuned_ranking.methods and contender in fixed_ranking.methods:
-                places.append(f"{contender} is #{tuned_ranking.methods.index(contender) + 1} of "
-                              f"{len(tuned_ranking.methods)} {name} (#{fixed_ranking.methods.index(contender) + 1} at "
-                              "fixed settings)")
+            if contender in tuned_ranking.order and contender in fixed_ranking.order:
+                places.append(f"{contender} is #{tuned_ranking.order.index(contender) + 1} of "
+                              f"{len(tuned_ranking.order)} {name} (#{fixed_ranking.order.index(contender) + 1} at "
+                              "fixed settings), by the pairwise tests")
         lines += [f"### {title}, every method {name}", "", ("; ".join(places) + ".") if places else "",
                   "", *selection_counts(rows[rows["method"].isin(contenders)]), f"![{title}]({image})", ""]
         searched_all[track] = searched

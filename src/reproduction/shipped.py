@@ -19,7 +19,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 import logging
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -177,3 +179,59 @@ def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFra
     fixed = fixed.drop(columns="partition", errors="ignore").assign(setting="", default_setting="",
                                                                     selection="nothing to tune")
     return pd.concat([tuned, fixed], ignore_index=True)
+
+
+#: The file that marks a benchmark folder laid out from the shipped cells (:func:`unpack`), with what it read.
+UNPACKED = "unpacked.json"
+
+
+def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None = None) -> Path:
+    """Lay the shipped cells out as a benchmark's folder, so that its report is written without a fit.
+
+    Each track's family cells become one ``results.csv`` per (data set, method) under ``out/<track>/runs/``
+    (``method`` the full label, as a run writes it), and the shipped tuned cells, with each untuned method's
+    row (:func:`tuned_family`), become ``out/tuned/<track>.csv``. What a run leaves beside its cells and the
+    shipped files do not hold (each searched setting's scores, the schedule of the cells, each run's
+    ``provenance.json``) is absent, and :data:`UNPACKED` names the files read and their sha256, which the
+    report cites. An earlier folder at ``out`` is replaced.
+
+    Parameters
+    ----------
+    out : path
+        The benchmark folder to write (e.g. ``outputs/benchmark``).
+    family_path, tuned_path : path, optional
+        The shipped files (default :data:`FILE` and :data:`TUNED_FILE`).
+
+    Returns
+    -------
+    Path
+        ``out``.
+    """
+    out = Path(out)
+    family_path, tuned_path = Path(family_path or FILE), Path(tuned_path or TUNED_FILE)
+    family = load(family_path)
+    tuned = tuned_family(family, load_tuned(tuned_path))
+    if out.exists():
+        shutil.rmtree(out)
+    for (track, dataset, label), rows in family.groupby(["track", "dataset", "label"], sort=True):
+        folder = out / str(track) / "runs" / f"{dataset}_{label}".replace("/", "_")
+        folder.mkdir(parents=True, exist_ok=True)
+        cells = rows.drop(columns=["track", "label"]).assign(method=label)
+        write_atomic(folder / "results.csv", cells.to_csv(index=False, float_format="%.17g"))
+    read = [family_path]
+    if tuned is not None:
+        (out / "tuned").mkdir(parents=True, exist_ok=True)
+        for track, rows in tuned.groupby("track", sort=True):
+            write_atomic(out / "tuned" / f"{track}.csv",
+                         rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+        read.append(tuned_path)
+    record = {"files": {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in read},
+              "code_fingerprints": sorted(family["code_fingerprint"].astype(str).unique())}
+    write_atomic(out / UNPACKED, json.dumps(record, indent=2) + "\n")
+    return out
+
+
+def unpacked(out: Path) -> dict | None:
+    """What :func:`unpack` recorded in the benchmark folder ``out``, or None for a folder a run wrote."""
+    path = Path(out) / UNPACKED
+    return json.loads(path.read_text()) if path.is_file() else None

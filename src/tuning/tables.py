@@ -98,10 +98,11 @@ def write(out: Path, track: str, tuned: pd.DataFrame, searched: pd.DataFrame) ->
     return paths
 
 
-def read(out: Path, track: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    """The track's two tables as :func:`write` wrote them, or None."""
+def read(out: Path, track: str) -> tuple[pd.DataFrame, pd.DataFrame | None] | None:
+    """The track's two tables as :func:`write` wrote them, or None; the searched settings None where only the
+    tuned rows are on disk (a folder laid out from the shipped cells: :func:`src.reproduction.shipped.unpack`)."""
     folder = Path(out) / TUNED_DIR
     paths = folder / f"{track}.csv", folder / f"{track}_settings.csv"
     if not paths[0].is_file():
         return None
-    return pd.read_csv(paths[0], low_memory=False), pd.read_csv(paths[1])
+    return pd.read_csv(paths[0], low_memory=False), (pd.read_csv(paths[1]) if paths[1].is_file() else None)
