@@ -58,9 +58,9 @@ from ..reproduction import homes as papers
 from ..reproduction.shipped import load_track, short_name, unpack, unpacked
 from . import bayesian, convergence, tuning_report
 from .figures import plot_metrics_vs_k
-from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, answer_lines, blocks_over_datasets, blocks_within,
-                      cd_diagram, claim_verdict, disagreements, format_p, join_names, rank_methods, ranking_lines,
-                      slug)
+from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, answer_lines, blocks_over_datasets,
+                      blocks_within, cd_diagram, claim_verdict, disagreements, format_p, join_names, rank_methods,
+                      ranking_lines, slug)
 from .verdicts import single_trial_notes, trials_per_k
 
 logger = logging.getLogger(__name__)
@@ -213,7 +213,8 @@ def means_table(frame: pd.DataFrame, metric: str, ranking: Ranking | None) -> li
               "of a data set. Mean rank over the blocks of the ranking below (1 = best); better / worse than: "
               f"{others}how many a two-sided Wilcoxon signed-rank test, Holm-adjusted over all pairs "
               f"(alpha = {ALPHA:g}), finds it significantly better / worse than (the rest it is not separated "
-              "from); rows placed by those tests (fewest worse than, then most better than, then the mean); "
+              "from); rows placed by those tests (the first group, then better than less worse than, then the "
+              "mean); "
               "'-': not run on every data set, so not ranked over all."]
     if ranking is not None:
         lines += ["", *answer_lines(ranking, name)]

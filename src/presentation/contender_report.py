@@ -277,8 +277,8 @@ def contender_summary(frames: dict[str, pd.DataFrame], rankings: _Rankings, cont
     lines += [*wrapped("Two-sided Wilcoxon signed-rank tests of every pair of methods over the (data set, k) "
                        "blocks of each track (each block the mean over its trials), Holm-adjusted over all pairs "
                        f"of a ranking (alpha = {ALPHA:g}); \"better\" and \"worse\" name the family methods a "
-                       "test separates from the contender, and the place counts them (fewest methods better "
-                       "first, then most methods worse, then the mean AC). The mean AC rank (1 = best) stands "
+                       "test separates from the contender, and the place counts them (the methods no other beats "
+                       "first, then better than less worse than, then the mean AC). The mean AC rank (1 = best) stands "
                        "beside it; it depends on the whole pool."), ""]
     if details:
         lines += ["<details><summary>Every verdict in full</summary>", ""]
@@ -301,9 +301,8 @@ def choice_sentence(rows: pd.DataFrame, ranking: Ranking | None, place: str) -> 
     text = (f"{place}: use **{first}** (no Wilcoxon-Holm test finds a method better than it; better than "
             f"{len(found.better)} of {found.of - 1} over {blocks_name(ranking, rows)}; Friedman p = "
             f"{format_p(ranking.friedman.p_f)})")
-    if len(leaders) > 1:
-        text += (f"; {join_names(list(leaders[1:]))} {'is' if len(leaders) == 2 else 'are'} unbeaten too, "
-                 "beating fewer methods")
+    if len(leaders) > 1:  # unbeaten methods are never separated from each other
+        text += f"; no test separates it from {join_names(list(leaders[1:]))}, unbeaten too"
     found_disagreement = disagreement_sentence(ranking, "AC")
     return text + "." + (f" {found_disagreement}" if found_disagreement else "")
 
@@ -328,8 +327,8 @@ def rank_caption(rows: pd.DataFrame, ranking: Ranking | None) -> list[str]:
     blocks = blocks_name(ranking, rows) if ranking is not None else "no complete blocks"
     return wrapped(f"Mean AC (%) over k = {k_range(rows)} and the trials. Mean rank over {blocks} (1 = best); "
                    "better / worse than: how many methods a Wilcoxon-Holm test finds it significantly better / "
-                   "worse than; rows placed by those tests (fewest worse than, then most better than, then the "
-                   "mean); '-': not run on every data set, so not ranked over all.")
+                   "worse than; rows placed by those tests (the first group, then better than less worse than, "
+                   "then the mean); '-': not run on every data set, so not ranked over all.")
 
 
 def scoring_part(track: str, scoring: str, frame: pd.DataFrame, ranked: dict, contenders, out: Path) -> list[str]:
@@ -351,7 +350,7 @@ def scoring_part(track: str, scoring: str, frame: pd.DataFrame, ranked: dict, co
         lines += [*wrapped("Critical-difference diagrams over all blocks"
                            + (", the contenders in bold" if contenders else "") + ": a bar joins methods no "
                            "Wilcoxon-Holm test separates; CD: Nemenyi's critical difference, for reference."),
-                  "", *images, "", CD_CAPTION, ""]
+                  "", *images, "", *wrapped(CD_CAPTION), ""]
     return lines
 
 

@@ -59,6 +59,7 @@ from ..tuning import tables
 from ..reproduction import homes as papers
 from ..reproduction import shipped
 from .verdict_figures import FOREST, FRONT, plot_published_vs_ours, published_vs_ours_alt
+from .ranking import disagreements
 from .verdicts import NO_VERDICT, TOO_FEW_TRIALS
 
 logger = logging.getLogger(__name__)
@@ -244,38 +245,60 @@ def table(outputs: Path, home: Path, link: Path = SNAPSHOT) -> list[str]:
 
 def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
     """The table's row of the family benchmark in ``folder`` (``make benchmark``, or ``--tune`` when its tuned
-    tables are there), or None when it has not run: its wall time and cells, and per track the method with the
-    best mean AC rank and those no test separates from it (every sample scored), and the first with every
-    method tuned alike."""
+    tables are there), or None when it has not run: its wall time and cells, and per track its first group by
+    the pairwise AC tests (every sample scored; :attr:`.ranking.Ranking.leaders`) at fixed settings and with
+    every method tuned alike, and where the mean ranks disagree with those tests. A folder laid out from the
+    shipped cells (:func:`src.reproduction.shipped.unpack`) has no schedule: its row says where its cells come
+    from instead of a cost."""
     recorded = schedule.cell_table(folder)
-    if recorded is None or not (folder / "report.md").is_file():
+    source = shipped.unpacked(folder)
+    if (recorded is None and source is None) or not (folder / "report.md").is_file():
         return None
-    cells, summary = recorded
-    wall = folder / "wall_seconds.txt"
-    total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
     found, command = [], "make benchmark"
     for track in papers.names(benchmark_report.HOME):
         frame = benchmark_report.load_track(folder / track / "runs")
         ranking = None if frame is None else benchmark_report.ranking_over(frame, "acc")
-        if ranking is not None:
-            group = [m for m in ranking.groups_wilcoxon[0] if m != ranking.methods[0]]
-            line = (f"{benchmark_report.TITLES.get(track, track).lower()}: {ranking.methods[0]} first"
-                    + (f", not separated from {', '.join(group)}" if group else ", ahead of every other"))
-            tuned = tuning_report.read(folder, [track]).get(track)
-            command = "python -m src.benchmark --tune" if tuned is not None else command
-            if tuned is not None and track != "unsupervised":
-                best = benchmark_report.ranking_over(tuning_report.tuned_frame(tuned[0], frame), "acc")
-                if best is not None:
-                    line += f" at fixed settings, {best.methods[0]} first with every method tuned alike"
-            found.append(line)
+        if ranking is None:
+            continue
+        line = f"{benchmark_report.TITLES.get(track, track).lower()}: {first_words(ranking)}"
+        tuned = tuning_report.read(folder, [track]).get(track)
+        command = "python -m src.benchmark --tune" if tuned is not None else command
+        if tuned is not None and track != "unsupervised":
+            best = benchmark_report.ranking_over(tuning_report.tuned_frame(tuned[0], frame), "acc")
+            if best is not None and first_words(best) == first_words(ranking):
+                line += " at fixed settings and with every method tuned alike"
+            elif best is not None:
+                line += f" at fixed settings, {first_words(best)} with every method tuned alike"
+        found.append(line)
+    answer = (f"By the pairwise AC tests (Wilcoxon-Holm), {'; '.join(found)}. | "
+              f"[report]({link.as_posix()}/benchmark/report.md) |")
+    if recorded is None:
+        return (f"| **the family** | `{command}` | cells shipped in `papers/benchmark/` (their run's cost: "
+                f"[performance](docs/performance.md)) | - | - | {answer}")
+    cells, summary = recorded
+    wall = folder / "wall_seconds.txt"
+    total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
     # cells on disk before the run (reused, the copies from the reproduction aside): its wall time is not a fresh
     # clone's
     earlier = summary.get("reused", 0) - summary.get("copied", 0)
     since = f", {earlier:,} on disk from an earlier run" if earlier else ""
     return (f"| **the family** | `{command}` | **{minutes(total)} wall** on {summary.get('workers') or 'SLURM'} "
             f"cores ({summary.get('computed', 0):,} cells computed, {summary.get('copied', 0):,} copied from the "
-            f"reproduction{since}) | - | - | By mean AC rank, {'; '.join(found)}. | "
-            f"[report]({link.as_posix()}/benchmark/report.md) |")
+            f"reproduction{since}) | - | - | {answer}")
+
+
+def first_words(ranking) -> str:
+    """A ranking's first group in a few words, and the pair on which its mean ranks disagree with its tests."""
+    leaders = list(ranking.leaders)
+    text = (f"{leaders[0]} first, better than every other" if len(leaders) == 1 and
+            len(ranking.beats(leaders[0])) == len(ranking.methods) - 1 else
+            f"{leaders[0]} first, beaten by none" if len(leaders) == 1 else
+            f"first group {', '.join(leaders)} (beaten by none)")
+    pairs = [(a, b) for a, b in disagreements(ranking) if a == ranking.methods[0]]
+    if pairs:
+        a, b = pairs[0]
+        text += f" ({a} has the best mean rank, but {b} beats it)"
+    return text
 
 
 def front_figure(scores: pd.DataFrame, target: Path) -> str | None:
@@ -380,6 +403,9 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
     if not all((benchmark / track / "runs").is_dir() for track in tracks):
         logger.info("no complete benchmark in %s: the family's shipped cells %s are kept", benchmark, target)
         return None
+    if shipped.unpacked(benchmark) is not None:
+        logger.info("%s was laid out from the shipped cells: %s is kept as it is", benchmark, target)
+        return None
     written = shipped.refresh(benchmark, tracks, target)
     if all(tables.read(benchmark, track) is not None for track in tracks):
         family = shipped.load(written)
@@ -458,7 +484,14 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     try:
         outputs, readme = Path(args.outputs), Path(args.readme)
-        written = ship_family_cells(outputs.parent / "benchmark", Path(args.shipped))
+        benchmark = outputs.parent / "benchmark"
+        written = ship_family_cells(benchmark, Path(args.shipped))
+        if shipped.unpacked(benchmark) is not None and schedule.cell_table(outputs) is None:
+            published = publish_benchmark(benchmark, Path(args.snapshot), readme)
+            logger.info("published %d files of the benchmark laid out from the shipped cells; %s holds no finished "
+                        "reproduction, so the papers' rows of the README's table and their part of %s are kept",
+                        len(published), outputs, args.snapshot)
+            return 0
         if written is not None and schedule.cell_table(outputs) is None:
             published = publish_benchmark(outputs.parent / "benchmark", Path(args.snapshot), readme)
             logger.info("wrote %s and %d files of the benchmark; %s holds no finished reproduction, so the papers' "

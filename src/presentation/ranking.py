@@ -449,22 +449,27 @@ class Ranking:
         return [m for m in self.methods if m != method and self.better(method, m)]
 
     @property
-    def order(self) -> tuple[str, ...]:
-        """The methods as the pairwise tests place them: fewest methods significantly better than it first,
-        then most methods it is significantly better than, then the higher mean block value, then the name.
-        Each key is read off the two-method tests, none off the ranks within a block."""
-        key = {m: (len(self.beaten_by(m)), -len(self.beats(m)), -float(self.means[m]), m) for m in self.methods}
-        return tuple(sorted(self.methods, key=key.get))
-
-    @property
     def leaders(self) -> tuple[str, ...]:
-        """The first group: the methods no other method beats in a Wilcoxon-Holm test, in :attr:`order`.
+        """The first group: the methods no other method beats in a Wilcoxon-Holm test, most methods beaten
+        first, then the higher mean block value, then the name.
 
         The answer of every ranking. Wilcoxon-Holm results need not be transitive, so in principle every
         method may be beaten by some other; then the first group is the methods beaten by the fewest.
         """
         fewest = min(len(self.beaten_by(m)) for m in self.methods)
-        return tuple(m for m in self.order if len(self.beaten_by(m)) == fewest)
+        found = [m for m in self.methods if len(self.beaten_by(m)) == fewest]
+        return tuple(sorted(found, key=lambda m: (-len(self.beats(m)), -float(self.means[m]), m)))
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The methods as the pairwise tests place them: the first group (:attr:`leaders`), then the others by
+        how many methods each is significantly better than less how many are better than it, then the higher
+        mean block value, then the name. Each key is read off the two-method tests, none off the ranks within
+        a block."""
+        leaders = self.leaders
+        rest = [m for m in self.methods if m not in leaders]
+        key = {m: (len(self.beaten_by(m)) - len(self.beats(m)), -float(self.means[m]), m) for m in rest}
+        return leaders + tuple(sorted(rest, key=key.get))
 
     @property
     def n_blocks(self) -> int:
@@ -798,8 +803,9 @@ def ranking_lines(ranking: Ranking, metric_name: str, image: str, claim: tuple[l
               f"alpha = {ranking.alpha:g}); {sum(ranking.nemenyi_separated(a, b) for a, b in pairs_all)} of the "
               f"{len(pairs_all)} pairs have mean ranks farther apart than CD (Nemenyi p below).",
               "Better than, worse than: of how many other methods a Wilcoxon-Holm test finds it significantly "
-              "better, resp. worse. Place: fewest methods better than it first, then most it is better than, then "
-              "the mean.", "", *answer_lines(ranking, metric_name), ""]
+              "better, resp. worse. Place: the first group (no method better than it) first, then by how many "
+              "methods it is better than less how many are better than it, then the mean.", "",
+              *answer_lines(ranking, metric_name), ""]
     focus = set(claimed) | set(ranking.leaders) | {ranking.methods[0]}
     pairs = [(a, b) for a, b in pairs_all if a in focus or b in focus]
     pairs.sort(key=lambda pair: ranking.wilcoxon_holm.loc[pair])

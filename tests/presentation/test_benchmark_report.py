@@ -56,9 +56,9 @@ def test_the_mean_tables_count_better_and_worse_and_name_the_first_group(toy_rep
     assert "| method | yale | mean rank | better than | worse than |" in table and "| groups |" not in table
     rows = [line for line in table.splitlines() if re.match(r"\| \w", line) and "mean rank" not in line]
     assert len(rows) == 4 and all(re.search(r"\| [\d.]+ \| \d+ \| \d+ \|$", row) for row in rows)
-    assert re.search(r"^First group by AC: \S+ (alone; every|\(the first by mean rank\) and the \d+ methods?)",
-                     table, re.M)
-    assert "in colour, with mean ± std bands, the first 3 methods by mean AC rank" in report
+    assert re.search(r"^(\*\*\S+\*\* \(better than \d of 3, mean AC [\d.]+\) is first: no Wilcoxon-Holm|"
+                     r"The first group is the \d methods that no Wilcoxon-Holm)", table, re.M)
+    assert "in colour, with mean ± std bands, the first 3 methods by the pairwise AC tests" in report
     assert "each paper's own method (CNMF; marked 'paper')" in report
 
 
@@ -96,8 +96,8 @@ def test_the_front_page_gets_a_row_for_the_benchmark(toy_report):
     assert row.startswith("| **the family** | `make benchmark` |")
     assert "(4 cells computed, 12 copied from the reproduction) |" in row  # none on disk before the run
     leader = re.search(r"\| 1 \| ([\w-]+) \| [\d.]+ \| [\d.]+ \| \d+ \| \d+ \|",
-                       report.split("#### AC, over all", 1)[1]).group(1)  # first by mean rank
-    assert f"semi-supervised track, 10% labelled: {leader} first" in row
+                       report.split("#### AC, over all", 1)[1]).group(1)  # first placed by the pairwise tests
+    assert re.search(rf"semi-supervised track, 10% labelled: ({leader} first|first group {leader}\b)", row)
     assert front_page.benchmark_row(out / "absent") is None
 
 
@@ -131,10 +131,9 @@ def test_the_rank_table_counts_the_methods_each_one_is_significantly_better_and_
     cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:6]]
     assert {row[0]: row[-2:] for row in cells} == {"A": ["2", "0"], "B": ["2", "0"], "C": ["1", "2"],
                                                   "D": ["0", "3"]}
-    first, second = ranking.methods[:2]
-    assert {first, second} == {"A", "B"} and benchmark_report.tied_with_first(ranking) == [second]
-    assert lines[-1] == (f"First group by AC: {first} (the first by mean rank) and the 1 method no Wilcoxon-Holm "
-                         f"test separates from it: {second}.")
+    assert set(ranking.leaders) == {"A", "B"} and ranking.order[2:] == ("C", "D")
+    assert lines[-1].startswith("The first group is the 2 methods that no Wilcoxon-Holm test (alpha = 0.05) finds "
+                                "any method better than: **")
     assert "of the other 3 ranked methods" in " ".join(lines)
     # a method run on one data set only is listed, unranked
     partial = pd.concat([frame, track({"E": 0.9}, datasets=("orl",))])
@@ -145,8 +144,10 @@ def test_the_rank_table_counts_the_methods_each_one_is_significantly_better_and_
 def test_the_first_group_of_a_method_every_test_separates_is_it_alone():
     frame = track({"A": 0.9, "B": 0.7, "C": 0.5})
     ranking = benchmark_report.ranking_over(frame, "acc")
-    assert benchmark_report.first_group(ranking, "NMI") == ("First group by NMI: A alone; every Wilcoxon-Holm test "
-                                                            "separates it from the other 2 methods.")
+    assert ranking.leaders == ("A",)
+    (line,) = benchmark_report.answer_lines(ranking, "NMI")
+    assert re.fullmatch(r"\*\*A\*\* \(better than 2 of 2, mean NMI (89\.\d|90\.\d)\) is first: no Wilcoxon-Holm test "
+                        r"\(alpha = 0\.05\) finds any method better than it\.", line)
 
 
 def test_a_figure_against_k_colours_the_first_three_and_the_papers_methods_only(monkeypatch, tmp_path):
@@ -176,3 +177,42 @@ def test_a_figure_against_k_colours_the_first_three_and_the_papers_methods_only(
         assert "the other 3 methods" in fig._supxlabel.get_text()
     finally:
         plt.close(fig)
+
+
+def mean_rank_trap(good: int = 40, bad: int = 9, seed: int = 0) -> pd.DataFrame:
+    """A constructed benchmark on which the mean ranks and the pairwise tests disagree: W wins ``good`` of the
+    (data set, k) blocks by 15 points and falls to last, 11 points down, in ``bad`` of them; M is second in
+    every block W wins and first in the others; four fillers sit between. M has the better mean rank, and the
+    test of the two finds W better."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for block in range(good + bad):
+        values = {"W": 0.95 if block < good else 0.69, "M": 0.80,
+                  **{f"F{i}": 0.71 + 0.02 * i for i in range(4)}}
+        for method, value in values.items():
+            rows.append({"dataset": f"d{block:02d}", "method": method, "label": method, "estimator": method.lower(),
+                         "k": 2, "trial": 0, "acc": value + rng.uniform(-0.004, 0.004), "nmi": value})
+    return pd.DataFrame(rows)
+
+
+def test_the_answer_names_the_method_the_pairwise_tests_name_where_the_mean_ranks_disagree():
+    from src.presentation import front_page
+
+    frame = mean_rank_trap()
+    ranking = benchmark_report.ranking_over(frame, "acc")
+    assert ranking.methods[0] == "M" and ranking.better("W", "M")  # the trap is set: M first by mean rank
+    assert ranking.leaders == ("W",) and ranking.order[:2] == ("W", "M")
+    lines = benchmark_report.means_table(frame, "acc", ranking)
+    assert lines[2].startswith("| W |")  # the table's first row is the first group's
+    assert lines[-2].startswith("**W** (better than 5 of 5, mean AC ") and "is first" in lines[-2]
+    assert lines[-1].startswith("Mean ranks and pairwise tests disagree: M has the best mean rank (")
+    assert "finds W significantly better than M" in lines[-1] and "W is higher in 40 of 49 blocks" in lines[-1]
+    assert front_page.first_words(ranking) == "W first, better than every other (M has the best mean rank, but W beats it)"
+    claim = benchmark_report.claim_verdict(ranking, ["W"], [m for m in ranking.methods if m != "W"])
+    assert claim.verdict == "holds"  # no mean-rank condition: W is better than each in its own test
+    assert benchmark_report.claim_verdict(ranking, ["M"], ["W"]).verdict == "contradicted"
+
+
+def test_where_the_mean_ranks_agree_with_the_tests_no_disagreement_is_said():
+    ranking = benchmark_report.ranking_over(track({"A": 0.9, "B": 0.7, "C": 0.5}), "acc")
+    assert benchmark_report.disagreements(ranking) == [] and len(benchmark_report.answer_lines(ranking, "AC")) == 1

@@ -9,6 +9,7 @@ import yaml
 from src.errors import UserError
 from src.running.pool import schedule
 from src.presentation import front_page
+from src.reproduction import shipped
 
 
 def outputs_of(tmp_path):
@@ -295,10 +296,33 @@ def test_a_tuned_benchmarks_row_names_its_command_and_each_label_tracks_tuned_fi
                                                                                    for t in tracks})
     monkeypatch.setattr(front_page.tuning_report, "tuned_frame", lambda rows, frame: "tuned")
     first = {"fixed": ["CNMF", "SDA"], "tuned": ["SDA", "CNMF"]}
-    monkeypatch.setattr(front_page.benchmark_report, "ranking_over", lambda frame, metric: SimpleNamespace(
-        methods=first[frame], groups_wilcoxon=[first[frame][:1]]))
+
+    def ranked(frame, metric):  # the first of each beats the second; the mean ranks agree
+        order = first[frame]
+        return SimpleNamespace(methods=tuple(order), leaders=tuple(order[:1]), better=lambda a, b: a == order[0],
+                               beats=lambda m: order[1:] if m == order[0] else [])
+    monkeypatch.setattr(front_page.benchmark_report, "ranking_over", ranked)
     row = front_page.benchmark_row(tmp_path)
     assert row.startswith("| **the family** | `python -m src.benchmark --tune` |")
-    assert row.count("CNMF first, ahead of every other at fixed settings, SDA first with every method tuned "
-                     "alike") == 2
-    assert "unsupervised track: CNMF first, ahead of every other." in row
+    assert row.count("CNMF first, better than every other at fixed settings, SDA first, better than every other "
+                     "with every method tuned alike") == 2
+    assert "unsupervised track: CNMF first, better than every other." in row
+    assert "By the pairwise AC tests (Wilcoxon-Holm)" in row
+
+
+def test_a_benchmark_laid_out_from_the_shipped_cells_gets_a_row_without_a_cost(tmp_path, monkeypatch):
+    """No schedule, no wall time: the row says where its cells come from, never a run's time."""
+    from types import SimpleNamespace
+    (tmp_path / "report.md").write_text("# benchmark\n")
+    monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: "fixed")
+    monkeypatch.setattr(front_page.tuning_report, "read", lambda folder, tracks: {})
+    monkeypatch.setattr(front_page.benchmark_report, "ranking_over", lambda frame, metric: SimpleNamespace(
+        methods=("B", "A"), leaders=("A",), better=lambda a, b: a == "A", beats=lambda m: ["B"] if m == "A" else [],
+        mean_ranks={"B": 1.4, "A": 1.6}))
+    assert front_page.benchmark_row(tmp_path) is None  # neither a run's schedule nor a lay-out
+    (tmp_path / shipped.UNPACKED).write_text('{"files": {}, "code_fingerprints": []}\n')
+    row = front_page.benchmark_row(tmp_path)
+    assert row.startswith("| **the family** | `make benchmark` | cells shipped in `papers/benchmark/` (their run's "
+                          "cost: [performance](docs/performance.md)) | - | - |")
+    assert "unsupervised track: A first, better than every other (B has the best mean rank, but A beats it)" in row
+    assert "wall" not in row

@@ -196,3 +196,30 @@ def test_a_tuned_trial_recomputed_chooses_the_shipped_setting(tuned, mirror, dat
     assert found["setting"] == row["setting"] and found["selection"] == reason
     assert found["validation_acc"] == pytest.approx(row["validation_acc"], abs=1e-12)
     assert found["acc"] == pytest.approx(row["acc"], abs=1e-12)
+
+
+def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(family, tuned, tmp_path):
+    """A slice of the shipped files laid out as a benchmark folder: each track's runs hold its cells (method
+    by short name, label full), the tuned rows are the tuned family's, the searched settings are absent, and
+    the marker names the files read; a second lay-out replaces the first."""
+    from src.reproduction.shipped import load_track
+    from src.tuning import tables
+
+    keep = lambda frame: frame[frame["dataset"].eq("yale") & frame["k"].le(3)]  # noqa: E731
+    family_path = shipped.write(keep(family), tmp_path / "family.csv.gz")
+    tuned_path = shipped.write(keep(tuned), tmp_path / "tuned.csv.gz")
+    (tmp_path / "out" / "stale").mkdir(parents=True)
+    out = shipped.unpack(tmp_path / "out", family_path, tuned_path)
+    assert not (out / "stale").exists()
+    for track, rows in keep(family).groupby("track"):
+        found = load_track(out / track / "runs")
+        assert len(found) == len(rows) and set(found["method"]) == set(rows["method"])
+        assert set(found["label"]) == set(rows["label"])
+        pd.testing.assert_series_equal(found.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True),
+                                       rows.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True))
+        rows_tuned, searched = tables.read(out, track)
+        assert searched is None and set(rows_tuned["method"]) == set(rows["method"])
+    record = shipped.unpacked(out)
+    assert set(record["files"]) == {str(family_path), str(tuned_path)}
+    assert record["files"][str(family_path)] == hashlib.sha256(family_path.read_bytes()).hexdigest()
+    assert shipped.unpacked(tmp_path) is None
