@@ -1,9 +1,11 @@
-"""The family benchmark's entry point: its tracks, what it may copy, and one line for what is missing."""
+"""The family benchmark's entry point and its room (src/reproduction/benchmark.py): its tracks, what it may copy,
+and one line for what is missing."""
 
 import pytest
 
 from src import benchmark
 from src.presentation import benchmark_report
+from src.reproduction import benchmark as room
 from src.reproduction import homes as papers
 
 
@@ -19,26 +21,26 @@ def test_the_tracks_are_the_homes_of_papers_benchmark():
 
 def test_datasets_narrow_the_familys_own_sweeps():
     track = papers.load("labels30", benchmark_report.HOME, "benchmark")
-    assert benchmark.narrowed(track, None) is track
-    assert benchmark.narrowed(track, ["yale"]).sweeps == (("dataset=yale",), ("dataset=yale", "method=ntf"))
-    assert benchmark.narrowed(track, ["yale", "caltech101"]).sweeps[1] == ("dataset=yale", "method=ntf")
-    assert benchmark.narrowed(track, ["caltech101"]).sweeps == (("dataset=caltech101",),)  # NTF: images only
+    assert room.narrowed(track, None) is track
+    assert room.narrowed(track, ["yale"]).sweeps == (("dataset=yale",), ("dataset=yale", "method=ntf"))
+    assert room.narrowed(track, ["yale", "caltech101"]).sweeps[1] == ("dataset=yale", "method=ntf")
+    assert room.narrowed(track, ["caltech101"]).sweeps == (("dataset=caltech101",),)  # NTF: images only
 
 
 def test_it_copies_from_the_reproduction_only_where_one_can_be(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no outputs/reproduce here
-    assert benchmark.sources([]) == []
-    assert [p.name for p in benchmark.sources(["paths.output_dir=/elsewhere"])] == \
+    assert room.sources([]) == []
+    assert [p.name for p in room.sources(["paths.output_dir=/elsewhere"])] == \
         [p.name for p in papers.in_order()]
     (tmp_path / "outputs/reproduce").mkdir(parents=True)
-    assert len(benchmark.sources([])) == len(papers.names())
+    assert len(room.sources([])) == len(papers.names())
 
 
 def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_warning(tmp_path, monkeypatch,
                                                                                       caplog):
     monkeypatch.chdir(tmp_path)  # no reproduction to copy from: no paper's jobs composed
     given = []
-    monkeypatch.setattr(benchmark, "run_pool", lambda chosen, overrides, *rest, **options: given.append(overrides))
+    monkeypatch.setattr(room, "run_pool", lambda chosen, overrides, *rest, **options: given.append(overrides))
     monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     with caplog.at_level("WARNING"):
         assert benchmark.main(["--tracks", "labels10", "--dry-run",
@@ -52,16 +54,16 @@ def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_w
 def test_the_pool_is_handed_the_jobs_tables_and_figure(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     given = []
-    monkeypatch.setattr(benchmark, "run_pool", lambda chosen, overrides, *rest, **options: given.append(options))
+    monkeypatch.setattr(room, "run_pool", lambda chosen, overrides, *rest, **options: given.append(options))
     monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
-    benchmark.main(["--tracks", "labels10", "--dry-run"])
-    assert given[0]["job_report"] is benchmark.job_report
     written = []
     monkeypatch.setattr(benchmark, "write_reports", lambda frame, out: written.append(out) or [out])
-    assert benchmark.job_report(None, tmp_path / "labels10" / "runs" / "yale_NMF") == [tmp_path / "labels10" /
-                                                                                      "runs" / "yale_NMF"]
+    benchmark.main(["--tracks", "labels10", "--dry-run"])
+    job_report = given[0]["job_report"]
+    assert job_report(None, tmp_path / "labels10" / "runs" / "yale_NMF") == [tmp_path / "labels10" /
+                                                                            "runs" / "yale_NMF"]
     # a tuned setting's or fold's job writes none: the tuned report reads them whole
-    assert benchmark.job_report(None, tmp_path / "tuned" / "labels10" / "folds" / "0" / "yale_SDA") == []
+    assert job_report(None, tmp_path / "tuned" / "labels10" / "folds" / "0" / "yale_SDA") == []
     assert len(written) == 1
 
 

@@ -49,7 +49,6 @@ from scipy.stats import kendalltau
 from .. import methods
 from ..running import provenance
 from ..running.cell_warnings import distinct
-from ..config_dir import PAPERS_DIR
 from ..files import write_atomic
 from ..running.pool import schedule
 from ..running.progress import duration
@@ -65,10 +64,10 @@ from .verdicts import single_trial_notes, trials_per_k
 
 logger = logging.getLogger(__name__)
 
-#: The homes of the benchmark's tracks (their Hydra settings: ``conf/experiment/benchmark/<track>.yaml``).
-HOME = PAPERS_DIR / "benchmark"
-#: Where ``make benchmark`` writes (relative to the working directory).
-OUTPUTS = Path("outputs") / "benchmark"
+#: The homes of the benchmark's tracks (:data:`src.reproduction.homes.BENCHMARK_HOME`).
+HOME = papers.BENCHMARK_HOME
+#: Where ``make benchmark`` writes (:data:`src.reproduction.homes.BENCHMARK_OUTPUTS`).
+OUTPUTS = papers.BENCHMARK_OUTPUTS
 #: Another group's runs, shown beside the 30% track.
 SECOND_OPINION = HOME / "second_opinion.yaml"
 #: Each track's title.

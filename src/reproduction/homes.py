@@ -36,6 +36,10 @@ from ..errors import ConfigError
 HOME = PAPERS_DIR
 #: Where ``make reproduce-<paper>`` writes (relative to the working directory, as ``paths.output_dir``).
 OUTPUTS = Path("outputs") / "reproduce"
+#: The homes of the family benchmark's tracks (their Hydra settings: ``conf/experiment/benchmark/<track>.yaml``).
+BENCHMARK_HOME = PAPERS_DIR / "benchmark"
+#: Where ``make benchmark`` writes (relative to the working directory).
+BENCHMARK_OUTPUTS = Path("outputs") / "benchmark"
 SETTINGS = "reproduce.yaml"
 KEYS = ("sweeps", "depends_on", "report", "parts")
 #: Where a paper's own code (its extra figures) lives: ``src/presentation/papers/<name>.py``.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from textwrap import shorten
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from ..running.cells import ReportWriter
 from ..running.progress import counted
 from ..running.pool import PoolFailed, run_pool
 from ..running.results import MixedResultsError
+from ..tuning.tables import TUNED_DIR
 from . import homes as papers
 from .homes import Paper
 
@@ -132,6 +134,51 @@ def plan(selected: list[str], home: Path = papers.HOME, outputs: Path = papers.O
     if not missing:
         return chosen
     return plan([*missing, *selected], home, outputs)
+
+
+# What writes a finished job's table and figure: called with the job's rows and its run directory, returns the
+# paths written, as src.presentation.report.write_reports does.
+JobReport = Callable[..., list[Path]]
+
+
+@dataclass(frozen=True)
+class Writers:
+    """The report writers the benchmark's entry point hands down (this room imports no presentation module).
+
+    Attributes
+    ----------
+    job : callable
+        A finished job's table and figure, ``job(frame, out_dir)`` (``write_reports``).
+    benchmark : callable
+        The family benchmark's report, ``benchmark(out)`` (``benchmark_report.build``).
+    contender : callable
+        A contender's or your data's report (``contender_report.build``).
+    """
+
+    job: JobReport
+    benchmark: Callable[[Path], Path]
+    contender: Callable[..., Path]
+
+    def per_job(self, frame, out_dir) -> list[Path]:
+        """:attr:`job`, except for a tuned setting's or fold's job (``tuned/``): the tuned report reads those as
+        a whole, and a figure per job would cost the pool's main process a second each, hundreds of times."""
+        if TUNED_DIR in Path(out_dir).parts:
+            return []
+        return self.job(frame, out_dir)
+
+
+def pooled(homes, options, out: Path, writers: Writers, limit=None) -> dict | None:
+    """Run the homes' cells in the pool into ``out`` with the command line's ``options`` (overrides, workers,
+    dry run), each finished job written by :meth:`Writers.per_job` and timed in ``out/wall_seconds.txt``; a
+    dry run only counts them and returns None. ``limit(job)``: a cell's time limit in seconds, or None."""
+    if options.dry_run:
+        run_pool(homes, options.overrides, options.workers, out, dry_run=True, unit="track")
+        return None
+    started = start_clock(out)
+    summary = run_pool(homes, options.overrides, options.workers, out, time_limits=limit,
+                       job_report=writers.per_job, unit="track")
+    logger.info("the cells took %d s (%s)", stop_clock(out, started), out / WALL)
+    return summary
 
 
 def terminate(signum, frame) -> None:

@@ -1,0 +1,108 @@
+"""The family benchmark's orchestration: what ``python -m src.benchmark`` does once its arguments are read.
+
+The tracks are the homes of ``papers/benchmark/`` (:data:`.homes.BENCHMARK_HOME`, each a ``reproduce.yaml`` as a
+paper's), with their settings in ``conf/experiment/benchmark/``. :func:`run` takes the command line's
+arguments and the report writers the entry point hands down (:class:`.runner.Writers`; this room imports no
+presentation module) and
+
+1. sends ``--method``, ``--grid`` and ``--dataset`` to :mod:`.outside` (your method or your data against the
+   family);
+2. otherwise composes and checks every job of the chosen tracks (a bad one is named on one line and nothing
+   starts), computes their cells in one pool (:func:`src.running.pool.run_pool`) into
+   ``outputs/benchmark/<track>/runs/``, copying every cell that ``make reproduce-all`` or another track computed
+   alike (:mod:`src.running.pool.reuse`), and with ``--tune`` every setting of every grid and its folds
+   (:mod:`src.tuning`), then the tuned tables;
+3. writes the report, and turns what went wrong (a pool option included) into one line and an exit status.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+from .. import tuning
+from ..errors import UserError
+from ..running.command_line import check_pool_arguments
+from ..running.pool import PoolFailed, run_pool
+from . import homes as papers
+from .outside import run_outside
+from .runner import WALL, Writers, start_clock, stop_clock
+
+logger = logging.getLogger(__name__)
+
+
+def sources(overrides: list[str]) -> list[papers.Paper]:
+    """The papers whose cells the benchmark may copy: every paper home, unless no reproduction can be on disk
+    (no ``outputs/reproduce`` and no ``paths.output_dir`` override pointing elsewhere:
+    :func:`src.reproduction.homes.runs_may_be_on_disk`), which saves composing their jobs."""
+    return papers.in_order() if papers.runs_may_be_on_disk(overrides) else []
+
+
+def narrowed(track: papers.Paper, datasets: list[str] | None) -> papers.Paper:
+    """The track's home with its sweeps narrowed to ``datasets`` (None: as it is): a sweep's own data sets
+    intersected with them, the sweep left out where none is left; a sweep over the experiment's data sets gets
+    them as its ``dataset=`` override (a command-line value takes the place of the sweeper's)."""
+    if not datasets:
+        return track
+    sweeps = []
+    for sweep in track.sweeps:
+        given = [override for override in sweep if override.startswith("dataset=")]
+        if not given:
+            sweeps.append((*sweep, f"dataset={','.join(datasets)}"))
+            continue
+        kept = [name for name in given[0].split("=", 1)[1].split(",") if name in datasets]
+        if kept:
+            sweeps.append(tuple(f"dataset={','.join(kept)}" if override == given[0] else override
+                                for override in sweep))
+    return replace(track, sweeps=tuple(sweeps))
+
+
+def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> int:
+    """The family's own benchmark (``args``: the command line's ``tracks``, ``datasets``, ``tune``,
+    ``report_only`` and pool options): its cells, its tuned tables with ``--tune``, its report."""
+    tracks = papers.names(papers.BENCHMARK_HOME)
+    classes = tuning.TrackClasses(args.overrides)  # each data set loaded once, for the folds and the tables
+    if not args.report_only:
+        chosen = [narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets)
+                  for track in args.tracks]
+        others = [narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets)
+                  for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
+        started = None if args.dry_run else start_clock(out)
+        tuned = tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else []
+        run_pool([home for home in chosen if home.sweeps] + tuned, args.overrides, args.workers, out,
+                 dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
+                 job_report=writers.per_job, unit="track")
+        if args.dry_run:
+            return 0
+        logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / WALL)
+    if args.tune:
+        tuning.tabulate(out, args.tracks, tuning.family_grids(args.tracks), classes)
+    logger.info("wrote %s", writers.benchmark(out))
+    return 0
+
+
+def run(args, writers: Writers) -> int:
+    """``python -m src.benchmark`` with its parsed arguments ``args``: your method or data against the family
+    (:func:`.outside.run_outside`) or the family's own benchmark (:func:`run_family`); what went wrong is one
+    line and the exit status (2 for bad input, the failed step's for a failed pool, 1 for missing runs, 130 for
+    an interrupt)."""
+    try:
+        check_pool_arguments(args)
+        if args.method or args.dataset or args.grid:
+            return run_outside(args, writers)
+        return run_family(args, writers)
+    except UserError as exc:
+        logger.error("%s", exc)
+        return 2
+    except PoolFailed as exc:
+        failed = exc.as_step()
+        logger.error("%s", failed)
+        return failed.status
+    except FileNotFoundError as exc:
+        logger.error("%s", exc)
+        return 1
+    except KeyboardInterrupt:
+        logger.error("interrupted: the cells in progress are lost, the others are on disk; run the same command "
+                     "again to resume")
+        return 130
