@@ -481,16 +481,16 @@ def single_trial_lines(frames: dict[str, pd.DataFrame]) -> list[str]:
     return lines
 
 
-def answer_rankings(ran: dict[str, pd.DataFrame], tuned: dict) -> dict[str, Ranking | None]:
-    """The AC rankings the answer reads, every sample scored: per track at the fixed settings and, where the
-    tuned tables are there, tuned (the oracle's in the unsupervised track), by title."""
+def bayesian_rankings(answers: dict[str, tuple[Ranking, Ranking | None]]) -> dict[str, Ranking]:
+    """The answer's rankings (:func:`.tuning_report.answer_rankings`) by the title of a panel of the Bayesian
+    comparison: per track at the fixed settings and, where there, tuned (the oracle's in the unsupervised
+    track)."""
     found = {}
-    for track, frame in ran.items():
+    for track, (fixed, tuned) in answers.items():
         short = TITLES.get(track, track).removeprefix("Semi-supervised track, ")
-        found[f"{short}, fixed"] = ranking_over(frame, "acc")
-        if track in tuned:
-            name = tuning_report.TUNED_NAMES.get(track, "tuned")
-            found[f"{short}, {name}"] = ranking_over(tuning_report.tuned_frame(tuned[track][0], frame), "acc")
+        found[f"{short}, fixed"] = fixed
+        if tuned is not None:
+            found[f"{short}, {tuning_report.TUNED_NAMES.get(track, 'tuned')}"] = tuned
     return found
 
 
@@ -509,8 +509,9 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
              + ("; then every method tuned alike on the labels it may see" if tuned else "")
              + ". The answer first; how it was run and what it cost at the end.", ""]
     lines += single_trial_lines(ran)
-    lines += tuning_report.answer_section(out, ran, tuned, TITLES, ranking_over)
-    lines += bayesian.section(answer_rankings(ran, tuned), out)
+    answers = tuning_report.answer_rankings(ran, tuned, ranking_over)
+    lines += tuning_report.answer_section(out, answers, TITLES)
+    lines += bayesian.section(bayesian_rankings(answers), out)
     lines += tuning_report.tuned_section(out, ran, tuned, TITLES, claim_rows)
     for track, frame in ran.items():
         lines += track_section(track, frame, out, ran.get("unsupervised"))

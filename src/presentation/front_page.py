@@ -486,17 +486,13 @@ def main(argv=None) -> int:
         outputs, readme = Path(args.outputs), Path(args.readme)
         benchmark = outputs.parent / "benchmark"
         written = ship_family_cells(benchmark, Path(args.shipped))
-        if shipped.unpacked(benchmark) is not None and schedule.cell_table(outputs) is None:
+        finished = written is not None or shipped.unpacked(benchmark) is not None  # a run's, or the shipped cells'
+        if finished and schedule.cell_table(outputs) is None:
             published = publish_benchmark(benchmark, Path(args.snapshot), readme)
-            logger.info("published %d files of the benchmark laid out from the shipped cells; %s holds no finished "
-                        "reproduction, so the papers' rows of the README's table and their part of %s are kept",
-                        len(published), outputs, args.snapshot)
-            return 0
-        if written is not None and schedule.cell_table(outputs) is None:
-            published = publish_benchmark(outputs.parent / "benchmark", Path(args.snapshot), readme)
-            logger.info("wrote %s and %d files of the benchmark; %s holds no finished reproduction, so the papers' "
+            logger.info("published %d files of the benchmark (%s); %s holds no finished reproduction, so the papers' "
                         "rows of the README's table and their part of %s are kept (run make reproduce-all first to "
-                        "rewrite them)", written, len(published), outputs, args.snapshot)
+                        "rewrite them)", len(published), f"its cells written to {written}" if written else
+                        "laid out from the shipped cells", outputs, args.snapshot)
             return 0
         target = Path(args.snapshot)
         lines = table(outputs, papers.HOME, target)

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 from pathlib import Path
 
@@ -448,7 +449,7 @@ class Ranking:
         """The methods ``method`` is significantly better than (Wilcoxon-Holm), best mean rank first."""
         return [m for m in self.methods if m != method and self.better(method, m)]
 
-    @property
+    @cached_property
     def leaders(self) -> tuple[str, ...]:
         """The first group: the methods no other method beats in a Wilcoxon-Holm test, most methods beaten
         first, then the higher mean block value, then the name.
@@ -460,7 +461,7 @@ class Ranking:
         found = [m for m in self.methods if len(self.beaten_by(m)) == fewest]
         return tuple(sorted(found, key=lambda m: (-len(self.beats(m)), -float(self.means[m]), m)))
 
-    @property
+    @cached_property
     def order(self) -> tuple[str, ...]:
         """The methods as the pairwise tests place them: the first group (:attr:`leaders`), then the others by
         how many methods each is significantly better than less how many are better than it, then the higher
@@ -735,12 +736,9 @@ def disagreement_sentence(ranking: Ranking, name: str) -> str | None:
     if not pairs:
         return None
     a, b = pairs[0]
-    where = ("has the best mean rank" if a == ranking.methods[0] else
-             f"has the better mean rank ({ranking.mean_ranks[a]:.2f} against {ranking.mean_ranks[b]:.2f})")
-    text = (f"Mean ranks and pairwise tests disagree: {a} {where}"
-            + (f" ({ranking.mean_ranks[a]:.2f}; {b} {ranking.mean_ranks[b]:.2f})" if a == ranking.methods[0] else "")
-            + f", but the Wilcoxon-Holm test finds {b} significantly better than {a} "
-              f"(p = {format_p(ranking.wilcoxon_holm.loc[a, b])}")
+    text = (f"Mean ranks and pairwise tests disagree: {a} has the {'best' if a == ranking.methods[0] else 'better'} "
+            f"mean rank ({ranking.mean_ranks[a]:.2f}; {b} {ranking.mean_ranks[b]:.2f}), but the Wilcoxon-Holm test "
+            f"finds {b} significantly better than {a} (p = {format_p(ranking.wilcoxon_holm.loc[a, b])}")
     if ranking.blocks is not None:
         d = ranking.blocks[b] - ranking.blocks[a]
         text += (f"; {b} is higher in {int((d > 0).sum())} of {len(d)} blocks, by {points(float(d.mean()))} "
@@ -773,10 +771,12 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def answer_lines(ranking: Ranking, name: str) -> list[str]:
-    """:func:`leaders_sentence`, and :func:`disagreement_sentence` where the mean ranks disagree."""
+def answer_lines(ranking: Ranking, name: str, lead: str | None = None) -> list[str]:
+    """:func:`leaders_sentence`, after ``lead`` and a comma when given ("At the fixed settings"), and
+    :func:`disagreement_sentence` where the mean ranks disagree."""
+    first = leaders_sentence(ranking, name)
     found = disagreement_sentence(ranking, name)
-    return [sentence(leaders_sentence(ranking, name))] + ([found] if found else [])
+    return [f"{lead}, {first}" if lead else sentence(first)] + ([found] if found else [])
 
 
 def slug(text: str) -> str:

@@ -3,9 +3,9 @@
 Reads the tuned tables of each track (:mod:`src.tuning.tables`: ``<out>/tuned/<track>.csv`` and
 ``<track>_settings.csv``) beside the fixed-setting rows, and gives the report
 
-* its opening (:func:`answer_section`): one figure per track of each method's mean AC rank at the fixed
-  settings and tuned (in the unsupervised track, the oracle's), and one figure of how each method's place
-  moves from one to the other;
+* its opening (:func:`answer_section`): per track, the first group by the pairwise tests and one figure of each
+  method's standing by them at the fixed settings and tuned (in the unsupervised track, the oracle's), and one
+  figure of how each method's place moves from one to the other;
 * the tuned part (:func:`tuned_section`): what tuning buys each method (tuned minus fixed AC, with its 95%
   interval over the (data set, k) blocks), the expected best AC against the number of settings tried
   (Dodge et al. 2019), each method's AC against its parameter per data set (the LCF paper's Fig. 4 for every
@@ -258,17 +258,25 @@ def rule_lines() -> list[str]:
             "best setting per trial on the test labels) is a ceiling, never a result.", ""]
 
 
-def at_fixed(ranking: Ranking) -> list[str]:
-    """:func:`.ranking.answer_lines` of AC, the first to follow a lead-in ("At the fixed settings, ...")."""
-    first, *rest = answer_lines(ranking, "AC")
-    return [first[:1].lower() + first[1:] if not first.startswith("**") else first, *rest]
+def answer_rankings(fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
+                    ranking_over) -> dict[str, tuple[Ranking, Ranking | None]]:
+    """Per track, the AC rankings the answer reads (every sample scored): at the fixed settings and, where the
+    tuned tables are there, tuned (the oracle's in the unsupervised track), else None; a track too small to
+    rank is left out. ``ranking_over(frame, metric)`` ranks a track's rows."""
+    found = {}
+    for track, frame in fixed.items():
+        fixed_ranking = ranking_over(frame, "acc")
+        if fixed_ranking is not None:
+            found[track] = (fixed_ranking, ranking_over(tuned_frame(tuned[track][0], frame), "acc")
+                            if track in tuned else None)
+    return found
 
 
-def answer_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame]],
-                   titles: dict[str, str], ranking_over) -> list[str]:
-    """The report's opening: per track, the first group by the pairwise tests at fixed settings and tuned,
-    where the mean ranks disagree with them (:func:`.ranking.answer_lines`), one figure each, and the moves
-    (one figure). ``ranking_over(frame, metric)`` ranks a track's rows."""
+def answer_section(out: Path, answers: dict[str, tuple[Ranking, Ranking | None]], titles: dict[str, str]) \
+        -> list[str]:
+    """The report's opening: per track of ``answers`` (:func:`answer_rankings`), the first group by the
+    pairwise tests at fixed settings and tuned, where the mean ranks disagree with them
+    (:func:`.ranking.answer_lines`), one figure each, and the moves (one figure)."""
     lines = ["## The answer", "",
              "Per track, the **first group**: the methods that no two-sided Wilcoxon signed-rank test over the "
              f"(data set, k) blocks, Holm-adjusted over all pairs (alpha = {ALPHA:g}), finds any other method "
@@ -276,17 +284,13 @@ def answer_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, t
              "(Benavoli, Corani and Mangili 2016), and where they order a pair against its test a sentence says "
              "so.", ""]
     moves = {}
-    for track, frame in fixed.items():
+    for track, (fixed_ranking, tuned_ranking) in answers.items():
         name = TUNED_NAMES.get(track, "tuned")
-        fixed_ranking = ranking_over(frame, "acc")
-        if fixed_ranking is None:
-            continue
         image = f"answer_{slug(track)}.png"
         title = titles.get(track, track)
-        tuned_ranking = ranking_over(tuned_frame(tuned[track][0], frame), "acc") if track in tuned else None
         if tuned_ranking is None:
             rank_figure(f"{title}: fixed settings", fixed_ranking, None, "", out / image)
-            lines += [f"### {title}", "", "At the fixed settings, " + " ".join(at_fixed(fixed_ranking)),
+            lines += [f"### {title}", "", " ".join(answer_lines(fixed_ranking, "AC", "At the fixed settings")),
                       "", "(`python -m src.benchmark --tune` adds every method tuned alike.)", "",
                       f"![{title}: standing by the pairwise tests]({image})", ""]
             continue
@@ -294,8 +298,8 @@ def answer_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, t
         moves[title] = (fixed_ranking, tuned_ranking, name)
         lead = ("With every method tuned by the rule" if name == "tuned" else
                 "With each method at its oracle setting (a diagnostic: the test labels chose it)")
-        lines += [f"### {title}", "", "At the fixed settings, " + " ".join(at_fixed(fixed_ranking)), "",
-                  f"{lead}, " + " ".join(at_fixed(tuned_ranking)), "",
+        lines += [f"### {title}", "", " ".join(answer_lines(fixed_ranking, "AC", "At the fixed settings")), "",
+                  " ".join(answer_lines(tuned_ranking, "AC", lead)), "",
                   f"![{title}: standing by the pairwise tests, fixed and {name}]({image})", ""]
     if moves:
         move_figure(moves, out / "answer_moves.png")
