@@ -449,7 +449,7 @@ class Ranking:
         """The methods ``method`` is significantly better than (Wilcoxon-Holm), best mean rank first."""
         return [m for m in self.methods if m != method and self.better(method, m)]
 
-    @cached_property
+    @property
     def leaders(self) -> tuple[str, ...]:
         """The first group: the methods no other method beats in a Wilcoxon-Holm test, most methods beaten
         first, then the higher mean block value, then the name.
@@ -457,20 +457,27 @@ class Ranking:
         The answer of every ranking. Wilcoxon-Holm results need not be transitive, so in principle every
         method may be beaten by some other; then the first group is the methods beaten by the fewest.
         """
-        fewest = min(len(self.beaten_by(m)) for m in self.methods)
-        found = [m for m in self.methods if len(self.beaten_by(m)) == fewest]
-        return tuple(sorted(found, key=lambda m: (-len(self.beats(m)), -float(self.means[m]), m)))
+        return self._placed[0]
 
-    @cached_property
+    @property
     def order(self) -> tuple[str, ...]:
         """The methods as the pairwise tests place them: the first group (:attr:`leaders`), then the others by
         how many methods each is significantly better than less how many are better than it, then the higher
         mean block value, then the name. Each key is read off the two-method tests, none off the ranks within
         a block."""
-        leaders = self.leaders
-        rest = [m for m in self.methods if m not in leaders]
-        key = {m: (len(self.beaten_by(m)) - len(self.beats(m)), -float(self.means[m]), m) for m in rest}
-        return leaders + tuple(sorted(rest, key=key.get))
+        return self._placed[1]
+
+    @cached_property
+    def _placed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """:attr:`leaders` and :attr:`order`, computed once per ranking."""
+        wins = {m: len(self.beats(m)) for m in self.methods}
+        losses = {m: len(self.beaten_by(m)) for m in self.methods}
+        fewest = min(losses.values())
+        leaders = tuple(sorted((m for m in self.methods if losses[m] == fewest),
+                               key=lambda m: (-wins[m], -float(self.means[m]), m)))
+        rest = sorted((m for m in self.methods if m not in leaders),
+                      key=lambda m: (losses[m] - wins[m], -float(self.means[m]), m))
+        return leaders, leaders + tuple(rest)
 
     @property
     def n_blocks(self) -> int:

@@ -5,7 +5,7 @@ paper's), with their settings in ``conf/experiment/benchmark/``. :func:`run` tak
 arguments and the report writers the entry point hands down (:class:`.runner.Writers`; this room imports no
 presentation module) and
 
-1. sends ``--method``, ``--grid`` and ``--dataset`` to :mod:`.outside` (your method or your data against the
+1. sends ``--method``, ``--grid`` and ``--dataset`` to :mod:`src.reproduction.outside` (your method or your data against the
    family);
 2. otherwise composes and checks every job of the chosen tracks (a bad one is named on one line and nothing
    starts), computes their cells in one pool (:func:`src.running.pool.run_pool`) into
@@ -84,7 +84,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
 
 def run(args, writers: Writers) -> int:
     """``python -m src.benchmark`` with its parsed arguments ``args``: your method or data against the family
-    (:func:`.outside.run_outside`) or the family's own benchmark (:func:`run_family`); what went wrong is one
+    (:func:`src.reproduction.outside.run_outside`) or the family's own benchmark (:func:`run_family`); what went wrong is one
     line and the exit status (2 for bad input, the failed step's for a failed pool, 1 for missing runs, 130 for
     an interrupt)."""
     try:

@@ -160,7 +160,7 @@ class Writers:
     contender: Callable[..., Path]
 
     def per_job(self, frame, out_dir) -> list[Path]:
-        """:attr:`job`, except for a tuned setting's or fold's job (``tuned/``): the tuned report reads those as
+        """``job``, except for a tuned setting's or fold's job (``tuned/``): the tuned report reads those as
         a whole, and a figure per job would cost the pool's main process a second each, hundreds of times."""
         if TUNED_DIR in Path(out_dir).parts:
             return []
