@@ -413,6 +413,11 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
         tuned = shipped.collect_tuned({track: tables.read(benchmark, track)[0] for track in tracks}, digests)
         logger.info("%s tuned family cells -> %s", f"{len(tuned):,}", shipped.TUNED_FILE)
         shipped.write(tuned, target.parent / shipped.TUNED_FILE.name)
+        searched = {track: tables.read(benchmark, track)[1] for track in tracks}
+        if all(rows is not None for rows in searched.values()):
+            settings = shipped.collect_settings(searched)
+            logger.info("%s tuned settings' scores -> %s", f"{len(settings):,}", shipped.SETTINGS_FILE)
+            shipped.write(settings, target.parent / shipped.SETTINGS_FILE.name)
     return written
 
 

@@ -26,7 +26,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..tuning import grids, tables
+from ..errors import ConfigError
+from ..tuning import EDGES_FILE, growth, grids, tables
+from ..tuning.homes import family_grids
 from ..tuning.selection import FOLDS, MIN_VALIDATION, REASONS
 from .figures import pyplot, style
 from .ranking import ALPHA, Ranking, answer_lines, join_names, slug
@@ -38,6 +40,69 @@ TUNED_NAMES = {"unsupervised": "oracle", "labels10": "tuned", "labels30": "tuned
 def read(out: Path, tracks) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
     """The tuned tables of the tracks that have them."""
     return {track: found for track in tracks if (found := tables.read(out, track)) is not None}
+
+
+def edge_table(out: Path, searched: dict[str, pd.DataFrame]) -> pd.DataFrame | None:
+    """The edge table of the tuned run (:meth:`src.tuning.growth.Growth.edges`): the one the run wrote
+    (``tuned/edges.csv``), else re-derived from the searched settings (:func:`src.tuning.growth.replay`; a folder
+    laid out from the shipped settings); None without searched settings."""
+    path = Path(out) / tables.TUNED_DIR / EDGES_FILE
+    if path.is_file():
+        return pd.read_csv(path)
+    label = {track: rows for track, rows in searched.items() if rows is not None and "estimator" in rows}
+    if not label:
+        return None
+    start = family_grids(list(searched))
+    grown, first, last = growth.replay(label, start, list(searched))
+    return grown.edges(first, last)
+
+
+def edge_lines(edges: pd.DataFrame | None, titles: dict[str, str]) -> list[str]:
+    """Where the grids stop the search: per method and parameter (over the data sets of each label track), the
+    share of the rule's own choices at each edge of the declared grid and of the grown one, the values it
+    grew to, and each grid whose choices still pile at an edge, with why."""
+    if edges is None or edges.empty:
+        return []
+    lines = ["### Where the grids stop the search", "",
+             f"A grid grows past an edge where more than {growth.PILE:.0%} of the rule's own choices (at least "
+             f"{growth.MIN_CHOICES} trials of a data set and track chose by a score; ties and too few samples "
+             "are no choice) sit at it, by the parameter's step, until they no longer pile or the next value "
+             "passes the bound declared beside the grid (`conf/method/<method>.yaml`, `grow`; "
+             "`src/tuning/growth.py`). Shares of the rule's own choices at the low / high edge, over the data "
+             "sets of the track, before growth (the declared grid) and after:", "",
+             "| track | method | parameter | declared | bounds | before (low / high) | after (low / high) | "
+             "grew to | still piled |", "|---|---|---|---|---|---|---|---|---|"]
+    for (track, method, param), rows in edges.groupby(["track", "method", "parameter"], sort=True):
+        def share(column_n, low, high):
+            n = rows[column_n].sum()
+            if n == 0:
+                return "-"
+            return f"{(rows[low] * rows[column_n]).sum() / n:.0%} / {(rows[high] * rows[column_n]).sum() / n:.0%}"
+        grew = [f"{value:g} ({dataset})" for dataset, text in zip(rows["dataset"], rows["grown_to"])
+                for value in growth.text_values(text)]
+        piled = [f"{dataset} {side} ({'bound' if why == 'bound' else why})"
+                 for dataset, sides, whys in zip(rows["dataset"], rows["still_piles"], rows["stops"])
+                 if isinstance(sides, str) and sides for side, why in zip(sides.split(","), str(whys).split(","))]
+        lines.append(f"| {titles.get(track, track)} | {method} | {param} | {rows['declared'].iloc[0]} | "
+                     f"{rows['bounds'].iloc[0]} | {share('n_before', 'low_before', 'high_before')} | "
+                     f"{share('n', 'low', 'high')} | {', '.join(grew) or '-'} | {', '.join(piled) or '-'} |")
+    return [*lines, ""]
+
+
+def grown_text(edges: pd.DataFrame | None, track: str) -> dict[str, str]:
+    """Per method, the values its grids grew to in ``track`` (``alpha 0.1 (coil20), 0.01 (coil20)``)."""
+    if edges is None or edges.empty:
+        return {}
+    found = {}
+    for (method, param), rows in edges[edges["track"] == track].groupby(["method", "parameter"], sort=True):
+        values = sorted({value for text in rows["grown_to"] for value in growth.text_values(text)})
+        if values:
+            where = {value: [d for d, text in zip(rows["dataset"], rows["grown_to"])
+                             if value in growth.text_values(text)] for value in values}
+            part = f"{param} " + ", ".join(f"{value:g} ({len(where[value])} of {len(rows)} data sets)"
+                                           for value in values)
+            found[method] = f"{found[method]}; {part}" if method in found else part
+    return found
 
 
 def tuned_frame(tuned: pd.DataFrame, fixed: pd.DataFrame) -> pd.DataFrame:
@@ -181,10 +246,11 @@ def expected_figure(curves: dict[str, pd.DataFrame], path: Path) -> Path:
     return path
 
 
-def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path) -> Path:
+def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path, declared=None) -> Path:
     """The method's mean test AC against each tuned parameter per data set (a panel each), a line per track
     and parameter (the others at their defaults); a dotted line at the default, each point's marker as large
-    as the share of trials the rule chose it."""
+    as the share of trials the rule chose it; with the ``declared`` grid (:class:`src.tuning.grids.Grid`), its
+    edges as dashed lines and the range past its growth bounds shaded (:mod:`src.tuning.growth`)."""
     plt = pyplot()
     rows = pd.concat([s.assign(track=t) for t, s in searched.items()], ignore_index=True)
     rows = rows[rows["method"] == method]
@@ -211,6 +277,12 @@ def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path)
                         label=f"{track} ({param})" if len(default) > 1 else track)
                 ax.scatter(x, y, s=[12 + 120 * s for s in share], color=color, zorder=3)
             ax.axvline(base, color="0.5", linestyle=":", lw=1)
+            if declared is not None and param in declared.values:
+                for edge in (min(declared.values[param]), max(declared.values[param])):
+                    ax.axvline(edge, color="0.35", linestyle="--", lw=0.8)
+                low, high = declared.bounds[param]
+                ax.axvspan(low / 10, low, color="0.85", lw=0, zorder=0)
+                ax.axvspan(high, high * 10, color="0.85", lw=0, zorder=0)
         ax.set_xscale("log")
         ax.set_title(dataset, fontsize=9)
         ax.set_xlabel(", ".join(default))
@@ -224,14 +296,31 @@ def parameter_figure(method: str, searched: dict[str, pd.DataFrame], path: Path)
     return path
 
 
-def gain_table(table: pd.DataFrame, tuned_name: str) -> list[str]:
-    """The gains of :func:`gains` as a markdown table, largest first."""
+def declared_grid(searched: dict[str, pd.DataFrame], method: str):
+    """The declared grid of the family method ``method`` (a short name) in the searched settings, or None
+    (a contender, or a table without the ``estimator`` column)."""
+    for rows in searched.values():
+        found = rows.loc[rows["method"] == method, "estimator"] if "estimator" in rows else pd.Series(dtype=str)
+        if not found.empty:
+            try:
+                return grids.family_grid(str(found.iloc[0]))
+            except ConfigError:
+                return None
+    return None
+
+
+def gain_table(table: pd.DataFrame, tuned_name: str, grown: dict[str, str] | None = None) -> list[str]:
+    """The gains of :func:`gains` as a markdown table, largest first; ``grown`` (method -> text), where given,
+    a column of the values each method's grids grew to (:func:`grown_text`)."""
+    extra = grown is not None
     lines = [f"| method | AC fixed | AC {tuned_name} | gain (points) | 95% interval | (data set, k) blocks | "
-             "trials moved off the default |", "|---|---|---|---|---|---|---|"]
+             "trials moved off the default |" + (" grid grew to |" if extra else ""),
+             "|---|---|---|---|---|---|---|" + ("---|" if extra else "")]
     for row in table.itertuples():
         moved = "-" if math.isnan(row.moved) else f"{100 * row.moved:.0f}%"
         lines.append(f"| {row.method} | {row.fixed:.1f} | {row.tuned:.1f} | {row.gain:+.1f} | "
-                     f"[{row.low:+.1f}, {row.high:+.1f}] | {row.blocks} | {moved} |")
+                     f"[{row.low:+.1f}, {row.high:+.1f}] | {row.blocks} | {moved} |"
+                     + (f" {grown.get(row.method, '-')} |" if extra else ""))
     return lines
 
 
@@ -315,6 +404,7 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
         return []
     lines = ["## Tuned alike", "", *rule_lines()]
     curves, searched_all, unscored = {}, {}, []
+    edges = edge_table(out, {track: searched for track, (_, searched) in tuned.items() if track in fixed})
     for track, (rows, searched) in tuned.items():
         if track not in fixed:
             continue
@@ -325,7 +415,9 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
         table = gains(fixed[track], frame)
         still = frame.loc[frame["selection"] == "nothing to tune", "method"].unique()
         lines += [f"### {titles.get(track, track)}: what tuning buys", "", *selection_counts(frame),
-                  *gain_table(table[~table["method"].isin(still)], name), "",
+                  *gain_table(table[~table["method"].isin(still)], name,
+                              grown_text(edges, track) if edges is not None and track in set(edges["track"])
+                              else None), "",
                   f"Nothing to tune, so the same as at fixed settings: {join_names(sorted(still))}." if len(still)
                   else "", ""]
         if searched is not None and not searched.empty:
@@ -333,6 +425,7 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
             searched_all[track] = searched
         elif searched is None:
             unscored.append(titles.get(track, track))
+    lines += edge_lines(edges, titles)
     if curves:
         expected_figure(curves, out / "tuned_expected_best.png")
         lines += ["### Expected best AC against the settings tried", "",
@@ -349,12 +442,13 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
         lines += ["### Each method against its parameter", ""]
         for method in methods:
             image = f"tuned_parameter_{slug(method)}.png"
-            parameter_figure(method, searched_all, out / image)
+            parameter_figure(method, searched_all, out / image, declared_grid(searched_all, method))
             lines.append(f"![{method} against its parameter]({image})")
         lines[lines.index("### Each method against its parameter") + 1:][:0] = [
             "Mean test AC per data set against each tuned parameter, the others at their defaults (the LCF "
-            "paper's Fig. 4 for every method), a line per track; the dotted line marks the default, and each "
-            "point is as large as the share of trials where the rule chose that value.", ""]
+            "paper's Fig. 4 for every method), a line per track; the dotted line marks the default, the dashed "
+            "lines the edges of the declared grid, the shaded ranges lie past the bounds its growth may reach, "
+            "and each point is as large as the share of trials where the rule chose that value.", ""]
         lines.append("")
     lines += claims_comparison(fixed, tuned, claims)
     return lines

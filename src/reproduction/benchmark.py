@@ -69,15 +69,26 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
         others = [narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets)
                   for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
         started = None if args.dry_run else start_clock(out)
-        tuned = tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else []
-        run_pool([home for home in chosen if home.sweeps] + tuned, args.overrides, args.workers, out,
-                 dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
-                 job_report=writers.per_job, unit="track")
-        if args.dry_run:
-            return 0
+
+        composed: set = set()  # the sweeps of earlier rounds, whose cells are on disk
+
+        def compute(tuned: list, round_number: int = 1) -> None:
+            tuned = [replace(home, sweeps=tuple(s for s in home.sweeps if s not in composed)) for home in tuned]
+            composed.update(s for home in tuned for s in home.sweeps)
+            run_pool([home for home in chosen if home.sweeps and round_number == 1]
+                     + [home for home in tuned if home.sweeps], args.overrides, args.workers, out,
+                     dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
+                     job_report=writers.per_job, unit="track")
+
+        if args.dry_run or not args.tune:
+            compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])
+            if args.dry_run:
+                return 0
+        else:
+            tuning.grow(out, args.tracks, args.datasets, classes, compute)
         logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / WALL)
-    if args.tune:
-        tuning.tabulate(out, args.tracks, tuning.family_grids(args.tracks), classes)
+    elif args.tune:
+        tuning.grow(out, args.tracks, args.datasets, classes)
     logger.info("wrote %s", writers.benchmark(out))
     return 0
 

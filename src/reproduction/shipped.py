@@ -181,11 +181,34 @@ def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFra
     return pd.concat([tuned, fixed], ignore_index=True)
 
 
+#: Every setting's scores of the tuned benchmark (``make results`` writes it from each track's
+#: ``tuned/<track>_settings.csv``, :mod:`src.tuning.tables`): per (track, data set, method, k, trial, setting)
+#: of a tuned grid as it grew, the test scores, the iterations and convergence, and the validation scores the
+#: rule read (per fold, with the samples scored), without partitions; the tuned choices are re-derived from it
+#: alone (:func:`src.tuning.growth.replay`).
+SETTINGS_FILE = PAPERS_DIR / "benchmark" / "tuned_settings.csv.gz"
+
+
+def collect_settings(searched: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Each track's searched settings (track -> its table) as the settings file's rows, a ``track`` column first."""
+    frames = [rows.assign(track=track) for track, rows in searched.items() if rows is not None and not rows.empty]
+    cells = pd.concat(frames, ignore_index=True)
+    return cells[["track", *(c for c in cells.columns if c != "track")]].sort_values(
+        ["track", "dataset", "method", "k", "trial", "setting"], ignore_index=True)
+
+
+def load_settings(path: Path | None = None) -> pd.DataFrame | None:
+    """The shipped settings file, or None when none ships."""
+    path = Path(path or SETTINGS_FILE)
+    return pd.read_csv(path, low_memory=False) if path.is_file() else None
+
+
 #: The file that marks a benchmark folder laid out from the shipped cells (:func:`unpack`), with what it read.
 UNPACKED = "unpacked.json"
 
 
-def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None = None) -> Path:
+def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None = None,
+           settings_path: Path | None = None) -> Path:
     """Lay the shipped cells out as a benchmark's folder, so that its report is written without a fit.
 
     Each track's family cells become one ``results.csv`` per (data set, method) under ``out/<track>/runs/``
@@ -201,6 +224,8 @@ def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None =
         The benchmark folder to write (e.g. ``outputs/benchmark``).
     family_path, tuned_path : path, optional
         The shipped files (default :data:`FILE` and :data:`TUNED_FILE`).
+    settings_path : path, optional
+        The shipped settings (default :data:`SETTINGS_FILE`; laid out where it is).
 
     Returns
     -------
@@ -225,6 +250,13 @@ def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None =
             write_atomic(out / "tuned" / f"{track}.csv",
                          rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
         read.append(tuned_path)
+        settings_path = Path(settings_path or SETTINGS_FILE)
+        settings = load_settings(settings_path)
+        if settings is not None:
+            for track, rows in settings.groupby("track", sort=True):
+                write_atomic(out / "tuned" / f"{track}_settings.csv",
+                             rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+            read.append(settings_path)
     record = {"files": {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in read},
               "code_fingerprints": sorted(family["code_fingerprint"].astype(str).unique())}
     write_atomic(out / UNPACKED, json.dumps(record, indent=2) + "\n")

@@ -44,8 +44,9 @@ GROUPS = ("dataset", "method", "protocol", "solver", "paths")
 #: The keys of a method's config.
 METHOD_KEYS = ("name", "label", "params")
 #: The keys a method's config may hold besides: ``tune``, the grid of the tuned benchmark
-#: (:mod:`src.tuning.grids`), which chooses among cells and is no setting of one.
-METHOD_OPTIONAL_KEYS = ("tune",)
+#: (:mod:`src.tuning.grids`), and ``grow``, how that grid grows (:mod:`src.tuning.growth`), which choose among
+#: cells and are no setting of one.
+METHOD_OPTIONAL_KEYS = ("tune", "grow")
 #: The keys of ``paths`` a run reads.
 PATH_KEYS = ("data_dir", "mirror", "output_dir")
 

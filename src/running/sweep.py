@@ -44,15 +44,16 @@ logger = logging.getLogger(__name__)
 
 FAILED_DIR = ".failed_jobs"
 INVALID_EXIT, FAILED_EXIT = 2, 1
-def sweep_jobs(config: DictConfig) -> list[list[str]]:
+def sweep_jobs(config: DictConfig, parse=None) -> list[list[str]]:
     """The override lists of the jobs a basic sweep of ``config`` launches, in launch order.
 
     The sweeper's ``params`` come first, then the command line's overrides, as Hydra's basic sweeper takes
     them. Each key is one axis: a sweep (``a,b``, ``choice(a,b)``, ``range(1,4)``, ``glob(...)``) gives one
     override per value, in the order the sweep yields them, any other override a single one; a key given
     again keeps its first place and takes its last value. The jobs are the cartesian product of the axes,
-    the last axis varying fastest. Built from Hydra's public override parser, it gives the jobs and their
-    numbers the launcher gives, so that a job that fails the checks is named as the sweep would number it
+    the last axis varying fastest. Built from Hydra's public override parser (``parse``, a function of a
+    list of override lines: by default the parser's, or a :class:`src.running.pool.jobs.Composer`'s, which
+    parses each line once), it gives the jobs and their numbers the launcher gives, so that a job that fails the checks is named as the sweep would number it
     (a ``shuffle()`` sweep draws a new order each time it is read: there only the numbers may differ).
 
     Raises
@@ -62,10 +63,12 @@ def sweep_jobs(config: DictConfig) -> list[list[str]]:
     """
     params = [f"{key}={value}" for key, value in (config.hydra.sweeper.get("params") or {}).items()]
     arguments = params + list(OmegaConf.to_container(config.hydra.overrides.task, resolve=False))
-    running = GlobalHydra.instance()
-    loader = running.config_loader() if running.is_initialized() else None  # glob() lists a group's options
+    if parse is None:
+        running = GlobalHydra.instance()
+        loader = running.config_loader() if running.is_initialized() else None  # glob() lists a group's options
+        parse = OverridesParser.create(config_loader=loader).parse_overrides
     axes: dict[str, list[str]] = {}
-    for override in OverridesParser.create(config_loader=loader).parse_overrides(arguments):
+    for override in parse(arguments):
         key = override.get_key_element()
         if not override.is_sweep_override():
             axes[key] = [f"{key}={override.get_value_element_as_str()}"]

@@ -2,6 +2,7 @@
 
 * :mod:`.grids`: the grids (declared in ``conf/method/``, or a contender's ``--grid``) and their settings;
 * :mod:`.selection`: the rule that chooses a setting per trial, and the oracle;
+* :mod:`.growth`: how a grid grows past an edge where the rule's choices pile, up to a bound;
 * :mod:`.homes`: the cells the grids add to the benchmark's, and where they go;
 * :mod:`.tables`: the tuned rows and the searched settings, assembled from the cells on disk.
 
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,14 +26,17 @@ import numpy as np
 from .. import methods
 from ..data import load_dataset
 from ..errors import ConfigError, UserError
+from ..files import write_atomic
 from ..reproduction.contenders import Sweeps, method_overrides
 from ..running import gate
 from ..running.pool import plan_jobs
 from ..running.settings import thaw
 from . import grids
 from .grids import Grid
+from .growth import Growth
 from .homes import family_grids, scored_ks, track_datasets, tuned_homes
 from .selection import Trials
+from . import tables as tables_module
 from .tables import tuned_track, write
 
 logger = logging.getLogger(__name__)
@@ -65,12 +71,19 @@ class TrackClasses:
         self.specs: dict[tuple[str, str], object] = {}
 
     def spec(self, track: str, dataset: str):
-        """The settings of the track's cells on ``dataset``, composed once (a Hydra composition each)."""
+        """The settings of the track's cells on ``dataset``, composed once (:meth:`compose`)."""
         if (track, dataset) not in self.specs:
-            self.specs[track, dataset] = plan_jobs([Sweeps("classes", ((f"experiment=benchmark/{track}",
-                                                                        f"dataset={dataset}", "method=kmeans"),))],
-                                                   self.overrides)[0].spec
+            self.compose([track], [dataset])
         return self.specs[track, dataset]
+
+    def compose(self, tracks: list[str], datasets: list[str]) -> None:
+        """Compose the settings of every track on every data set in one plan (one Hydra start)."""
+        pairs = [(t, d) for t in tracks for d in datasets if (t, d) not in self.specs]
+        if not pairs:
+            return
+        sweeps = tuple((f"experiment=benchmark/{t}", f"dataset={d}", "method=kmeans") for t, d in pairs)
+        for pair, job in zip(pairs, plan_jobs([Sweeps("classes", sweeps)], self.overrides)):
+            self.specs[pair] = job.spec
 
     def __call__(self, track: str, dataset: str) -> np.ndarray:
         """The classes (n_samples,) of ``dataset`` in ``track``."""
@@ -101,29 +114,76 @@ def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], dat
                        classes.fold_ks)
 
 
-def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, classes: TrackClasses):
-    """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's)."""
+def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, classes: TrackClasses,
+                 growth: Growth | None = None):
+    """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's),
+    each grid as ``growth`` has grown it (None: as declared)."""
     declared = family_grids(tracks)
     image = [d for d in track_datasets(tracks[0]) if d != "caltech101"]  # NTF: the image data sets (no grid)
     pairs = [(grid, image if name == "ntf" else track_datasets(tracks[0])) for name, grid in declared.items()]
-    return tuned_homes(pairs, tracks, list(datasets or track_datasets(tracks[0])), Path(out),
-                       fold_ks=classes.fold_ks)
+    grid_at = None if growth is None else (lambda track, dataset, grid: growth.grid(track, dataset, grid.name))
+    datasets = list(datasets or track_datasets(tracks[0]))
+    classes.compose(tracks, datasets)
+    return tuned_homes(pairs, tracks, datasets, Path(out),
+                       fold_ks=classes.fold_ks, grid_at=grid_at)
 
 
-def tabulate(out: Path, tracks: list[str], grids: dict[str, Grid], classes: TrackClasses) -> list[Path]:
+def tabulate(out: Path, tracks: list[str], grid_of, classes: TrackClasses) -> dict[str, tuple]:
     """Assemble and write each track's tuned tables (:mod:`.tables`) from the cells under ``out``, each trial
-    dealt from the data set's classes as the track reads them (``classes``)."""
-    written = []
+    dealt from the data set's classes as the track reads them (``classes``); ``grid_of`` is a
+    :class:`~.growth.Growth` or a mapping of estimator to grid (the same on every data set). Returns each
+    track's (tuned rows, searched settings)."""
+    if isinstance(grid_of, Growth):
+        at = grid_of
+        grid_of = (lambda track: lambda dataset, name: at.grid(track, dataset, name) if name in at.start else None)
+    else:
+        fixed = dict(grid_of)
+        grid_of = (lambda track: lambda dataset, name: fixed.get(name))
+    found = {}
     for track in tracks:
         if not (Path(out) / track / "runs").is_dir():
             logger.info("tuned %s: no cells under %s, nothing to tune", track, Path(out) / track / "runs")
             continue
         trials = Trials(functools.partial(classes, track))
         try:
-            tuned, searched = tuned_track(Path(out), track, grids, trials)
+            tuned, searched = tuned_track(Path(out), track, grid_of(track), trials)
         except FileNotFoundError as exc:
             raise ConfigError(f"--tune: {exc}") from None
-        written += write(Path(out), track, tuned, searched)
+        write(Path(out), track, tuned, searched)
+        found[track] = tuned, searched
         logger.info("tuned %s: %d rows, %d settings searched (%s)", track, len(tuned), len(searched),
                     Path(out) / "tuned")
-    return written
+    return found
+
+
+#: The growth's record under ``out/tuned/``: each grid as it grew, and the edge table (:meth:`.Growth.edges`).
+GRIDS_FILE, EDGES_FILE = "grids.json", "edges.csv"
+
+
+def grow(out: Path, tracks: list[str], datasets: list[str] | None, classes: TrackClasses,
+         compute: Callable[[list, int], None] | None = None) -> Growth:
+    """The family's tuned run, round after round (:mod:`.growth`): ``compute(homes, round)`` fits the homes
+    of the grids as they stand (None: read the cells on disk only), the tables are written and the grids
+    grow where the rule's choices pile; the rounds end when nothing grows. The grids and the edge table are
+    written under ``out/tuned/`` (:data:`GRIDS_FILE`, :data:`EDGES_FILE`)."""
+    growth = Growth(family_grids(tracks), tuple(tracks))
+    first = None
+    for round_number in itertools.count(1):
+        if compute is not None:
+            compute(family_homes(tracks, datasets, out, classes, growth), round_number)
+        tables = tabulate(out, tracks, growth, classes)
+        choices = {track: tuned for track, (tuned, _) in tables.items()}
+        first = choices if first is None else first
+        added = growth.step(choices)
+        if not added:
+            break
+        logger.info("tuned grids, round %d: %d grew (%s)", round_number, len(added),
+                    "; ".join(f"{t} {d} {n} {p} -> {v:g}" for t, d, n, p, v in added))
+    folder = Path(out) / tables_module.TUNED_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    record = [{"track": track, "dataset": dataset, "estimator": name, "values": {p: list(v) for p, v in values.items()}}
+              for (track, dataset, name), values in sorted(growth.grown.items())]
+    write_atomic(folder / GRIDS_FILE, json.dumps({"grown": record}, indent=2) + "\n")
+    if first:
+        write_atomic(folder / EDGES_FILE, growth.edges(first, choices).to_csv(index=False))
+    return growth

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -34,16 +34,24 @@ from ..reproduction.shipped import short_name
 @dataclass(frozen=True)
 class Grid:
     """A method's grid: its registry name (or import path), its short label, the default of each tuned
-    parameter and each one's values (the default among them)."""
+    parameter and each one's values (the default among them); for a grid that may grow
+    (:mod:`src.tuning.growth`), each parameter's step (the factor between a grown value and the edge it
+    extends) and bounds (the lowest and highest value it may grow to)."""
 
     name: str
     label: str
     defaults: Mapping
     values: Mapping  # parameter -> tuple of values
+    steps: Mapping = field(default_factory=dict)  # parameter -> factor > 1
+    bounds: Mapping = field(default_factory=dict)  # parameter -> (lowest, highest)
 
     @property
     def tuned(self) -> bool:
         return bool(self.values)
+
+    def with_values(self, values: Mapping) -> "Grid":
+        """The same grid over other values (a grown grid: :mod:`src.tuning.growth`)."""
+        return replace(self, values={p: tuple(v) for p, v in values.items()})
 
 
 def method_config(name: str) -> dict:
@@ -55,21 +63,34 @@ def method_config(name: str) -> dict:
 
 
 def family_grid(name: str) -> Grid:
-    """The grid a family method declares (``tune`` in its config); empty for one with nothing to tune.
-    A declared parameter without a default in ``params``, or whose default is not among its values, is
-    refused on one line."""
+    """The grid a family method declares (``tune`` in its config) and how each parameter's grid grows
+    (``grow``: its step and bounds); empty for a method with nothing to tune. A declared parameter without a
+    default in ``params``, whose default is not among its values, or without a step above 1 and bounds that
+    hold its values, is refused on one line."""
     node = method_config(name)
     if "tune" not in node:
         raise ConfigError(f"conf/method/{name}.yaml declares no tune: give its grid, or tune: {{}} and why not")
-    params, tune = node.get("params") or {}, node["tune"] or {}
+    params, tune, grow = node.get("params") or {}, node["tune"] or {}, node.get("grow") or {}
+    where = f"conf/method/{name}.yaml"
     for param, values in tune.items():
         if param not in params:
-            raise ConfigError(f"conf/method/{name}.yaml: tune.{param} has no default in params")
+            raise ConfigError(f"{where}: tune.{param} has no default in params")
         if params[param] not in values:
-            raise ConfigError(f"conf/method/{name}.yaml: tune.{param}={values} leaves out the default "
-                              f"{params[param]!r}")
+            raise ConfigError(f"{where}: tune.{param}={values} leaves out the default {params[param]!r}")
+        rule = grow.get(param)
+        if not isinstance(rule, Mapping) or set(rule) != {"step", "bounds"}:
+            raise ConfigError(f"{where}: tune.{param} needs grow.{param}: {{step: <factor above 1>, "
+                              "bounds: [lowest, highest]}, how its grid grows (docs/benchmark.md)")
+        low, high = rule["bounds"]
+        if not float(rule["step"]) > 1 or not low <= min(values) or not max(values) <= high:
+            raise ConfigError(f"{where}: grow.{param} needs a step above 1 and bounds [{low}, {high}] that "
+                              f"hold the grid {values}")
+    extra = set(grow) - set(tune)
+    if extra:
+        raise ConfigError(f"{where}: grow.{sorted(extra)[0]} has no grid under tune")
     return Grid(name, short_name(node.get("label", name)), {p: params[p] for p in tune},
-                {p: tuple(v) for p, v in tune.items()})
+                {p: tuple(v) for p, v in tune.items()}, {p: float(grow[p]["step"]) for p in tune},
+                {p: (float(grow[p]["bounds"][0]), float(grow[p]["bounds"][1])) for p in tune})
 
 
 def settings(grid: Grid) -> list[dict]:

@@ -25,7 +25,7 @@ import yaml
 from ..config_dir import CONF_DIR
 from ..protocol.trials import label_counts
 from ..reproduction.contenders import LABEL_TRACKS, Sweeps, quoted
-from .grids import Grid, family_grid, setting_label, settings
+from .grids import Grid, family_grid, setting_label, setting_text, settings
 from .selection import FOLDS, MIN_VALIDATION, takes_labels
 
 
@@ -76,25 +76,35 @@ def scored_ks(class_labels: np.ndarray, scheme: dict, ks) -> list[int]:
 
 def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets: list[str], out: Path,
                 overrides: Callable[[Grid, dict], list[str]] = family_overrides,
-                fold_ks: Callable[[str, str], list[int]] | None = None) -> list[Sweeps]:
+                fold_ks: Callable[[str, str], list[int]] | None = None,
+                grid_at: Callable[[str, str, Grid], Grid] | None = None) -> list[Sweeps]:
     """One home per track: the sweeps of the grids' other settings and of their folds (module docstring).
 
     ``grids`` pairs each grid with the data sets it runs on (NTF: the image data sets), intersected with
     ``datasets``; ``overrides(grid, setting)`` names the method at a setting; ``fold_ks(track, dataset)``
-    gives the k whose folds are fitted (:func:`scored_ks`; None: every k of the protocol).
+    gives the k whose folds are fitted (:func:`scored_ks`; None: every k of the protocol); ``grid_at(track,
+    dataset, grid)`` the grid as it has grown there (:class:`src.tuning.growth.Growth`; None: as declared).
+    A setting runs in one sweep over every data set whose grid holds it.
     """
     homes = []
     for track in tracks:
         sweeps = []
-        for grid, where in grids:
+        for declared, where in grids:
             on = [d for d in where if d in datasets]
-            if not on or not enters(grid, track):
+            if not on or not enters(declared, track):
                 continue
-            base = (f"experiment=benchmark/{track}", f"dataset={','.join(on)}")
-            for setting in settings(grid)[1:]:
-                sweeps.append((*base, *overrides(grid, setting),
+            at = {d: declared if grid_at is None else grid_at(track, d, declared) for d in on}
+            texts = {d: [setting_text(s) for s in settings(at[d])] for d in on}
+            found = {setting_text(s): s for d in on for s in settings(at[d])}
+            default = setting_text(declared.defaults)
+            for text, setting in found.items():
+                if text == default:
+                    continue
+                there = [d for d in on if text in texts[d]]
+                sweeps.append((f"experiment=benchmark/{track}", f"dataset={','.join(there)}",
+                               *overrides(declared, setting),
                                f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'runs')}"))
-            if track not in LABEL_TRACKS or not takes_labels(grid.name):
+            if track not in LABEL_TRACKS or not takes_labels(declared.name):
                 continue
             for dataset in on:
                 ks = None if fold_ks is None else fold_ks(track, dataset)
@@ -102,9 +112,9 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                     continue
                 where = (f"experiment=benchmark/{track}", f"dataset={dataset}",
                          *([f"protocol.ks=[{','.join(map(str, ks))}]"] if ks is not None else []))
-                for setting in settings(grid):
+                for setting in settings(at[dataset]):
                     for fold in range(FOLDS):
-                        sweeps.append((*where, *overrides(grid, setting), f"++protocol.labels.folds={FOLDS}",
+                        sweeps.append((*where, *overrides(declared, setting), f"++protocol.labels.folds={FOLDS}",
                                        f"++protocol.labels.fold={fold}",
                                        f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'folds' / str(fold))}"))
         if sweeps:

@@ -40,7 +40,7 @@ from ..methods.core.validation import UNLABELLED
 from ..protocol.metrics import accuracy
 from ..protocol.partition import decode
 from ..protocol.trials import make_trial
-from .grids import Grid, setting_of, setting_text
+from .grids import Grid, setting_of, setting_text, settings
 
 #: Folds of the cross-validation of a method that takes labels: two, the fewest that are cross-validation,
 #: so each fold scores as many samples as can be (half the labelled ones) and a trial costs two fits a setting.
@@ -125,17 +125,43 @@ def takes_labels(estimator: str) -> bool:
     return bool(getattr(methods.estimator_class(estimator), "needs_labels", False))
 
 
+#: The per-fold columns of a label method's scores: ``validation_acc_fold<f>`` and ``n_validation_fold<f>``.
+FOLD_COLUMNS = tuple(f"{name}_fold{fold}" for fold in range(FOLDS) for name in ("validation_acc", "n_validation"))
+
+
 def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.DataFrame:
     """Per (data set, method, k, trial, setting) of the rows that judge a setting (a label method's fold
     cells, another method's cells), its score (``validation_acc``: the mean over the folds) and the fewest
-    samples a score read (``n_validation``); empty when no row judges (a label method without folds)."""
+    samples a score read (``n_validation``), and for fold cells each fold's (:data:`FOLD_COLUMNS`); empty when
+    no row judges (a label method without folds)."""
     if judged is None or judged.empty:
         return pd.DataFrame(columns=[*KEY, "setting", "validation_acc", "n_validation"])
     judged = with_settings(judged, grid)
     scored = judged.apply(lambda row: validation(row, trials), axis=1, result_type="expand")
     judged = judged.assign(validation_acc=scored[0], n_validation=scored[1])
-    return judged.groupby([*KEY, "setting"]).agg(validation_acc=("validation_acc", "mean"),
-                                                  n_validation=("n_validation", "min")).reset_index()
+    per = judged.groupby([*KEY, "setting"]).agg(validation_acc=("validation_acc", "mean"),
+                                                 n_validation=("n_validation", "min")).reset_index()
+    if "fold" not in judged:
+        return per
+    folds = judged.pivot_table(index=[*KEY, "setting"], columns="fold", values=["validation_acc", "n_validation"],
+                               aggfunc="first")
+    folds.columns = [f"{name}_fold{int(fold)}" for name, fold in folds.columns]
+    return per.merge(folds.reset_index(), on=[*KEY, "setting"], how="left")
+
+
+def choose(per: pd.DataFrame, default: str, score: str = "validation_acc") -> pd.DataFrame:
+    """The rule's choice per (data set, method, k, trial) from its settings' scores alone: ``per`` holds one
+    row per setting (``setting``, the ``score`` column, ``n_validation``); returns one row per trial with the
+    chosen ``setting`` and ``selection`` (None where the score chose; "tie" or "too few" where the default
+    stands, :func:`best_setting`). What the run chooses from its cells, and what the shipped settings file
+    (:mod:`src.tuning.tables`) re-derives without them."""
+    out = []
+    for key, found in per.groupby(KEY, sort=True):
+        found = found.set_index("setting")
+        counts = found["n_validation"] if score == "validation_acc" else pd.Series([MIN_VALIDATION])
+        setting, why = best_setting(found[score], counts, default)
+        out.append({**dict(zip(KEY, key)), "setting": setting, "selection": why})
+    return pd.DataFrame(out, columns=[*KEY, "setting", "selection"])
 
 
 def with_settings(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
@@ -143,47 +169,57 @@ def with_settings(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
     return rows.assign(setting=rows["params"].map(lambda text: setting_of(text, grid)))
 
 
+def in_grid(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
+    """The rows (with ``setting``) whose setting the grid searches: cells of another grid's settings (a grid
+    grown elsewhere, an earlier run's) stay out of the choice."""
+    return rows[rows["setting"].isin({setting_text(found) for found in settings(grid)})]
+
+
 def select(cells: pd.DataFrame, folds: pd.DataFrame | None, grid: Grid, trials: Trials,
            per: pd.DataFrame | None = None) -> pd.DataFrame:
     """The tuned rows of one method in a label track: per (data set, k, trial), its cell at the setting the
-    rule chooses (module docstring), with ``setting``, ``default_setting``, ``selection`` (a key of :data:`REASONS`),
-    ``validation_acc`` (the chosen setting's score, NaN when none was read) and ``n_validation``.
+    rule chooses among the grid's (module docstring, :func:`choose`), with ``setting``, ``default_setting``,
+    ``selection`` (a key of :data:`REASONS`), ``validation_acc`` (the chosen setting's score, NaN when none was
+    read) and ``n_validation``.
 
     ``cells`` holds the method's cells of the track, one per setting and trial (every label told, as the
     track fits them); ``folds`` its fold cells (a ``fold`` column), for a method that takes labels, else None;
     ``per``, when given, the settings' scores :func:`validated` computed from them.
     """
-    cells = with_settings(cells, grid)
+    cells = in_grid(with_settings(cells, grid), grid)
     default = setting_text(grid.defaults)
     cross = takes_labels(str(cells["estimator"].iloc[0]))
-    per = validated(folds if cross else cells, grid, trials) if per is None else per
-    by_trial = {key: group.set_index("setting") for key, group in per.groupby(KEY, sort=False)}
-    empty = per.iloc[:0].set_index("setting")
+    per = in_grid(validated(folds if cross else cells, grid, trials) if per is None else per, grid)
+    picked = choose(per, default).set_index(KEY)
+    scores = per.set_index([*KEY, "setting"])
     out = []
     for key, test in cells.groupby(KEY, sort=True):
-        found = by_trial.get(key, empty)
-        setting, why = best_setting(found["validation_acc"], found["n_validation"], default) if not found.empty \
+        setting, why = tuple(picked.loc[key, ["setting", "selection"]]) if key in picked.index \
             else (default, "too few")
+        why = why if isinstance(why, str) else None  # None (or NaN, read back): the score chose
         chosen = test[test["setting"] == setting]
         if chosen.empty:  # the chosen setting's cell is missing: keep the default's
             chosen, why = test[test["setting"] == default], "too few"
         row = chosen.iloc[0].to_dict()
+        score = scores.loc[(*key, setting)] if (*key, setting) in scores.index else None
         row.update(default_setting=default, selection=why or ("cross-validated" if cross else "labelled"),
-                   validation_acc=found["validation_acc"].get(setting, math.nan) if not found.empty else math.nan,
-                   n_validation=int(found["n_validation"].get(setting, 0)) if not found.empty else 0)
+                   validation_acc=math.nan if score is None else score["validation_acc"],
+                   n_validation=0 if score is None else int(score["n_validation"]))
         out.append(row)
     return pd.DataFrame(out)
 
 
 def oracle(cells: pd.DataFrame, grid: Grid) -> pd.DataFrame:
-    """The oracle rows of one method in the unsupervised track: per trial, its cell at the setting with the
-    best accuracy on every sample (ties keep the default). A ceiling, named oracle wherever it appears."""
-    cells = with_settings(cells, grid)
+    """The oracle rows of one method in the unsupervised track: per trial, its cell at the setting of the
+    grid with the best accuracy on every sample (ties keep the default). A ceiling, named oracle wherever it
+    appears."""
+    cells = in_grid(with_settings(cells, grid), grid)
     default = setting_text(grid.defaults)
+    picked = choose(cells[[*KEY, "setting", "acc"]], default, score="acc").set_index(KEY)
     out = []
-    for _, test in cells.groupby(KEY, sort=True):
-        scores = test.set_index("setting")["acc"]
-        setting, why = best_setting(scores, pd.Series([MIN_VALIDATION]), default)
+    for key, test in cells.groupby(KEY, sort=True):
+        setting, why = picked.loc[key, ["setting", "selection"]]
+        why = why if isinstance(why, str) else None
         row = test[test["setting"] == setting].iloc[0].to_dict()
         row.update(default_setting=default, selection="oracle" if why is None else why, validation_acc=row["acc"],
                    n_validation=int(row.get("n_samples", 0) or 0))

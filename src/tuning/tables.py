@@ -7,14 +7,19 @@ Per track, two tables:
   ``setting``, ``selection``, ``validation_acc`` and ``n_validation``; a method with nothing to tune keeps
   its one cell;
 * the **searched settings** (``tuned/<track>_settings.csv``): one per (data set, method, k, trial,
-  setting) of a tuned method, the setting's scores on the test labels (``acc``, ``nmi``, every label told
-  as the track fits it) and on the samples that judge it (``validation_acc``, ``n_validation``), and
-  whether it was chosen: what the parameter figures and the expected best accuracy read.
+  setting) of a tuned method's grid (as grown: :mod:`src.tuning.growth`), the setting's scores on the test
+  labels (:data:`CELL_COLUMNS`: AC, NMI and ARI of every sample and of the unlabelled ones, every label told
+  as the track fits it; its iterations and whether it converged), on the samples that judge it
+  (``validation_acc``, the mean over the folds, ``n_validation``, the fewest samples a fold scored, and each
+  fold's, :data:`~src.tuning.selection.FOLD_COLUMNS`), and whether it was chosen: what the parameter figures
+  and the expected best accuracy read, and all the rule reads, so the choices are re-derived from this table
+  alone (:func:`src.tuning.selection.choose`; ``make results`` ships it, :mod:`src.reproduction.shipped`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -23,11 +28,16 @@ from ..files import write_atomic
 from ..reproduction.contenders import LABEL_TRACKS
 from ..reproduction.shipped import load_track
 from .grids import Grid, setting_text
-from .selection import FOLDS, KEY, Trials, oracle, select, takes_labels, untuned, validated, with_settings
+from .selection import (FOLD_COLUMNS, FOLDS, KEY, Trials, in_grid, oracle, select, takes_labels, untuned, validated,
+                        with_settings)
 
 TUNED_DIR = "tuned"
+#: The columns of a cell the searched-settings table keeps: its test scores (every sample, and the unlabelled
+#: ones), its iterations and whether it converged.
+CELL_COLUMNS = ("acc", "nmi", "ari", "acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_iter", "converged")
 #: The columns of the searched-settings table.
-SEARCHED = (*KEY, "setting", "default", "acc", "nmi", "validation_acc", "n_validation", "chosen")
+SEARCHED = (*KEY, "estimator", "setting", "default", *CELL_COLUMNS, "validation_acc", "n_validation", *FOLD_COLUMNS,
+            "chosen")
 
 
 def read_cells(out: Path, track: str) -> tuple[pd.DataFrame | None, pd.DataFrame | None, pd.DataFrame | None]:
@@ -40,26 +50,27 @@ def read_cells(out: Path, track: str) -> tuple[pd.DataFrame | None, pd.DataFrame
     return fixed, other, (pd.concat(folds, ignore_index=True) if folds else None)
 
 
-def tuned_track(out: Path, track: str, grids: dict[str, Grid], trials: Trials) \
+def tuned_track(out: Path, track: str, grid_of: Callable[[str, str], Grid | None], trials: Trials) \
         -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tuned rows and the searched settings of ``track`` (module docstring) from the cells under ``out``;
-    ``grids`` maps an estimator (the rows' ``estimator``) to its grid."""
+    ``grid_of(dataset, estimator)`` gives the grid an estimator (the rows' ``estimator``) searches on a data
+    set (grown there: :mod:`src.tuning.growth`), None for one without."""
     fixed, other, folds = read_cells(out, track)
     if fixed is None:
         raise FileNotFoundError(f"no fixed-setting cells under {Path(out) / track / 'runs'}: the tuned "
                                 "benchmark reads them as its default settings")
     tuned, searched = [], []
-    for estimator, rows in fixed.groupby("estimator", sort=True):
-        grid = grids.get(str(estimator))
+    for (estimator, dataset), rows in fixed.groupby(["estimator", "dataset"], sort=True):
+        grid = grid_of(str(dataset), str(estimator))
         if grid is None or not grid.tuned:
             tuned.append(untuned(rows))
             continue
-        cells = pd.concat([rows, other[other["estimator"] == estimator]] if other is not None else [rows],
-                          ignore_index=True)
-        cells = cells[cells["dataset"].isin(rows["dataset"].unique())]
+        mine = (lambda frame: frame[(frame["estimator"] == estimator) & (frame["dataset"] == dataset)]
+                if frame is not None else None)
+        cells = pd.concat([rows, mine(other)], ignore_index=True) if other is not None else rows
         per = None
         if track in LABEL_TRACKS:
-            theirs = folds[folds["estimator"] == estimator] if folds is not None else None
+            theirs = mine(folds)
             per = validated(theirs if takes_labels(grid.name) else cells, grid, trials)
             chosen = select(cells, theirs, grid, trials, per)
         else:
@@ -72,10 +83,10 @@ def tuned_track(out: Path, track: str, grids: dict[str, Grid], trials: Trials) \
 
 def searched_settings(cells: pd.DataFrame, chosen: pd.DataFrame, grid: Grid, per: pd.DataFrame | None) \
         -> pd.DataFrame:
-    """The searched-settings rows of one method (module docstring); ``per`` the settings' validation scores
-    (:func:`src.tuning.selection.validated`), None in the unsupervised track."""
-    cells = with_settings(cells, grid)
-    table = cells[[*KEY, "setting", "acc", "nmi"]].copy()
+    """The searched-settings rows of one method (module docstring) over its grid's settings; ``per`` the
+    settings' validation scores (:func:`src.tuning.selection.validated`), None in the unsupervised track."""
+    cells = in_grid(with_settings(cells, grid), grid)
+    table = cells[[*KEY, "estimator", "setting", *(c for c in CELL_COLUMNS if c in cells)]].copy()
     table["default"] = table["setting"] == setting_text(grid.defaults)
     if per is None:
         table["validation_acc"], table["n_validation"] = math.nan, 0
@@ -85,6 +96,9 @@ def searched_settings(cells: pd.DataFrame, chosen: pd.DataFrame, grid: Grid, per
     picked = chosen[[*KEY, "setting"]].assign(chosen=True)
     table = table.merge(picked, on=[*KEY, "setting"], how="left")
     table["chosen"] = table["chosen"].fillna(False).astype(bool)
+    for column in SEARCHED:
+        if column not in table:
+            table[column] = math.nan
     return table[list(SEARCHED)]
 
 

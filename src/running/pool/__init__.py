@@ -48,7 +48,7 @@ from ..cells import OpenRun, ReportWriter, begin_run, cell_paths, end_run, open_
 from ..settings import check_without_data
 from ...resolvers import usable_cores
 from . import reuse, schedule
-from .jobs import Job, Task, expand, setting_key, sharing_key, tasks_of
+from .jobs import Job, Task, expand, setting_key, sharing_keys, tasks_of
 from .workers import Done, Row, Work, run_local, run_slurm
 
 logger = logging.getLogger(__name__)
@@ -95,10 +95,14 @@ def sweeps_of(chosen: list[Home], overrides: list[str]) -> list[tuple[str, int, 
 def plan_jobs(chosen: list[Home], overrides: list[str]) -> list[Job]:
     """The jobs of the ``chosen`` papers' sweeps; a bad override or setting is one
     :class:`~src.errors.UserError` line."""
+    started = time.monotonic()
     try:
-        return expand(sweeps_of(chosen, overrides))
+        jobs = expand(sweeps_of(chosen, overrides))
     except (HydraException, OmegaConfBaseException) as exc:
         raise UserError(f"the papers' sweeps cannot be composed: {one_line(exc)}") from None
+    if len(jobs) > 1:
+        logger.info("composed %s in %.1f s", counted(len(jobs), "job"), time.monotonic() - started)
+    return jobs
 
 
 class DataCache:
@@ -462,7 +466,7 @@ def dry_run_summary(chosen: list[Home], jobs: list[Job], sources: list[Job] = ()
             cells += len(paths)
             missing = [cell for cell, row in stored.items() if row is None]
             todo += len(missing)
-            keys += [sharing_key(job.spec, k, t) for k, t in missing]
+            keys += sharing_keys(job.spec, missing)
         logger.info("dry run of %s %s: %s, %s, %s to compute", unit, paper.name, counted(len(mine), "job"),
                     counted(cells, "cell"), f"{todo:,}")
         totals["cells"] += cells

@@ -17,15 +17,15 @@ from pathlib import Path
 
 from ..results import RunIdentity, load_cell, rebase_row, save_cell
 from ..cells import OpenRun, cell_paths, run_identity, stale_reason, trial_of
-from .jobs import Job, sharing_key
+from .jobs import Job, sharing_keys
 
 
 def wanted_keys(jobs: list[Job], todo: list[list[tuple[int, int]]]) -> dict[str, list[tuple[int, int, int]]]:
     """The cells still to compute, by sharing key: each key's places as ``(job index, k, trial)``."""
     wanted: dict[str, list[tuple[int, int, int]]] = {}
     for index, (job, cells) in enumerate(zip(jobs, todo)):
-        for k, trial in cells:
-            wanted.setdefault(sharing_key(job.spec, k, trial), []).append((index, k, trial))
+        for (k, trial), key in zip(cells, sharing_keys(job.spec, cells)):
+            wanted.setdefault(key, []).append((index, k, trial))
     return wanted
 
 
@@ -35,8 +35,8 @@ def source_rows(sources: list[Job], keys) -> dict[str, tuple[dict, Job, RunIdent
     found: dict[str, tuple[dict, Job, RunIdentity]] = {}
     for job in sources:
         identity = None
-        for (k, trial), path in cell_paths(job.spec, job.out_dir).items():
-            key = sharing_key(job.spec, k, trial)
+        paths = cell_paths(job.spec, job.out_dir)
+        for ((k, trial), path), key in zip(paths.items(), sharing_keys(job.spec, list(paths))):
             if key not in keys or key in found or not path.is_file():
                 continue
             identity = identity or run_identity(job.spec)

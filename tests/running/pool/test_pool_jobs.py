@@ -82,3 +82,92 @@ def test_tasks_gather_the_places_of_a_shared_cell(tmp_path):
         assert jobs[first.job].paper == "toy" and jobs[second.job].paper == "toy2"
         assert (first.k, first.trial) == (second.k, second.trial)
     assert tasks[0].places[0] == Place(0, 2, 0)
+
+
+def hydra_jobs(plan):
+    """The jobs of ``plan`` (paper, sweep, overrides) composed by Hydra alone, each sweep's config and then each
+    job's (``load_sweep_config``), as resolved plain configs without Hydra's node, with their run directories."""
+    from pathlib import Path
+
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+    from omegaconf import OmegaConf, open_dict
+
+    from src import resolvers
+    from src.config_dir import CONF_DIR
+    from src.running.sweep import sweep_jobs
+
+    resolvers.register()
+    out = []
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+            loader = GlobalHydra.instance().config_loader()
+            for _, _, overrides in plan:
+                master = loader.load_configuration("config", list(overrides), run_mode=RunMode.MULTIRUN)
+                for number, job in enumerate(sweep_jobs(master)):
+                    config = loader.load_sweep_config(master, list(job))
+                    with open_dict(config):
+                        config.hydra.job.num = number
+                    HydraConfig.instance().set_config(config)
+                    where = Path(config.hydra.sweep.dir) / str(config.hydra.sweep.subdir)
+                    record = (tuple(config.hydra.overrides.task), config.hydra.job.override_dirname, where,
+                              OmegaConf.to_container(config.hydra.launcher, resolve=True))
+                    with open_dict(config):
+                        del config["hydra"]
+                    out.append((record, OmegaConf.to_container(config, resolve=True)))
+    finally:
+        GlobalHydra.instance().clear()
+    return out
+
+
+TUNED_PLAN = [  # a fixed track's sweep over its data sets and methods, and a tuned setting's and a fold's sweeps
+    ("t", 0, ["experiment=benchmark/labels10", "dataset=yale,orl", "method=gnmf,sda,kmeans",
+              "hydra.sweep.dir=/tmp/plan/runs"]),
+    ("t", 1, ["experiment=benchmark/labels30", "dataset=yale,coil20", "method=pcgnmf", "method.params.beta=1000.0",
+              "method.label='PCGNMF(alpha=100.0,beta=1000.0)'", "hydra.sweep.dir=/tmp/plan/tuned"]),
+    ("t", 2, ["experiment=benchmark/labels10", "dataset=orl", "protocol.ks=[2,3]", "method=semignmf",
+              "method.params.alpha=0.1", "method.label='SemiGNMF(alpha=0.1)'", "++protocol.labels.folds=2",
+              "++protocol.labels.fold=1", "hydra.sweep.dir=/tmp/plan/folds/1"]),
+    ("t", 3, ["dataset=yale", "method=gnmf", "solver=fixed", "+extra.note=7", "~method.params.knn_algorithm",
+              "hydra.sweep.dir=/tmp/plan/other"]),
+]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_composer_gives_the_jobs_hydra_composes_whole(processes, monkeypatch):
+    from src.running.pool import jobs as jobs_module
+
+    monkeypatch.setattr(jobs_module, "JOBS_PER_PROCESS", 1)  # a short plan still goes over the processes
+    mine = expand(TUNED_PLAN, processes=processes)
+    theirs = hydra_jobs(TUNED_PLAN)
+    assert len(mine) == len(theirs) == 6 + 2 + 1 + 1
+    for job, ((task, _, where, launcher), config) in zip(mine, theirs):
+        assert job.overrides == task and job.out_dir == where and job.launcher == launcher
+        assert job.config == config
+    assert [job.number for job in mine[:6]] == list(range(6))
+    assert mine[7].config["method"]["params"]["beta"] == 1000.0 and mine[8].config["protocol"]["labels"]["fold"] == 1
+    assert mine[9].config["extra"] == {"note": 7} and "knn_algorithm" not in mine[9].config["method"]["params"]
+
+
+def test_the_composer_refuses_what_hydra_refuses():
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    for bad in (["dataset=yale", "method=nmf", "method.params.no_such=1"],  # no such key: + to add it
+                ["dataset=yale", "method=nmf", "+seed=3"],  # already there: ++ to set it
+                ["dataset=yale", "method=nmf", "~no.such.key"]):
+        with pytest.raises((HydraException, OmegaConfBaseException)):
+            expand([("t", 0, bad)], processes=1)
+        with pytest.raises((HydraException, OmegaConfBaseException)):
+            hydra_jobs([("t", 0, bad)])
+
+
+def test_override_dirname_is_hydras():
+    from src.running.pool.jobs import override_dirname
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    parsed = OverridesParser.create().parse_overrides(["b=2", "a.x=1", "seed=4"])
+    assert override_dirname(parsed, ["seed"], ",", "=") == "a.x=1,b=2"
+    assert override_dirname(parsed, [], "/", ":") == "a.x:1/b:2/seed:4"
