@@ -57,7 +57,7 @@ from ..running.pool.schedule import write_costs
 from . import benchmark_report, tuning_report
 from ..tuning import tables
 from ..reproduction import homes as papers
-from ..reproduction import shipped
+from ..reproduction import runner, shipped
 from .verdict_figures import FOREST, FRONT, plot_published_vs_ours, published_vs_ours_alt
 from .ranking import disagreements
 from .verdicts import NO_VERDICT, TOO_FEW_TRIALS
@@ -276,6 +276,18 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
         return (f"| **the family** | `{command}` | cells shipped in `papers/benchmark/` (their run's cost: "
                 f"[performance](docs/performance.md)) | - | - | {answer}")
     cells, summary = recorded
+    parts = runner.pieces(folder)
+    if len(parts) > 1:  # a run in pieces: the sum of every piece, each named, never one piece's time
+        total = sum(float(part["wall_seconds"]) for part in parts)
+        computed = sum(int(part["computed"]) for part in parts)
+        copied = sum(int(part["copied"]) for part in parts)
+        earlier = int(parts[0]["reused"]) - int(parts[0]["copied"])
+        named = "; ".join(f"`{part['command'].replace('python -m src.benchmark ', '')}` "
+                          f"{minutes(float(part['wall_seconds']))}" for part in parts)
+        since = f", {earlier:,} on disk before its first piece" if earlier else ""
+        return (f"| **the family** | `{command}` | **{minutes(total)} wall** on {parts[-1].get('workers') or 'SLURM'} "
+                f"cores, the sum of its {len(parts)} pieces ({named}; {computed:,} cells computed, {copied:,} "
+                f"copied from the reproduction{since}) | - | - | {answer}")
     wall = folder / "wall_seconds.txt"
     total = float(wall.read_text()) if wall.is_file() else float(summary.get("wall_seconds", 0))
     # cells on disk before the run (reused, the copies from the reproduction aside): its wall time is not a fresh

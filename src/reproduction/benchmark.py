@@ -18,16 +18,17 @@ presentation module) and
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from pathlib import Path
 
 from .. import tuning
 from ..errors import UserError
 from ..running.command_line import check_pool_arguments
-from ..running.pool import PoolFailed, run_pool
+from ..running.pool import PoolFailed, run_pool, schedule
 from . import homes as papers
 from .outside import run_outside
-from .runner import WALL, Writers, start_clock, stop_clock
+from .runner import WALL, Writers, add_piece, start_clock, stop_clock
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,15 @@ def narrowed(track: papers.Paper, datasets: list[str] | None) -> papers.Paper:
     return replace(track, sweeps=tuple(sweeps))
 
 
+def command_words(args) -> str:
+    """The benchmark's command as a person types it, with the arguments that choose its cells."""
+    words = ["python -m src.benchmark", *(["--tune"] if args.tune else [])]
+    if sorted(args.tracks) != sorted(papers.names(papers.BENCHMARK_HOME)):
+        words += ["--tracks", *args.tracks]
+    words += ["--datasets", *args.datasets] if args.datasets else []
+    return " ".join(words)
+
+
 def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> int:
     """The family's own benchmark (``args``: the command line's ``tracks``, ``datasets``, ``tune``,
     ``report_only`` and pool options): its cells, its tuned tables with ``--tune``, its report."""
@@ -71,14 +81,22 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
         started = None if args.dry_run else start_clock(out)
 
         composed: set = set()  # the sweeps of earlier rounds, whose cells are on disk
+        rounds: list = []  # each round's start (after the first's), cells and summary
 
-        def compute(tuned: list, round_number: int = 1) -> None:
+        def compute(tuned: list, round_number: int = 1, later: float = 0.0) -> None:
             tuned = [replace(home, sweeps=tuple(s for s in home.sweeps if s not in composed)) for home in tuned]
             composed.update(s for home in tuned for s in home.sweeps)
+            began = time.time()
             run_pool([home for home in chosen if home.sweeps and round_number == 1]
                      + [home for home in tuned if home.sweeps], args.overrides, args.workers, out,
                      dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
-                     job_report=writers.per_job, unit="track")
+                     job_report=writers.per_job, unit="track", later=later)
+            recorded = None if args.dry_run else schedule.cell_table(out)
+            if recorded is not None:
+                first = began if not rounds else rounds[0][3]
+                rounds.append((began - first, *recorded, first))
+                if len(rounds) > 1:  # one record of every round: the cells, the counts, one clock
+                    schedule.write_record(out, *schedule.combined([r[:3] for r in rounds]))
 
         if args.dry_run or not args.tune:
             compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])
@@ -86,7 +104,10 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
                 return 0
         else:
             tuning.grow(out, args.tracks, args.datasets, classes, compute)
-        logger.info("the benchmark's cells took %d s (%s)", stop_clock(out, started), Path(out) / WALL)
+        seconds = stop_clock(out, started)
+        logger.info("the benchmark's cells took %d s (%s)", seconds, Path(out) / WALL)
+        recorded = schedule.cell_table(out)
+        add_piece(out, command_words(args), seconds, recorded[1] if recorded else None)
     elif args.tune:
         tuning.grow(out, args.tracks, args.datasets, classes)
     logger.info("wrote %s", writers.benchmark(out))

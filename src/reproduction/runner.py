@@ -14,6 +14,7 @@ tables and figure (:func:`src.presentation.report.write_reports`) and the builde
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from ..files import write_atomic
 from ..running.cell_warnings import caught, read, recorded
 from ..running.cells import ReportWriter
 from ..running.progress import counted
+from ..running.provenance import git_state
 from ..running.pool import PoolFailed, run_pool
 from ..running.results import MixedResultsError
 from ..tuning.tables import TUNED_DIR
@@ -58,6 +60,34 @@ def stop_clock(out: Path, started: float) -> int:
     seconds = int(round(time.time() - started))
     write_atomic(out / WALL, f"{seconds}\n")
     return seconds
+
+
+#: The record of each command that computed cells into a folder (a long run done in pieces): :func:`add_piece`.
+PIECES = "pieces.json"
+
+
+def add_piece(out: Path, command: str, seconds: int, summary: dict | None) -> list[dict]:
+    """Add to ``out/pieces.json`` the command that just computed cells there (its words, its cells' wall
+    seconds, the cells it computed, copied and found on disk, the commit), unless it computed none; returns
+    every piece. A run done in pieces (sessions too short for the whole) is the sum of its pieces, each named."""
+    found = pieces(out)
+    if not summary or not summary.get("computed"):
+        return found
+    found.append({"command": command, "wall_seconds": seconds, "computed": summary.get("computed", 0),
+                  "copied": summary.get("copied", 0), "reused": summary.get("reused", 0),
+                  "workers": summary.get("workers"), "commit": git_state()["commit"],
+                  "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    write_atomic(out / PIECES, json.dumps(found, indent=2) + "\n")
+    return found
+
+
+def pieces(out: Path) -> list[dict]:
+    """The pieces recorded in ``out`` (:func:`add_piece`), oldest first; none for a folder without a record."""
+    path = Path(out) / PIECES
+    try:
+        return list(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return []
 
 
 def finish_paper(paper: Paper, outputs: Path, started: float, build_report: PaperReport) -> Path:

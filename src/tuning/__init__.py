@@ -17,6 +17,7 @@ import inspect
 import itertools
 import json
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -27,15 +28,18 @@ from .. import methods
 from ..data import load_dataset
 from ..errors import ConfigError, UserError
 from ..files import write_atomic
-from ..reproduction.contenders import Sweeps, method_overrides
+from ..reproduction import shipped
+from ..reproduction.contenders import LABEL_TRACKS, Sweeps, method_overrides
+from ..resolvers import safe_name
 from ..running import gate
 from ..running.pool import plan_jobs
+from ..running.pool.schedule import published_costs
 from ..running.settings import thaw
-from . import grids
+from . import grids, growth
 from .grids import Grid
 from .growth import Growth
 from .homes import family_grids, scored_ks, track_datasets, tuned_homes
-from .selection import Trials
+from .selection import FOLDS, Trials, takes_labels
 from . import tables as tables_module
 from .tables import tuned_track, write
 
@@ -161,16 +165,19 @@ GRIDS_FILE, EDGES_FILE = "grids.json", "edges.csv"
 
 
 def grow(out: Path, tracks: list[str], datasets: list[str] | None, classes: TrackClasses,
-         compute: Callable[[list, int], None] | None = None) -> Growth:
-    """The family's tuned run, round after round (:mod:`.growth`): ``compute(homes, round)`` fits the homes
-    of the grids as they stand (None: read the cells on disk only), the tables are written and the grids
+         compute: Callable[[list, int, float], None] | None = None) -> Growth:
+    """The family's tuned run, round after round (:mod:`.growth`): ``compute(homes, round, later)`` fits the
+    homes of the grids as they stand (None: read the cells on disk only), ``later`` the work the rounds after
+    it are expected to add (:func:`later_work`, for the time left); the tables are written and the grids
     grow where the rule's choices pile; the rounds end when nothing grows. The grids and the edge table are
     written under ``out/tuned/`` (:data:`GRIDS_FILE`, :data:`EDGES_FILE`)."""
     growth = Growth(family_grids(tracks), tuple(tracks))
+    predicted = predicted_growth(tracks, datasets) if compute is not None else None
     first = None
     for round_number in itertools.count(1):
         if compute is not None:
-            compute(family_homes(tracks, datasets, out, classes, growth), round_number)
+            compute(family_homes(tracks, datasets, out, classes, growth), round_number,
+                    later_work(predicted, growth, classes))
         tables = tabulate(out, tracks, growth, classes)
         choices = {track: tuned for track, (tuned, _) in tables.items()}
         first = choices if first is None else first
@@ -187,3 +194,54 @@ def grow(out: Path, tracks: list[str], datasets: list[str] | None, classes: Trac
     if first:
         write_atomic(folder / EDGES_FILE, growth.edges(first, choices).to_csv(index=False))
     return growth
+
+
+def predicted_growth(tracks: list[str], datasets: list[str] | None) -> Growth | None:
+    """The grids a run of ``tracks`` on ``datasets`` is expected to grow to, before it knows: the growth of the
+    shipped settings replayed (:func:`.growth.replay`, every round), or where only the tuned cells ship, one
+    step of their choices; None where nothing ships. Exact when the shipped cells were computed by the same
+    code on the same data, a guess otherwise: it only prices the time left (:func:`later_work`)."""
+    start = family_grids(tracks)
+    settings = shipped.load_settings()
+    if settings is not None:
+        settings = settings[settings["track"].isin(tracks) & (settings["dataset"].isin(datasets) if datasets
+                                                              else True)]
+        searched = {track: rows.drop(columns="track") for track, rows in settings.groupby("track")}
+        return growth.replay(searched, start, tracks)[0] if searched else None
+    tuned = shipped.load_tuned()
+    if tuned is None:
+        return None
+    tuned = tuned[tuned["track"].isin(tracks) & (tuned["dataset"].isin(datasets) if datasets else True)]
+    predicted = Growth(start, tuple(tracks))
+    predicted.step({track: rows for track, rows in tuned.groupby("track")})
+    return predicted
+
+
+def later_work(predicted: Growth | None, now: Growth, classes: TrackClasses) -> float:
+    """The seconds of work of the cells the predicted grids hold beyond the grids as they stand (``now``):
+    each new setting's cells (a method without labels once for every track) and a label method's folds,
+    each priced like the cells of the edge it extends (the published costs, ``docs/results/cell_costs.csv``)."""
+    if predicted is None:
+        return 0.0
+    costs, seconds, counted_once = published_costs(), 0.0, set()
+    for (track, dataset, name), values in predicted.grown.items():
+        grid, declared = now.grid(track, dataset, name), now.start[name]
+        spec = classes.spec(track, dataset)
+        for param, found in values.items():
+            for value in found:
+                if value in grid.values[param]:
+                    continue
+                edge = min(grid.values[param], key=lambda v: abs(math.log(v / value)))
+                setting = {**declared.defaults, param: edge}
+                label = safe_name(grids.setting_label(declared, setting))
+                fixed = setting == dict(declared.defaults)
+                runs = f"benchmark/{track}/runs" if fixed else f"benchmark/tuned/{track}/runs"
+                if takes_labels(name) or (dataset, name, param, value) not in counted_once:
+                    counted_once.add((dataset, name, param, value))
+                    seconds += spec.protocol.n_trials * sum(costs.get((f"{runs}/{dataset}_{label}", k), 0.0)
+                                                            for k in spec.protocol.ks)
+                if takes_labels(name) and track in LABEL_TRACKS:
+                    seconds += spec.protocol.n_trials * sum(
+                        costs.get((f"benchmark/tuned/{track}/folds/{fold}/{dataset}_{label}", k), 0.0)
+                        for fold in range(FOLDS) for k in classes.fold_ks(track, dataset))
+    return seconds

@@ -223,3 +223,25 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
     assert set(record["files"]) == {str(family_path), str(tuned_path)}
     assert record["files"][str(family_path)] == hashlib.sha256(family_path.read_bytes()).hexdigest()
     assert shipped.unpacked(tmp_path) is None
+
+
+def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alone(tuned):
+    """The settings file (every setting's scores, ``make results``) replayed by the rule's own code
+    (:func:`src.tuning.growth.replay`, the grids grown as the run grew them) chooses every shipped tuned row's
+    setting, for the same reason."""
+    from src.tuning import growth
+    from src.tuning.homes import family_grids
+
+    settings = shipped.load_settings()
+    if settings is None:
+        pytest.skip(f"{shipped.SETTINGS_FILE} does not ship yet: the tuned benchmark's next run writes it "
+                    "(python -m src.benchmark --tune, then make results)")
+    assert shipped.SETTINGS_FILE.stat().st_size < 25e6
+    tracks = sorted(settings["track"].unique())
+    searched = {track: rows.drop(columns="track") for track, rows in settings.groupby("track")}
+    _, _, last = growth.replay(searched, family_grids(tracks), tracks)
+    derived = pd.concat([rows.assign(track=track) for track, rows in last.items()], ignore_index=True)
+    both = tuned.merge(derived, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
+    assert len(both) == len(tuned)
+    assert (both["setting"] == both["setting_derived"]).all()
+    assert (both["selection"] == both["selection_derived"]).all()

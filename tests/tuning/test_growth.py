@@ -97,3 +97,25 @@ def test_a_growth_rule_is_declared_for_every_tuned_parameter_of_the_family():
         for param, values in grid.values.items():
             low, high = grid.bounds[param]
             assert grid.steps[param] > 1 and low <= min(values) and max(values) <= high, (name, param)
+
+
+def test_the_settings_table_alone_re_derives_the_runs_choices_and_growth():
+    """What ``make results`` ships (the searched settings, :mod:`src.tuning.tables`) replayed by the rule's own
+    code (:func:`src.tuning.growth.replay`) gives the tuned rows the run chose and the grids it grew."""
+    from src.tuning.tables import searched_settings
+
+    scheme = {"mode": "fraction", "fraction": 0.3}
+    cells = pd.concat([rows_for(three_settings(make_trial(Y, "toy", 4, t, SEED, scheme)), trial=t)
+                       for t in range(12)], ignore_index=True)
+    trials = selection.Trials(lambda name: Y)
+    per = selection.validated(cells, GNMF, trials)
+    chosen = selection.select(cells, None, GNMF, trials, per)
+    searched = searched_settings(cells, chosen, GNMF, per)
+    assert searched["chosen"].sum() == 12 and set(searched["setting"]) == {"alpha=1.0", "alpha=10.0", "alpha=100.0"}
+    run = growth.Growth({"gnmf": GNMF}, ("labels30",))
+    run.step({"labels30": chosen})
+    replayed, first, last = growth.replay({"labels30": searched}, {"gnmf": GNMF}, ["labels30"])
+    assert replayed.grown == run.grown == {("labels30", "toy", "gnmf"): {"alpha": (0.1, 1.0, 10.0, 100.0)}}
+    mine = last["labels30"].merge(chosen, on=["dataset", "method", "k", "trial"], suffixes=("", "_run"))
+    assert len(mine) == 12 and (mine["setting"] == mine["setting_run"]).all()
+    assert (mine["selection"] == mine["selection_run"]).all()

@@ -182,7 +182,7 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
              record_dir: Path | None = None, paper_done: Callable[[Home], None] | None = None,
              dry_run: bool = False, sources: list[Home] = (),
              time_limits: Callable[[Job], float | None] | None = None,
-             job_report: ReportWriter | None = None, unit: str = "paper") -> dict:
+             job_report: ReportWriter | None = None, unit: str = "paper", later: float = 0.0) -> dict:
     """Compute every cell of the ``chosen`` papers (see the module docstring); returns the summary that
     ``schedule.json`` records.
 
@@ -194,7 +194,9 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     computed (:mod:`.reuse`). ``time_limits(job)`` gives the seconds after which a cell of ``job`` is stopped
     and fails (None: no limit), for methods from outside the repository. ``job_report`` writes each finished
     job's report beside its ``results.csv`` (:func:`src.running.cells.end_run`; None: ``results.csv`` only).
-    ``unit`` names what ``chosen`` holds in the log's lines ("paper", a benchmark's "track"). What the methods
+    ``unit`` names what ``chosen`` holds in the log's lines ("paper", a benchmark's "track"); ``later`` the
+    seconds of work expected after the pool (a tuned run's later rounds), which its time left includes
+    (:class:`.schedule.Forecast`). What the methods
     warned while their cells ran is logged at the end, one line per method, category and message
     (:mod:`src.running.cell_warnings`).
 
@@ -223,7 +225,8 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     tasks = tasks_of(jobs, [run.todo for run in opened])
     expect(tasks, jobs, opened, source_jobs)
     workers = workers or usable_cores()
-    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report, unit)
+    books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report, unit,
+                  later)
     summary = books.announce(len(copied), "SLURM array tasks" if slurm
                              else counted(workers, "worker process", "worker processes"))
     summary.update(workers=None if slurm else workers, cores=usable_cores(), slurm=slurm is not None)
@@ -338,7 +341,7 @@ class Books:
     def __init__(self, chosen: list[Home], jobs: list[Job], opened: list[OpenRun], tasks: list[Task],
                  workers: int | None, paper_done: Callable[[Home], None] | None,
                  time_limits: Callable[[Job], float | None] | None = None, job_report: ReportWriter | None = None,
-                 unit: str = "paper"):
+                 unit: str = "paper", later: float = 0.0):
         self.chosen, self.jobs, self.opened, self.tasks, self.paper_done = chosen, jobs, opened, tasks, paper_done
         self.job_report, self.unit = job_report, unit
         self.time_limits = time_limits or (lambda job: None)
@@ -350,7 +353,8 @@ class Books:
         self.by_paper = {paper.name: [i for i, job in enumerate(jobs) if job.paper == paper.name] for paper in chosen}
         self.forecast = schedule.Forecast(
             [task.expected_seconds for task in tasks], [task.groups for task in tasks],
-            workers, measured=[task.measured for task in tasks], reports=len(chosen) if paper_done else 0)
+            workers, measured=[task.measured for task in tasks], reports=len(chosen) if paper_done else 0,
+            later=later)
         self.progress = Progress(len(jobs), self.n_cells, self.forecast)
         self.progress.cells_done = self.n_cells - self.n_todo
         self.done: dict[int, Done] = {}

@@ -359,11 +359,17 @@ class Forecast:
         Whether each task's expectation is a measured time rather than the size model (default: none is).
     reports : int, optional
         The reports the pool writes as its papers finish (:meth:`report_done` counts them down).
+    later : float, optional
+        The seconds of work expected after this pool, by the same costs (a tuned run's later rounds, priced
+        before they are known: :func:`src.tuning.later_work`), added to the time left at the pool's own speed
+        (its seconds taken per second expected, over the workers).
     """
 
     def __init__(self, expected: list[float], groups: list[tuple[str, str]], workers: int | None,
-                 started: float | None = None, measured: list[bool] | None = None, reports: int = 0):
+                 started: float | None = None, measured: list[bool] | None = None, reports: int = 0,
+                 later: float = 0.0):
         self.expected, self.groups, self.workers = list(expected), list(groups), workers
+        self.later = max(0.0, float(later))
         self.measured = list(measured) if measured is not None else [False] * len(self.expected)
         self.started = time.time() if started is None else started
         self.left = set(range(len(self.expected)))
@@ -442,10 +448,20 @@ class Forecast:
         total = self.taken + self.work_left()
         return self.taken / total if total > 0 else 1.0
 
+    def later_seconds(self) -> float:
+        """The wall seconds the work after this pool is expected to take (``later``): at the speed of the
+        cells done so far (seconds taken per second expected), over the workers."""
+        if not self.later:
+            return 0.0
+        done = [task for task in range(len(self.expected)) if task not in self.left]
+        expected = sum(self.expected[task] for task in done)
+        speed = self.taken / expected if expected > 0 and self.taken > 0 else 1.0
+        return self.later * speed / max(self.workers or 1, 1)
+
     def seconds_left(self, now: float | None = None) -> float | None:
         """The wall seconds left, or None before any cell is done (no calibration yet)."""
         if not self.left:
-            return self.reports_seconds()
+            return self.reports_seconds() + self.later_seconds()
         if not self.sums:
             return None
         now = time.time() if now is None else now
@@ -456,7 +472,7 @@ class Forecast:
         else:
             rate = self.taken / max(now - self.started, 1e-9)
         longest = max(self.expected[task] * self.ratio(task) for task in self.left)
-        return max(work / max(rate, 1e-9), longest) + self.reports_seconds()
+        return max(work / max(rate, 1e-9), longest) + self.reports_seconds() + self.later_seconds()
 
     def record(self, cells_fraction: float, now: float | None = None) -> None:
         """Keep ``(seconds since the start, share of cells done, share of work done, seconds left)``
@@ -484,3 +500,34 @@ def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5)
                  "forecast": sample[3], "actual": actual, "error": sample[3] / actual - 1 if actual > 0 else math.nan}
         out.append(error if by == "cells" else {"time": share, **error})
     return out
+
+
+#: The summary's counts that add up over pools run one after another (:func:`combined`).
+ADDED = ("jobs", "cells", "computed", "shared", "reused", "copied", "cpu_seconds")
+
+
+def combined(rounds: list[tuple[float, pd.DataFrame, dict]]) -> tuple[pd.DataFrame, dict]:
+    """One record of pools run one after another (a tuned benchmark's rounds, :mod:`src.tuning.growth`), each
+    ``(its start in seconds after the first's, its cells, its summary)``: the cells of all, the counts added,
+    the wall time from the first start to the last end, and the forecast's samples on that one clock (the
+    share of the cells of all rounds), so that its errors are the whole run's (a round's forecast knows
+    nothing of the rounds after it). ``rounds`` in the summary keeps each round's counts and wall time."""
+    table = pd.concat([rows for _, rows, _ in rounds], ignore_index=True)
+    summary = dict(rounds[-1][2])
+    for key in ADDED:
+        summary[key] = sum(found.get(key, 0) or 0 for _, _, found in rounds)
+    wall = rounds[-1][0] + float(rounds[-1][2].get("wall_seconds", 0))
+    total = sum(found.get("computed", 0) or 0 for _, _, found in rounds) or 1
+    work = sum(float(found.get("cpu_seconds", 0) or 0) for _, _, found in rounds) or 1.0
+    samples, cells_before, work_before = [], 0, 0.0
+    for start, _, found in rounds:
+        cells, seconds = found.get("computed", 0) or 0, float(found.get("cpu_seconds", 0) or 0)
+        for elapsed, cell_share, work_share, left in found.get("forecast", []):
+            samples.append([start + elapsed, (cells_before + cell_share * cells) / total,
+                            (work_before + work_share * seconds) / work, left])
+        cells_before, work_before = cells_before + cells, work_before + seconds
+    summary.update(wall_seconds=wall, forecast=samples, forecast_errors=forecast_errors(samples, wall),
+                   forecast_errors_by_time=forecast_errors(samples, wall, by="time"),
+                   rounds=[{key: found.get(key) for key in (*ADDED, "wall_seconds")} | {"start": start}
+                           for start, _, found in rounds])
+    return table, summary
