@@ -111,6 +111,23 @@ def test_the_benchmark_row_says_when_its_run_found_cells_of_an_earlier_one(tmp_p
     assert "**40 min wall** on 2 cores (5,230 cells computed, " + note in row
 
 
+def test_a_benchmark_run_in_pieces_gives_the_sum_of_its_pieces_each_named(tmp_path, monkeypatch):
+    """The row of a run done in pieces (runner.pieces) is the sum of the pieces' wall times, never the last's."""
+    from src.reproduction import runner
+
+    (tmp_path / "report.md").write_text("# benchmark\n")
+    (tmp_path / "wall_seconds.txt").write_text("600\n")  # the last piece's own
+    runner.add_piece(tmp_path, "python -m src.benchmark --tune --datasets yale orl", 2400,
+                     {"computed": 30000, "copied": 0, "reused": 0, "workers": 2})
+    runner.add_piece(tmp_path, "python -m src.benchmark --tune --datasets coil20", 600,
+                     {"computed": 9000, "copied": 0, "reused": 0, "workers": 2})
+    monkeypatch.setattr(schedule, "cell_table", lambda folder: (pd.DataFrame(), {"computed": 9000, "workers": 2}))
+    monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: None)
+    row = front_page.benchmark_row(tmp_path)
+    assert "**50 min wall** on 2 cores, the sum of its 2 pieces (`--tune --datasets yale orl` 40 min; " \
+           "`--tune --datasets coil20` 10 min; 39,000 cells computed, 0 copied from the reproduction)" in row
+
+
 def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path):
     """Each track's runs of a toy benchmark on a data file of its own -> the shipped file, with the data's digest;
     without a reproduction beside it, the README and the snapshot are left alone and the status is 0."""

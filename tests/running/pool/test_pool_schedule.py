@@ -249,3 +249,17 @@ def test_a_stopping_rule_priced_at_its_cap_takes_the_share_other_methods_ran_and
     assert forecast.ratio(1) == pytest.approx(0.1)
     forecast.done(2, 0.5)
     assert forecast.ratio(3) == 1.0  # its own setting has no cell done: the model stands
+
+
+def test_the_time_left_includes_the_work_expected_after_the_pool_at_the_pools_speed():
+    """A tuned run's later rounds (``later``, seconds of work by the same costs) are in the time left, over the
+    workers and at the speed the cells have gone so far."""
+    plain = schedule.Forecast([10.0, 10.0, 10.0], [("m", "d")] * 3, workers=2, started=0.0)
+    later = schedule.Forecast([10.0, 10.0, 10.0], [("m", "d")] * 3, workers=2, started=0.0, later=100.0)
+    for forecast in (plain, later):
+        forecast.done(0, 20.0, now=20.0)  # twice as slow as expected
+    assert later.seconds_left(now=20.0) == pytest.approx(plain.seconds_left(now=20.0) + 100.0 * 2 / 2)
+    for forecast in (plain, later):
+        forecast.done(1, 20.0, now=30.0)
+        forecast.done(2, 20.0, now=40.0)
+    assert plain.seconds_left(now=40.0) == 0.0 and later.seconds_left(now=40.0) == pytest.approx(100.0)
