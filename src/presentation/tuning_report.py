@@ -43,18 +43,15 @@ def read(out: Path, tracks) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
 
 
 def edge_table(out: Path, searched: dict[str, pd.DataFrame]) -> pd.DataFrame | None:
-    """The edge table of the tuned run (:meth:`src.tuning.growth.Growth.edges`): the one the run wrote
-    (``tuned/edges.csv``), else re-derived from the searched settings (:func:`src.tuning.growth.replay`; a folder
-    laid out from the shipped settings); None without searched settings."""
-    path = Path(out) / tables.TUNED_DIR / EDGES_FILE
-    if path.is_file():
-        return pd.read_csv(path)
+    """The edge table of the tuned run (:meth:`src.tuning.growth.Growth.edges`), re-derived from the searched
+    settings (:func:`src.tuning.growth.replay`: the settings the run fitted, as it wrote or as they ship), else
+    the one the run wrote (``tuned/edges.csv``); None without either."""
     label = {track: rows for track, rows in searched.items() if rows is not None and "estimator" in rows}
-    if not label:
-        return None
-    start = family_grids(list(searched))
-    grown, first, last = growth.replay(label, start, list(searched))
-    return grown.edges(first, last)
+    if label:
+        grown, first, last = growth.replay(label, family_grids(list(label)), list(label))
+        return grown.edges(first, last)
+    path = Path(out) / tables.TUNED_DIR / EDGES_FILE
+    return pd.read_csv(path) if path.is_file() else None
 
 
 def edge_lines(edges: pd.DataFrame | None, titles: dict[str, str]) -> list[str]:
@@ -69,9 +66,11 @@ def edge_lines(edges: pd.DataFrame | None, titles: dict[str, str]) -> list[str]:
              "are no choice) sit at it, by the parameter's step, until they no longer pile or the next value "
              "passes the bound declared beside the grid (`conf/method/<method>.yaml`, `grow`; "
              "`src/tuning/growth.py`). Shares of the rule's own choices at the low / high edge, over the data "
-             "sets of the track, before growth (the declared grid) and after:", "",
-             "| track | method | parameter | declared | bounds | before (low / high) | after (low / high) | "
-             "grew to | still piled |", "|---|---|---|---|---|---|---|---|---|"]
+             "sets of the track, before growth (the declared grid) and after, and of the trials moved off the "
+             "default the share at either edge (blind to the edges, about two thirds of a four-value grid's "
+             "moves would be):", "",
+             "| track | method | parameter | declared | bounds | own choices at low / high: before | after | "
+             "moves at an edge: before | after | grew to | still piled |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for (track, method, param), rows in edges.groupby(["track", "method", "parameter"], sort=True):
         def share(column_n, low, high):
             n = rows[column_n].sum()
@@ -83,9 +82,13 @@ def edge_lines(edges: pd.DataFrame | None, titles: dict[str, str]) -> list[str]:
         piled = [f"{dataset} {side} ({'bound' if why == 'bound' else why})"
                  for dataset, sides, whys in zip(rows["dataset"], rows["still_piles"], rows["stops"])
                  if isinstance(sides, str) and sides for side, why in zip(sides.split(","), str(whys).split(","))]
+        def moved(column_n, edge):
+            n = rows[column_n].sum()
+            return "-" if n == 0 else f"{(rows[edge] * rows[column_n]).sum() / n:.0%} of {n}"
         lines.append(f"| {titles.get(track, track)} | {method} | {param} | {rows['declared'].iloc[0]} | "
                      f"{rows['bounds'].iloc[0]} | {share('n_before', 'low_before', 'high_before')} | "
-                     f"{share('n', 'low', 'high')} | {', '.join(grew) or '-'} | {', '.join(piled) or '-'} |")
+                     f"{share('n', 'low', 'high')} | {moved('moved_before', 'moved_edge_before')} | "
+                     f"{moved('moved', 'moved_edge')} | {', '.join(grew) or '-'} | {', '.join(piled) or '-'} |")
     return [*lines, ""]
 
 

@@ -75,6 +75,20 @@ def edge_shares(choices: pd.DataFrame, grid: Grid) -> dict[str, tuple[int, float
     return out
 
 
+def moved_at_edges(choices: pd.DataFrame, grid: Grid) -> dict[str, tuple[int, float]]:
+    """Per tuned parameter, how many of the trials in ``choices`` the rule moved off the default by a score,
+    and the share of them whose value of the parameter sits at an edge of ``grid`` (the issue's measure of
+    a grid that stops the search: blind to the edges, about two thirds of a four-value grid's moves would)."""
+    own = choices[choices["selection"].isin(BY_SCORE)]
+    out = {}
+    for param, values in grid.values.items():
+        chosen = np.array([parse_setting(text)[param] for text in own["setting"]], dtype=float)
+        moved = chosen[~np.isclose(chosen, float(grid.defaults[param]), rtol=1e-9, atol=0)]
+        at = [np.isclose(moved, edge_value(values, side), rtol=1e-9, atol=0) for side in SIDES]
+        out[param] = (len(moved), float((at[0] | at[1]).mean()) if len(moved) else 0.0)
+    return out
+
+
 def piled(n: int, share: float) -> bool:
     """Whether ``share`` of ``n`` own choices at an edge is a pile (:data:`PILE`, :data:`MIN_CHOICES`)."""
     return n >= MIN_CHOICES and share > PILE
@@ -138,13 +152,16 @@ class Growth:
                     continue
                 start, grid = self.start[name], self.grid(track, dataset, name)
                 before_rows = first[track]
-                before = edge_shares(before_rows[(before_rows["dataset"] == dataset)
-                                                 & (before_rows["estimator"] == name)], start)
+                mine = before_rows[(before_rows["dataset"] == dataset) & (before_rows["estimator"] == name)]
+                before, moved_before = edge_shares(mine, start), moved_at_edges(mine, start)
+                moved = moved_at_edges(found, grid)
                 for param, (n, low, high) in edge_shares(found, grid).items():
                     piles = [side for side, share in zip(SIDES, (low, high)) if piled(n, share)]
                     out.append({"track": track, "dataset": dataset, "method": start.label, "estimator": name,
                                 "parameter": param, "n_before": before[param][0], "low_before": before[param][1],
                                 "high_before": before[param][2], "n": n, "low": low, "high": high,
+                                "moved_before": moved_before[param][0], "moved_edge_before": moved_before[param][1],
+                                "moved": moved[param][0], "moved_edge": moved[param][1],
                                 "declared": values_text(start.values[param]),
                                 "grown_to": values_text(grown_values(start, grid, param)),
                                 "bounds": values_text(grid.bounds[param]),
