@@ -56,6 +56,7 @@ from ..running.pool import schedule
 from ..running.pool.schedule import write_costs
 from . import benchmark_report, tuning_report
 from ..tuning import tables
+from ..tuning.homes import track_datasets
 from ..reproduction import homes as papers
 from ..reproduction import runner, shipped
 from .verdict_figures import FOREST, FRONT, plot_published_vs_ours, published_vs_ours_alt
@@ -417,6 +418,12 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
         return None
     if shipped.unpacked(benchmark) is not None:
         logger.info("%s was laid out from the shipped cells: %s is kept as it is", benchmark, target)
+        return None
+    missing = [f"{track}/{dataset}" for track in tracks for dataset in track_datasets(track)
+               if not any((benchmark / track / "runs").glob(f"{dataset}_*/results.csv"))]
+    if missing:  # a piece of a run (--datasets): the shipped cells stay whole
+        logger.info("the benchmark in %s lacks %s: the family's shipped cells %s are kept", benchmark,
+                    ", ".join(missing), target)
         return None
     written = shipped.refresh(benchmark, tracks, target)
     if all(tables.read(benchmark, track) is not None for track in tracks):

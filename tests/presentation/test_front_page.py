@@ -128,11 +128,10 @@ def test_a_benchmark_run_in_pieces_gives_the_sum_of_its_pieces_each_named(tmp_pa
            "`--tune --datasets coil20` 10 min; 39,000 cells computed, 0 copied from the reproduction)" in row
 
 
-def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path):
-    """Each track's runs of a toy benchmark on a data file of its own -> the shipped file, with the data's digest;
-    without a reproduction beside it, the README and the snapshot are left alone and the status is 0."""
+def toy_benchmark(tmp_path):
+    """Each track's runs of a toy benchmark on a data file of its own (X, y)."""
     import numpy as np
-    from src.reproduction import contenders, shipped
+    from src.reproduction import contenders
     X, y = np.random.default_rng(0).random((6, 3)), np.array([0, 0, 0, 1, 1, 1])
     np.savez(tmp_path / "toy.npz", X=X, y=y)
     dataset = yaml.safe_load((front_page.papers.CONF_DIR / "dataset" / "file.yaml").read_text())
@@ -145,6 +144,16 @@ def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path):
         pd.DataFrame({"dataset": "toy", "method": "NMF", "estimator": "nmf", "k": [2, 2], "trial": [0, 1],
                       "seed": 0, "acc": [0.5, 1.0], "nmi": [0.0, 1.0], "config_hash": "c",
                       "code_fingerprint": "f"}).to_csv(run / "results.csv", index=False)
+    return X, y
+
+
+def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path, monkeypatch):
+    """Each track's runs of a toy benchmark on a data file of its own -> the shipped file, with the data's digest;
+    without a reproduction beside it, the README and the snapshot are left alone and the status is 0."""
+    from src.reproduction import contenders, shipped
+
+    X, y = toy_benchmark(tmp_path)
+    monkeypatch.setattr(front_page, "track_datasets", lambda track: ["toy"])
     readme = tmp_path / "README.md"
     readme.write_text("unchanged\n")
     assert front_page.main(["--outputs", str(tmp_path / "reproduce"), "--readme", str(readme), "--snapshot",
@@ -154,6 +163,19 @@ def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path):
     assert sorted(set(cells["track"])) == sorted(contenders.TRACKS)
     assert set(cells["data_sha256"]) == {shipped.data_digest(X, y)}
     assert readme.read_text() == "unchanged\n" and not (tmp_path / "snapshot").exists()
+
+
+def test_make_results_keeps_the_shipped_cells_whole_after_a_piece_of_the_benchmark(tmp_path, monkeypatch, caplog):
+    """A benchmark run on some of its data sets (a piece, --datasets) does not replace the shipped cells; with no
+    reproduction beside it there is nothing to publish (status 2, one line)."""
+    toy_benchmark(tmp_path)
+    monkeypatch.setattr(front_page, "track_datasets", lambda track: ["toy", "other"])
+    readme = tmp_path / "README.md"
+    readme.write_text("unchanged\n")
+    assert front_page.main(["--outputs", str(tmp_path / "reproduce"), "--readme", str(readme), "--snapshot",
+                            str(tmp_path / "snapshot"), "--shipped", str(tmp_path / "cells.csv.gz")]) == 2
+    assert not (tmp_path / "cells.csv.gz").exists() and readme.read_text() == "unchanged\n"
+    assert any("lacks labels10/other" in r.getMessage() for r in caplog.records)
 
 
 def with_intervals(out, ours_orl=62.2):
