@@ -168,6 +168,7 @@ def test_make_results_ships_the_family_cells_of_a_finished_benchmark(tmp_path, m
 def test_make_results_keeps_the_shipped_cells_whole_after_a_piece_of_the_benchmark(tmp_path, monkeypatch, caplog):
     """A benchmark run on some of its data sets (a piece, --datasets) does not replace the shipped cells; with no
     reproduction beside it there is nothing to publish (status 2, one line)."""
+    caplog.set_level("INFO")
     toy_benchmark(tmp_path)
     monkeypatch.setattr(front_page, "track_datasets", lambda track: ["toy", "other"])
     readme = tmp_path / "README.md"
