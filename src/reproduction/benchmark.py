@@ -101,6 +101,13 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
         if args.dry_run or not args.tune:
             compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])
             if args.dry_run:
+                if args.tune:
+                    predicted = tuning.predicted_growth(args.tracks, args.datasets)
+                    start = tuning.Growth(tuning.family_grids(args.tracks), tuple(args.tracks))
+                    logger.info("dry run: the grids are expected to grow %d value(s) past their edges, about %.0f s "
+                                "of cell work more (predicted from the shipped choices: src/tuning/growth.py)",
+                                len(predicted.added()) if predicted else 0,
+                                tuning.later_work(predicted, start, classes))
                 return 0
         else:
             tuning.grow(out, args.tracks, args.datasets, classes, compute)

@@ -115,6 +115,13 @@ class Growth:
                  for param, values in start.values.items()}
         return start.with_values(union)
 
+    def added(self) -> list[tuple]:
+        """Every value the grids grew to, as (track, data set, name, parameter, value)."""
+        return [(track, dataset, name, param, value) for (track, dataset, name), values in sorted(self.grown.items())
+                for param, found in values.items() for value in grown_values(self.start[name],
+                                                                            self.start[name].with_values(values),
+                                                                            param)]
+
     def step(self, choices: Mapping[str, pd.DataFrame]) -> list[tuple]:
         """Grow each label track's grids where the rule's choices (``choices[track]``: the tuned rows, columns
         ``dataset``, ``estimator``, ``setting``, ``selection``) pile at an edge the bound lets pass; returns

@@ -51,6 +51,7 @@ def test_a_grid_grows_where_the_choices_pile_and_again_until_they_stop_or_reach_
     assert grown.step({"labels10": lower}) == [("labels10", "yale", "gnmf", "alpha", 0.01)]
     lowest = choices([("alpha=0.01", "labelled")] * 12)
     assert grown.step({"labels10": lowest}) == []  # 0.001 passes the bound: the grid stops there
+    assert grown.added() == [("labels10", "yale", "gnmf", "alpha", 0.01), ("labels10", "yale", "gnmf", "alpha", 0.1)]
     first = {"labels10": low}
     edges = grown.edges(first, {"labels10": lowest})
     row = edges.iloc[0]
