@@ -105,6 +105,25 @@ def validation(row: Mapping, trials: Trials) -> tuple[float, int]:
     return float(accuracy(full.y_true[samples], decode(row["partition"])[samples])), n
 
 
+def fold_scores(row: Mapping, trials: Trials) -> list[float]:
+    """A clustering's score on each fold's samples (the folds a label method is cross-validated on) and how
+    many there are, as ``[acc_0, n_0, acc_1, n_1, ...]``: for a method that takes no labels, the scores a
+    choice among every method reads on the same held-out samples as a label method's (not the rule's own,
+    which reads every labelled sample). NaN and 0 where the trial labels none."""
+    scheme = label_scheme(row)
+    if scheme.get("mode", "none") == "none":
+        return [math.nan, 0] * FOLDS
+    full = trials.of(row["dataset"], row["k"], row["trial"], row["seed"], scheme)
+    predicted = decode(row["partition"])
+    out = []
+    for fold in range(FOLDS):
+        told = trials.of(row["dataset"], row["k"], row["trial"], row["seed"], {**scheme, "folds": FOLDS, "fold": fold})
+        samples = (full.y_partial != UNLABELLED) & (told.y_partial == UNLABELLED)
+        n = int(samples.sum())
+        out += [float(accuracy(full.y_true[samples], predicted[samples])) if n else math.nan, n]
+    return out
+
+
 def best_setting(scores: pd.Series, counts: pd.Series, default: str) -> tuple[str, str]:
     """The setting ``scores`` (one per setting text) choose, and why: the best alone; the default on a tie
     or when some score read fewer than :data:`MIN_VALIDATION` samples (``counts``, the fewest per setting)."""
@@ -132,8 +151,9 @@ FOLD_COLUMNS = tuple(f"{name}_fold{fold}" for fold in range(FOLDS) for name in (
 def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.DataFrame:
     """Per (data set, method, k, trial, setting) of the rows that judge a setting (a label method's fold
     cells, another method's cells), its score (``validation_acc``: the mean over the folds) and the fewest
-    samples a score read (``n_validation``), and for fold cells each fold's (:data:`FOLD_COLUMNS`); empty when
-    no row judges (a label method without folds)."""
+    samples a score read (``n_validation``), and each fold's (:data:`FOLD_COLUMNS`: a label method's fold
+    cells, or a method without labels scored on each fold's samples, :func:`fold_scores`); empty when no row
+    judges (a label method without folds)."""
     if judged is None or judged.empty:
         return pd.DataFrame(columns=[*KEY, "setting", "validation_acc", "n_validation"])
     judged = with_settings(judged, grid)
@@ -141,8 +161,11 @@ def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.Dat
     judged = judged.assign(validation_acc=scored[0], n_validation=scored[1])
     per = judged.groupby([*KEY, "setting"]).agg(validation_acc=("validation_acc", "mean"),
                                                  n_validation=("n_validation", "min")).reset_index()
-    if "fold" not in judged:
-        return per
+    if "fold" not in judged:  # a method without labels: its clustering on each fold's samples too
+        folds = judged.apply(lambda row: fold_scores(row, trials), axis=1, result_type="expand")
+        folds.columns = [f"{name}_fold{fold}" for fold in range(FOLDS) for name in ("validation_acc", "n_validation")]
+        return per.merge(pd.concat([judged[[*KEY, "setting"]], folds], axis=1).drop_duplicates([*KEY, "setting"]),
+                         on=[*KEY, "setting"], how="left")
     folds = judged.pivot_table(index=[*KEY, "setting"], columns="fold", values=["validation_acc", "n_validation"],
                                aggfunc="first")
     folds.columns = [f"{name}_fold{int(fold)}" for name, fold in folds.columns]

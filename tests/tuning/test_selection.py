@@ -150,3 +150,18 @@ def test_too_few_labelled_samples_keep_the_default():
 def test_best_setting(scores, counts, expected):
     found = selection.best_setting(pd.Series(scores), pd.Series([counts] * len(scores)), "a=2")
     assert found == expected
+
+
+def test_a_method_without_labels_is_also_scored_on_each_folds_samples():
+    """Its per-fold scores (what a choice among every method reads, beside a label method's folds) are its
+    clustering's AC on the samples each fold hides, which together are the trial's labelled samples."""
+    trial = make_trial(Y, "toy", 4, 0, SEED, SCHEME)
+    cells = rows_for(three_settings(trial))
+    per = selection.validated(cells, GRID, selection.Trials(lambda name: Y)).set_index("setting")
+    for alpha, predicted in three_settings(trial).items():
+        row = per.loc[f"alpha={alpha}"]
+        assert row["n_validation_fold0"] + row["n_validation_fold1"] == row["n_validation"] == trial.n_labelled
+        for fold in range(2):
+            told = make_trial(Y, "toy", 4, 0, SEED, {**SCHEME, "folds": 2, "fold": fold})
+            hidden = (trial.y_partial != UNLABELLED) & (told.y_partial == UNLABELLED)
+            assert row[f"validation_acc_fold{fold}"] == accuracy(trial.y_true[hidden], predicted[hidden])
