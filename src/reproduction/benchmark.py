@@ -82,6 +82,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
 
         composed: set = set()  # the sweeps of earlier rounds, whose cells are on disk
         rounds: list = []  # each round's start (after the first's), cells and summary
+        first: list = []  # the rounds' start times, the first one's the clock's zero
 
         def compute(tuned: list, round_number: int = 1, later: float = 0.0) -> None:
             tuned = [replace(home, sweeps=tuple(s for s in home.sweeps if s not in composed)) for home in tuned]
@@ -93,10 +94,10 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
                      job_report=writers.per_job, unit="track", later=later)
             recorded = None if args.dry_run else schedule.cell_table(out)
             if recorded is not None:
-                first = began if not rounds else rounds[0][3]
-                rounds.append((began - first, *recorded, first))
+                first.append(began)
+                rounds.append((began - first[0], *recorded))
                 if len(rounds) > 1:  # one record of every round: the cells, the counts, one clock
-                    schedule.write_record(out, *schedule.combined([r[:3] for r in rounds]))
+                    schedule.write_record(out, *schedule.combined(rounds))
 
         if args.dry_run or not args.tune:
             compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])

@@ -105,7 +105,7 @@ def run_contenders(args, writers: Writers) -> int:
         return 0
     if grids:
         entered = [t for t in opened.TRACKS if t in args.tracks and (out / t / "runs").is_dir()]
-        tuning.tabulate(out, entered, grids, classes)
+        tuning.tabulate(out, entered, tuning.Growth(grids, tuple(entered)), classes)
     frames, read = {}, 0
     for track in [t for t in opened.TRACKS if t in args.tracks]:
         own = load_track(out / track / "runs")

@@ -132,17 +132,11 @@ def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, class
                        fold_ks=classes.fold_ks, grid_at=grid_at)
 
 
-def tabulate(out: Path, tracks: list[str], grid_of, classes: TrackClasses) -> dict[str, tuple]:
+def tabulate(out: Path, tracks: list[str], grids: Growth, classes: TrackClasses) -> dict[str, tuple]:
     """Assemble and write each track's tuned tables (:mod:`.tables`) from the cells under ``out``, each trial
-    dealt from the data set's classes as the track reads them (``classes``); ``grid_of`` is a
-    :class:`~.growth.Growth` or a mapping of estimator to grid (the same on every data set). Returns each
+    dealt from the data set's classes as the track reads them (``classes``), each method's grid as ``grids``
+    has it on the data set (a contender's: a :class:`~.growth.Growth` that never stepped). Returns each
     track's (tuned rows, searched settings)."""
-    if isinstance(grid_of, Growth):
-        at = grid_of
-        grid_of = (lambda track: lambda dataset, name: at.grid(track, dataset, name) if name in at.start else None)
-    else:
-        fixed = dict(grid_of)
-        grid_of = (lambda track: lambda dataset, name: fixed.get(name))
     found = {}
     for track in tracks:
         if not (Path(out) / track / "runs").is_dir():
@@ -150,7 +144,7 @@ def tabulate(out: Path, tracks: list[str], grid_of, classes: TrackClasses) -> di
             continue
         trials = Trials(functools.partial(classes, track))
         try:
-            tuned, searched = tuned_track(Path(out), track, grid_of(track), trials)
+            tuned, searched = tuned_track(Path(out), track, functools.partial(grids.find, track), trials)
         except FileNotFoundError as exc:
             raise ConfigError(f"--tune: {exc}") from None
         write(Path(out), track, tuned, searched)

@@ -61,13 +61,18 @@ def next_value(grid: Grid, param: str, side: str) -> float | None:
     return value if low * (1 - 1e-9) <= value <= high * (1 + 1e-9) else None
 
 
+def own_values(choices: pd.DataFrame, param: str) -> np.ndarray:
+    """The value of ``param`` in each of the rule's own choices among ``choices`` (by a score: :data:`BY_SCORE`)."""
+    own = choices.loc[choices["selection"].isin(BY_SCORE), "setting"]
+    return np.array([parse_setting(text)[param] for text in own], dtype=float)
+
+
 def edge_shares(choices: pd.DataFrame, grid: Grid) -> dict[str, tuple[int, float, float]]:
     """Per tuned parameter, how many of the trials in ``choices`` (one track, data set and method: columns
     ``setting``, ``selection``) the rule chose by a score, and the share of them at each edge (low, high)."""
-    own = choices[choices["selection"].isin(BY_SCORE)]
     out = {}
     for param, values in grid.values.items():
-        chosen = np.array([parse_setting(text)[param] for text in own["setting"]], dtype=float)
+        chosen = own_values(choices, param)
         n = len(chosen)
         shares = [float(np.isclose(chosen, edge_value(values, side), rtol=1e-9, atol=0).mean()) if n else 0.0
                   for side in SIDES]
@@ -79,10 +84,9 @@ def moved_at_edges(choices: pd.DataFrame, grid: Grid) -> dict[str, tuple[int, fl
     """Per tuned parameter, how many of the trials in ``choices`` the rule moved off the default by a score,
     and the share of them whose value of the parameter sits at an edge of ``grid`` (the issue's measure of
     a grid that stops the search: blind to the edges, about two thirds of a four-value grid's moves would)."""
-    own = choices[choices["selection"].isin(BY_SCORE)]
     out = {}
     for param, values in grid.values.items():
-        chosen = np.array([parse_setting(text)[param] for text in own["setting"]], dtype=float)
+        chosen = own_values(choices, param)
         moved = chosen[~np.isclose(chosen, float(grid.defaults[param]), rtol=1e-9, atol=0)]
         at = [np.isclose(moved, edge_value(values, side), rtol=1e-9, atol=0) for side in SIDES]
         out[param] = (len(moved), float((at[0] | at[1]).mean()) if len(moved) else 0.0)
@@ -114,6 +118,10 @@ class Growth:
                                       for value in self.grid(t, dataset, name).values[param]} | set(values)))
                  for param, values in start.values.items()}
         return start.with_values(union)
+
+    def find(self, track: str, dataset: str, name: str) -> Grid | None:
+        """:meth:`grid`, or None for an estimator with no grid here."""
+        return self.grid(track, dataset, name) if name in self.start else None
 
     def added(self) -> list[tuple]:
         """Every value the grids grew to, as (track, data set, name, parameter, value)."""
