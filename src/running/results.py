@@ -213,6 +213,21 @@ def find_results(paths) -> list[Path]:
     return files
 
 
+#: The files :func:`read_file` read, by path: (modification time, size) and the frame.
+_READ: dict[str, tuple[tuple[int, int], pd.DataFrame]] = {}
+
+
+def read_file(path) -> pd.DataFrame:
+    """One ``results.csv`` as a frame, read again only when its modification time or size changed (a run in
+    rounds reads its earlier rounds' cells once); a copy, the caller's own."""
+    stat = Path(path).stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    found = _READ.get(str(path))
+    if found is None or found[0] != stamp:
+        found = _READ[str(path)] = stamp, pd.read_csv(path)
+    return found[1].copy()
+
+
 def read_results(files) -> pd.DataFrame:
     """Concatenate the given ``results.csv`` files, one row per (dataset, method, k, trial).
 
@@ -221,10 +236,13 @@ def read_results(files) -> pd.DataFrame:
     differ in ``config_hash`` or ``code_fingerprint``: give the runs different labels, or report them
     separately.
     """
-    frames = [pd.read_csv(f).assign(_source=str(f)) for f in files]
+    frames = []
+    for path in files:
+        frames.append(read_file(path))
+        frames[-1]["_source"] = str(path)
     frame = pd.concat(frames, ignore_index=True)
     identity = frame.reindex(columns=list(IDENTITY)).astype(object).fillna("unrecorded").astype(str)
-    identity = identity.agg(" ".join, axis=1)
+    identity = identity.iloc[:, 0].str.cat([identity[column] for column in identity.columns[1:]], sep=" ")
     for (dataset, method), ids in identity.groupby([frame["dataset"], frame["method"]]):
         distinct = ids.drop_duplicates()
         if len(distinct) > 1:

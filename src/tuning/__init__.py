@@ -73,6 +73,7 @@ class TrackClasses:
         self.overrides = list(overrides)
         self.loaded: dict[str, np.ndarray] = {}
         self.specs: dict[tuple[str, str], object] = {}
+        self.found: dict[str, Trials] = {}
 
     def spec(self, track: str, dataset: str):
         """The settings of the track's cells on ``dataset``, composed once (:meth:`compose`)."""
@@ -98,6 +99,13 @@ class TrackClasses:
             self.loaded[key] = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror,
                                             spec.seed).y
         return self.loaded[key]
+
+    def trials(self, track: str) -> Trials:
+        """The track's trials (:class:`~.selection.Trials`), one instance per track, so a run's rounds rebuild
+        each trial and score each cell once."""
+        if track not in self.found:
+            self.found[track] = Trials(functools.partial(self, track))
+        return self.found[track]
 
     def fold_ks(self, track: str, dataset: str) -> list[int]:
         """The k of the track's protocol whose folds can score (:func:`.homes.scored_ks`)."""
@@ -142,7 +150,7 @@ def tabulate(out: Path, tracks: list[str], grids: Growth, classes: TrackClasses)
         if not (Path(out) / track / "runs").is_dir():
             logger.info("tuned %s: no cells under %s, nothing to tune", track, Path(out) / track / "runs")
             continue
-        trials = Trials(functools.partial(classes, track))
+        trials = classes.trials(track)
         try:
             tuned, searched = tuned_track(Path(out), track, functools.partial(grids.find, track), trials)
         except FileNotFoundError as exc:

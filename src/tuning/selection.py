@@ -71,10 +71,12 @@ def label_scheme(row: Mapping) -> dict:
 
 
 class Trials:
-    """The trials of rows, rebuilt once each: ``classes(dataset)`` gives a data set's classes (n_samples,)."""
+    """The trials of rows, rebuilt once each: ``classes(dataset)`` gives a data set's classes (n_samples,).
+    A clustering's scores on a trial's samples are kept too (:meth:`score`), so the tables of a run in rounds
+    score each cell once (:func:`src.tuning.grow` keeps one instance per track across its rounds)."""
 
     def __init__(self, classes: Callable[[str], np.ndarray]):
-        self._classes, self._y, self._trials = classes, {}, {}
+        self._classes, self._y, self._trials, self._scores = classes, {}, {}, {}
 
     def of(self, dataset: str, k: int, trial: int, seed: int, scheme: Mapping):
         key = (dataset, int(k), int(trial), int(seed), tuple(sorted(scheme.items())))
@@ -83,6 +85,15 @@ class Trials:
                 self._y[dataset] = np.asarray(self._classes(dataset))
             self._trials[key] = make_trial(self._y[dataset], dataset, int(k), int(trial), int(seed), scheme)
         return self._trials[key]
+
+    def score(self, how: Callable[[Mapping, "Trials"], object], row: Mapping):
+        """``how(row, self)`` (:func:`validation`, :func:`fold_scores`), computed once per row's trial, label
+        scheme and partition."""
+        key = (how.__name__, row["dataset"], int(row["k"]), int(row["trial"]), int(row["seed"]),
+               tuple(sorted(label_scheme(row).items())), row["partition"])
+        if key not in self._scores:
+            self._scores[key] = how(row, self)
+        return self._scores[key]
 
 
 def validation(row: Mapping, trials: Trials) -> tuple[float, int]:
@@ -124,18 +135,6 @@ def fold_scores(row: Mapping, trials: Trials) -> list[float]:
     return out
 
 
-def best_setting(scores: pd.Series, counts: pd.Series, default: str) -> tuple[str, str]:
-    """The setting ``scores`` (one per setting text) choose, and why: the best alone; the default on a tie
-    or when some score read fewer than :data:`MIN_VALIDATION` samples (``counts``, the fewest per setting)."""
-    if scores.empty or scores.isna().any() or counts.min() < MIN_VALIDATION:
-        return default, "too few"
-    best = scores.max()
-    top = scores.index[np.isclose(scores.to_numpy(), best, rtol=0, atol=1e-12)]
-    if len(top) > 1:
-        return default, "tie"
-    return str(top[0]), None
-
-
 KEY = ["dataset", "method", "k", "trial"]
 
 
@@ -156,14 +155,14 @@ def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.Dat
     judges (a label method without folds)."""
     if judged is None or judged.empty:
         return pd.DataFrame(columns=[*KEY, "setting", "validation_acc", "n_validation"])
-    judged = with_settings(judged, grid)
-    scored = judged.apply(lambda row: validation(row, trials), axis=1, result_type="expand")
-    judged = judged.assign(validation_acc=scored[0], n_validation=scored[1])
+    judged = with_settings(judged, grid).reset_index(drop=True)
+    records = judged.to_dict("records")
+    scored = pd.DataFrame([trials.score(validation, row) for row in records], columns=["acc", "n"])
+    judged = judged.assign(validation_acc=scored["acc"], n_validation=scored["n"])
     per = judged.groupby([*KEY, "setting"]).agg(validation_acc=("validation_acc", "mean"),
                                                  n_validation=("n_validation", "min")).reset_index()
     if "fold" not in judged:  # a method without labels: its clustering on each fold's samples too
-        folds = judged.apply(lambda row: fold_scores(row, trials), axis=1, result_type="expand")
-        folds.columns = [f"{name}_fold{fold}" for fold in range(FOLDS) for name in ("validation_acc", "n_validation")]
+        folds = pd.DataFrame([trials.score(fold_scores, row) for row in records], columns=list(FOLD_COLUMNS))
         return per.merge(pd.concat([judged[[*KEY, "setting"]], folds], axis=1).drop_duplicates([*KEY, "setting"]),
                          on=[*KEY, "setting"], how="left")
     folds = judged.pivot_table(index=[*KEY, "setting"], columns="fold", values=["validation_acc", "n_validation"],
@@ -174,17 +173,25 @@ def validated(judged: pd.DataFrame | None, grid: Grid, trials: Trials) -> pd.Dat
 
 def choose(per: pd.DataFrame, default: str, score: str = "validation_acc") -> pd.DataFrame:
     """The rule's choice per (data set, method, k, trial) from its settings' scores alone: ``per`` holds one
-    row per setting (``setting``, the ``score`` column, ``n_validation``); returns one row per trial with the
-    chosen ``setting`` and ``selection`` (None where the score chose; "tie" or "too few" where the default
-    stands, :func:`best_setting`). What the run chooses from its cells, and what the shipped settings file
-    (:mod:`src.tuning.tables`) re-derives without them."""
-    out = []
-    for key, found in per.groupby(KEY, sort=True):
-        found = found.set_index("setting")
-        counts = found["n_validation"] if score == "validation_acc" else pd.Series([MIN_VALIDATION])
-        setting, why = best_setting(found[score], counts, default)
-        out.append({**dict(zip(KEY, key)), "setting": setting, "selection": why})
-    return pd.DataFrame(out, columns=[*KEY, "setting", "selection"])
+    row per setting (``setting``, the ``score`` column, ``n_validation``); returns one row per trial, in
+    order, with the chosen ``setting`` and ``selection`` (None where the score chose; "tie" or "too few"
+    where the default stands: a tie at the best score, a missing score, or a trial whose fewest samples scored
+    are fewer than :data:`MIN_VALIDATION`). What the run chooses
+    from its cells, and what the shipped settings file (:mod:`src.tuning.tables`) re-derives without them."""
+    if per.empty:
+        return pd.DataFrame(columns=[*KEY, "setting", "selection"])
+    per = per.reset_index(drop=True)
+    values = per[score].astype(float)
+    top = (values - values.groupby([per[c] for c in KEY]).transform("max")).abs() <= 1e-12  # NaN: not at the top
+    counts = per["n_validation"] if score == "validation_acc" else pd.Series(MIN_VALIDATION, index=per.index)
+    trials = per[KEY].assign(top=top, missing=values.isna(), n=counts).groupby(KEY, sort=True) \
+        .agg(top=("top", "sum"), missing=("missing", "any"), n=("n", "min")).reset_index()
+    best = per.loc[top, [*KEY, "setting"]].drop_duplicates(KEY)
+    out = trials.merge(best, on=KEY, how="left")
+    why = np.where(out["missing"] | (out["n"] < MIN_VALIDATION), "too few", np.where(out["top"] > 1, "tie", ""))
+    out["selection"] = pd.Series(why, index=out.index, dtype=object).replace("", None)
+    out["setting"] = out["setting"].where(out["selection"].isna(), default)
+    return out[[*KEY, "setting", "selection"]]
 
 
 def with_settings(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
@@ -196,6 +203,19 @@ def in_grid(rows: pd.DataFrame, grid: Grid) -> pd.DataFrame:
     """The rows (with ``setting``) whose setting the grid searches: cells of another grid's settings (a grid
     grown elsewhere, an earlier run's) stay out of the choice."""
     return rows[rows["setting"].isin({setting_text(found) for found in settings(grid)})]
+
+
+def picked_cells(cells: pd.DataFrame, picked: pd.DataFrame, default: str) -> pd.DataFrame:
+    """Per trial of ``cells`` (with ``setting``), its first cell at the setting ``picked`` chose
+    (:func:`choose`), with ``selection``; a trial without a choice, or whose chosen cell is missing, keeps the
+    default's cell ("too few")."""
+    cells = cells.reset_index(drop=True)
+    plan = cells[KEY].drop_duplicates().merge(picked, on=KEY, how="left").sort_values(KEY, kind="stable")
+    found = pd.MultiIndex.from_frame(cells[[*KEY, "setting"]])
+    missing = ~pd.MultiIndex.from_frame(plan[[*KEY, "setting"]].astype({"setting": object})).isin(found)
+    plan.loc[missing, ["setting", "selection"]] = [default, "too few"]
+    first = cells.drop_duplicates([*KEY, "setting"])
+    return plan[[*KEY, "setting", "selection"]].merge(first, on=[*KEY, "setting"], how="inner", sort=False)
 
 
 def select(cells: pd.DataFrame, folds: pd.DataFrame | None, grid: Grid, trials: Trials,
@@ -213,23 +233,19 @@ def select(cells: pd.DataFrame, folds: pd.DataFrame | None, grid: Grid, trials: 
     default = setting_text(grid.defaults)
     cross = takes_labels(str(cells["estimator"].iloc[0]))
     per = in_grid(validated(folds if cross else cells, grid, trials) if per is None else per, grid)
-    picked = choose(per, default).set_index(KEY)
-    scores = per.set_index([*KEY, "setting"])
-    out = []
-    for key, test in cells.groupby(KEY, sort=True):
-        setting, why = tuple(picked.loc[key, ["setting", "selection"]]) if key in picked.index \
-            else (default, "too few")
-        why = why if isinstance(why, str) else None  # None (or NaN, read back): the score chose
-        chosen = test[test["setting"] == setting]
-        if chosen.empty:  # the chosen setting's cell is missing: keep the default's
-            chosen, why = test[test["setting"] == default], "too few"
-        row = chosen.iloc[0].to_dict()
-        score = scores.loc[(*key, setting)] if (*key, setting) in scores.index else None
-        row.update(default_setting=default, selection=why or ("cross-validated" if cross else "labelled"),
-                   validation_acc=math.nan if score is None else score["validation_acc"],
-                   n_validation=0 if score is None else int(score["n_validation"]))
-        out.append(row)
-    return pd.DataFrame(out)
+    chosen = picked_cells(cells, choose(per, default), default)
+    scores = per[[*KEY, "setting", "validation_acc", "n_validation"]].drop_duplicates([*KEY, "setting"])
+    chosen = chosen.merge(scores, on=[*KEY, "setting"], how="left")
+    chosen["n_validation"] = chosen["n_validation"].fillna(0).astype(int)
+    chosen["selection"] = chosen["selection"].where(chosen["selection"].map(lambda why: isinstance(why, str)),
+                                                    "cross-validated" if cross else "labelled")
+    return ordered(chosen, cells.columns, default)
+
+
+def ordered(chosen: pd.DataFrame, columns, default: str) -> pd.DataFrame:
+    """The tuned rows with ``default_setting``, in a cell's column order then the selection's."""
+    chosen = chosen.assign(default_setting=default)
+    return chosen[[*columns, "default_setting", "selection", "validation_acc", "n_validation"]]
 
 
 def oracle(cells: pd.DataFrame, grid: Grid) -> pd.DataFrame:
@@ -238,16 +254,12 @@ def oracle(cells: pd.DataFrame, grid: Grid) -> pd.DataFrame:
     appears."""
     cells = in_grid(with_settings(cells, grid), grid)
     default = setting_text(grid.defaults)
-    picked = choose(cells[[*KEY, "setting", "acc"]], default, score="acc").set_index(KEY)
-    out = []
-    for key, test in cells.groupby(KEY, sort=True):
-        setting, why = picked.loc[key, ["setting", "selection"]]
-        why = why if isinstance(why, str) else None
-        row = test[test["setting"] == setting].iloc[0].to_dict()
-        row.update(default_setting=default, selection="oracle" if why is None else why, validation_acc=row["acc"],
-                   n_validation=int(row.get("n_samples", 0) or 0))
-        out.append(row)
-    return pd.DataFrame(out)
+    chosen = picked_cells(cells, choose(cells[[*KEY, "setting", "acc"]], default, score="acc"), default)
+    chosen["selection"] = chosen["selection"].where(chosen["selection"].map(lambda why: isinstance(why, str)),
+                                                    "oracle")
+    chosen["validation_acc"] = chosen["acc"]
+    chosen["n_validation"] = (chosen["n_samples"].fillna(0).astype(int) if "n_samples" in chosen else 0)
+    return ordered(chosen, cells.columns, default)
 
 
 def untuned(cells: pd.DataFrame) -> pd.DataFrame:

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from src.running.results import MixedResultsError, read_results, setting_columns
+from src.running.results import MixedResultsError, read_file, read_results, setting_columns
 
 
 def rows(method="GNMF", alpha=10.0, config_hash="aaaa", code="c0de", ks=(2, 3)):
@@ -51,6 +51,16 @@ def test_same_settings_merge_and_different_labels_stay_apart(tmp_path):
     assert sorted(gnmf["k"].unique()) == [2, 3, 4] and len(gnmf) == 6
     assert len(frame[frame["method"] == "GNMF(alpha=100)"]) == 4
     assert "_source" not in frame
+
+
+def test_a_file_is_read_again_when_it_changes_and_each_read_is_the_callers_own(tmp_path):
+    path = write(rows(ks=(2,)), tmp_path / "a" / "results.csv")
+    first = read_file(path)
+    first["acc"] = -1.0  # the caller's copy: the next read does not see it
+    assert (read_file(path)["acc"] > 0).all()
+    write(rows(ks=(2, 3, 4)), path)  # rewritten: another size
+    assert read_file(path)["k"].tolist() == [2, 2, 3, 3, 4, 4]
+    assert len(read_results([path])) == 6
 
 
 def test_setting_columns_flatten_dataset_method_and_protocol():

@@ -145,11 +145,22 @@ def test_too_few_labelled_samples_keep_the_default():
 
 @pytest.mark.parametrize("scores, counts, expected", [
     ({"a=1": 0.9, "a=2": 0.8}, 10, ("a=1", None)), ({"a=1": 0.9, "a=2": 0.9}, 10, ("a=2", "tie")),
-    ({"a=1": 0.9, "a=2": 0.8}, 4, ("a=2", "too few")),
+    ({"a=1": 0.9, "a=2": 0.8}, 4, ("a=2", "too few")), ({"a=1": float("nan"), "a=2": 0.8}, 10, ("a=2", "too few")),
+    ({"a=1": 0.9, "a=2": 0.8, "a=3": 0.9}, 10, ("a=2", "tie")),
 ])
-def test_best_setting(scores, counts, expected):
-    found = selection.best_setting(pd.Series(scores), pd.Series([counts] * len(scores)), "a=2")
-    assert found == expected
+def test_choose(scores, counts, expected):
+    """The rule on one trial's scores: the best alone; the default on a tie, a missing score or too few."""
+    per = pd.DataFrame({"dataset": "toy", "method": "M", "k": 2, "trial": 0, "setting": list(scores),
+                        "validation_acc": list(scores.values()), "n_validation": counts})
+    found = selection.choose(per, "a=2")
+    assert len(found) == 1 and (found["setting"].iloc[0], found["selection"].iloc[0]) == expected
+
+
+def test_choose_is_per_trial_and_in_the_trials_order():
+    per = pd.DataFrame({"dataset": "toy", "method": "M", "k": 2, "trial": [1, 1, 0, 0], "setting": ["a", "b"] * 2,
+                        "validation_acc": [0.5, 0.7, 0.9, 0.1], "n_validation": 10})
+    found = selection.choose(per, "a")
+    assert found["trial"].tolist() == [0, 1] and found["setting"].tolist() == ["a", "b"]
 
 
 def test_a_method_without_labels_is_also_scored_on_each_folds_samples():
