@@ -57,9 +57,8 @@ from ..reproduction import homes as papers
 from ..reproduction.shipped import load_track, short_name, unpack, unpacked
 from . import bayesian, convergence, tuning_report
 from .figures import plot_metrics_vs_k
-from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, answer_lines, blocks_over_datasets,
-                      blocks_within, cd_diagram, claim_verdict, disagreements, format_p, join_names, rank_methods,
-                      ranking_lines, slug)
+from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, ac_order, answer_lines, cd_diagram, claim_verdict,
+                      disagreements, format_p, join_names, ranking_lines, ranking_over, slug)
 from .verdicts import single_trial_notes, trials_per_k
 
 logger = logging.getLogger(__name__)
@@ -100,30 +99,9 @@ def scorings_of(frame: pd.DataFrame) -> list[str]:
     return ["all", "unlabelled"] if "acc_unlabelled" in frame and frame["acc_unlabelled"].notna().all() else ["all"]
 
 
-def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | None:
-    """The ranking over the (data set, k) blocks of ``datasets`` (default: all), or, for one data set, over
-    its (k, trial) blocks; None when fewer than 2 methods or blocks are complete."""
-    rows = frame if datasets is None else frame[frame["dataset"].isin(datasets)]
-    if rows.empty:
-        return None
-    names = sorted(rows["dataset"].unique())
-    blocks = blocks_within(rows, names[0], metric) if len(names) == 1 else blocks_over_datasets(rows, metric)
-    return rank_methods(blocks) if blocks.shape[0] >= 2 and blocks.shape[1] >= 2 else None
-
-
-def ac_order(rows: pd.DataFrame) -> list[str]:
-    """The methods of ``rows`` best first: as the pairwise AC tests place them (:attr:`.ranking.Ranking.order`
-    of :func:`ranking_over`; within one data set over its (k, trial) blocks), or by mean AC when too few
-    complete blocks to rank them."""
-    ranking = ranking_over(rows, "acc")
-    if ranking is not None:
-        return list(ranking.order)
-    return list(rows.groupby("method")["acc"].mean().sort_values(ascending=False).index)
-
-
 def in_colour(rows: pd.DataFrame) -> dict[str, str]:
     """The methods a figure of one data set draws in colour, each with the name its legend shows: the first
-    :data:`LEADERS` as the pairwise AC tests place them (:func:`ac_order`) and every paper's own method (:data:`PAPER_METHODS`)
+    :data:`LEADERS` as the pairwise AC tests place them (:func:`.ranking.ac_order`) and every paper's own method (:data:`PAPER_METHODS`)
     that ``rows`` hold; in order of place, each legend name with its place (``GNMF (#1)``, ``CNMF (#7,
     paper)``)."""
     order = ac_order(rows)

@@ -84,7 +84,7 @@ def wrapped(text: str, indent: str = "") -> list[str]:
 
 
 def blocks_name(ranking: Ranking, rows: pd.DataFrame) -> str:
-    """What the blocks of a ranking over ``rows`` are (:func:`.benchmark_report.ranking_over`): (data set, k)
+    """What the blocks of a ranking over ``rows`` are (:func:`.ranking.ranking_over`): (data set, k)
     over several data sets, (k, trial) within one."""
     datasets = sorted(rows["dataset"].unique())
     if len(datasets) == 1:
@@ -140,7 +140,7 @@ def standing(ranking: Ranking, method: str, family) -> Standing:
     Parameters
     ----------
     ranking : Ranking
-        From :func:`.benchmark_report.ranking_over`; must hold ``method``.
+        From :func:`.ranking.ranking_over`; must hold ``method``.
     method : str
         The method placed (a contender, or a family method).
     family : collection of str
@@ -358,7 +358,7 @@ def followed(rows: pd.DataFrame, contenders, twins: dict[str, str]) -> dict[str,
     """The methods a figure of one data set draws in colour, each with the name its legend shows: the
     contenders, the family's best method there by mean AC and the contenders' twins; without contenders the
     first :data:`.benchmark_report.LEADERS` by the pairwise AC tests on the data set (by mean AC when too few
-    blocks to rank; :func:`.benchmark_report.ac_order`)."""
+    blocks to rank; :func:`.ranking.ac_order`)."""
     methods = set(rows["method"])
     if not contenders:
         return {m: m for m in ac_order(rows)[:LEADERS]}

@@ -546,6 +546,27 @@ OTHERS_COLOR = "0.45"
 """The colour of the other methods of a diagram that highlights some."""
 
 
+def ranking_over(frame: pd.DataFrame, metric: str, datasets=None) -> Ranking | None:
+    """The ranking over the (data set, k) blocks of ``datasets`` (default: all), or, for one data set, over
+    its (k, trial) blocks; None when fewer than 2 methods or blocks are complete."""
+    rows = frame if datasets is None else frame[frame["dataset"].isin(datasets)]
+    if rows.empty:
+        return None
+    names = sorted(rows["dataset"].unique())
+    blocks = blocks_within(rows, names[0], metric) if len(names) == 1 else blocks_over_datasets(rows, metric)
+    return rank_methods(blocks) if blocks.shape[0] >= 2 and blocks.shape[1] >= 2 else None
+
+
+def ac_order(rows: pd.DataFrame) -> list[str]:
+    """The methods of ``rows`` best first: as the pairwise AC tests place them (:attr:`Ranking.order`
+    of :func:`ranking_over`; within one data set over its (k, trial) blocks), or by mean AC when too few
+    complete blocks to rank them."""
+    ranking = ranking_over(rows, "acc")
+    if ranking is not None:
+        return list(ranking.order)
+    return list(rows.groupby("method")["acc"].mean().sort_values(ascending=False).index)
+
+
 def cd_figure(ranking: Ranking, title: str | None = None, highlight=()) -> Figure:
     """The critical-difference diagram of a ranking (``scikit_posthocs.critical_difference_diagram``).
 

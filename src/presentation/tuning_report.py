@@ -414,7 +414,7 @@ def tuned_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str, tu
         name = TUNED_NAMES.get(track, "tuned")
         frame = tuned_frame(rows, fixed[track])
         if searched is not None:
-            searched = searched[searched["dataset"].isin(fixed[track]["dataset"].unique())]
+            searched = tables.with_grid(searched[searched["dataset"].isin(fixed[track]["dataset"].unique())])
         table = gains(fixed[track], frame)
         still = frame.loc[frame["selection"] == "nothing to tune", "method"].unique()
         lines += [f"### {titles.get(track, track)}: what tuning buys", "", *selection_counts(frame),

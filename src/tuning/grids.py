@@ -121,8 +121,9 @@ def parse_setting(text: str) -> dict:
 
 
 def setting_label(grid: Grid, setting: Mapping) -> str:
-    """The label of a grid cell's method in tables and directories: ``GNMF(alpha=10.0)``."""
-    return f"{grid.label}({setting_text(setting)})"
+    """The label of a grid cell's method in tables and directories: ``GNMF(alpha=10.0)``; a method's own label
+    (``CNMF``) where it has nothing to tune."""
+    return f"{grid.label}({setting_text(setting)})" if setting else grid.label
 
 
 def setting_of(params_json: str, grid: Grid) -> str:

@@ -8,7 +8,9 @@ Under the benchmark's folder ``out`` (``outputs/benchmark``, or a contender's ow
 * ``tuned/<track>/runs/``: the cells of every other setting, each method labelled with its setting
   (``GNMF(alpha=10.0)``, :func:`src.tuning.grids.setting_label`);
 * ``tuned/<track>/folds/<f>/``: a label method's cells of every setting with fold f of the trial's labelled
-  samples hidden (``protocol.labels.folds``, ``protocol.labels.fold``: :mod:`src.protocol.trials`).
+  samples hidden (``protocol.labels.folds``, ``protocol.labels.fold``: :mod:`src.protocol.trials`), a
+  method with nothing to tune included (its one setting): what the choice among every method scores it by
+  (:mod:`src.tuning.choice`).
 
 A method that takes no labels has the same cell in every track (one clustering serves them all: the pool
 computes it once), so its grid costs its settings once, whichever tracks run.
@@ -91,7 +93,8 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
         sweeps = []
         for declared, where in grids:
             on = [d for d in where if d in datasets]
-            if not on or not enters(declared, track):
+            folds = track in LABEL_TRACKS and takes_labels(declared.name)
+            if not on or not (enters(declared, track) or folds):
                 continue
             at = {d: declared if grid_at is None else grid_at(track, d, declared) for d in on}
             texts = {d: [setting_text(s) for s in settings(at[d])] for d in on}
@@ -104,7 +107,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                 sweeps.append((f"experiment=benchmark/{track}", f"dataset={','.join(there)}",
                                *overrides(declared, setting),
                                f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'runs')}"))
-            if track not in LABEL_TRACKS or not takes_labels(declared.name):
+            if not folds:
                 continue
             for dataset in on:
                 ks = None if fold_ks is None else fold_ks(track, dataset)

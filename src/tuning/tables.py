@@ -14,6 +14,9 @@ Per track, two tables:
   fold's, :data:`~src.tuning.selection.FOLD_COLUMNS`), and whether it was chosen: what the parameter figures
   and the expected best accuracy read, and all the rule reads, so the choices are re-derived from this table
   alone (:func:`src.tuning.selection.choose`; ``make results`` ships it, :mod:`src.reproduction.shipped`).
+  In the label tracks a family method with nothing to tune has its one setting here too (``setting`` empty,
+  read back as NaN; :func:`with_grid` leaves it out), scored on each fold's samples as every method is: what
+  the choice among every method reads (:mod:`src.tuning.choice`).
 """
 
 from __future__ import annotations
@@ -62,11 +65,15 @@ def tuned_track(out: Path, track: str, grid_of: Callable[[str, str], Grid | None
     tuned, searched = [], []
     for (estimator, dataset), rows in fixed.groupby(["estimator", "dataset"], sort=True):
         grid = grid_of(str(dataset), str(estimator))
-        if grid is None or not grid.tuned:
-            tuned.append(untuned(rows))
-            continue
         mine = (lambda frame: frame[(frame["estimator"] == estimator) & (frame["dataset"] == dataset)]
                 if frame is not None else None)
+        if grid is None or not grid.tuned:
+            tuned.append(untuned(rows))
+            if grid is not None and track in LABEL_TRACKS:  # its one setting, scored as every method is
+                theirs = mine(folds)
+                per = validated(theirs if takes_labels(grid.name) else rows, grid, trials)
+                searched.append(searched_settings(rows, tuned[-1], grid, per))
+            continue
         cells = pd.concat([rows, mine(other)], ignore_index=True) if other is not None else rows
         per = None
         if track in LABEL_TRACKS:
@@ -100,6 +107,12 @@ def searched_settings(cells: pd.DataFrame, chosen: pd.DataFrame, grid: Grid, per
         if column not in table:
             table[column] = math.nan
     return table[list(SEARCHED)]
+
+
+def with_grid(searched: pd.DataFrame) -> pd.DataFrame:
+    """The searched settings of the methods with a grid to search (the rows of a method with nothing to tune
+    left out: its setting is empty)."""
+    return searched[searched["setting"].fillna("").astype(str) != ""]
 
 
 def write(out: Path, track: str, tuned: pd.DataFrame, searched: pd.DataFrame) -> tuple[Path, Path]:

@@ -1,5 +1,5 @@
 """What --tune adds to the benchmark's cells (src/tuning/homes.py): every other setting once, a label method's folds
-where they can score, nothing for a method with nothing to tune."""
+where they can score, and for a method with nothing to tune its folds only, in the label tracks."""
 
 from pathlib import Path
 
@@ -36,3 +36,15 @@ def test_the_homes_hold_each_other_setting_once_and_a_label_methods_folds():
     assert len(labels) == 3 + 1 + len(folds) and len(folds) == 2 * FOLDS  # SemiGNMF: both settings, each fold
     assert all("protocol.ks=[4,5]" in sweep for sweep in folds)
     assert {sweep[-1] for sweep in folds} == {f'hydra.sweep.dir="out/tuned/labels30/folds/{f}"' for f in range(FOLDS)}
+
+
+def test_a_label_method_with_nothing_to_tune_gets_its_folds_only_and_only_in_the_label_tracks():
+    """Its folds are what the choice among every method scores it by (src/tuning/choice.py)."""
+    hard = Grid("cnmf", "CNMF", {}, {})
+    found = homes.tuned_homes([(hard, ["yale"])], ["unsupervised", "labels10"], ["yale"], Path("out"),
+                              fold_ks=lambda t, d: [10])
+    assert [home.name for home in found] == ["tuned labels10"]
+    sweeps = found[0].sweeps
+    assert len(sweeps) == FOLDS and all("protocol.ks=[10]" in sweep and "method=cnmf" in sweep for sweep in sweeps)
+    assert all('method.label="CNMF"' in sweep for sweep in sweeps)
+    assert {sweep[-1] for sweep in sweeps} == {f'hydra.sweep.dir="out/tuned/labels10/folds/{f}"' for f in range(FOLDS)}
