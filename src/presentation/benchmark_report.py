@@ -55,7 +55,7 @@ from ..running.progress import duration
 from ..running.results import MixedResultsError, find_results, read_results
 from ..reproduction import homes as papers
 from ..reproduction.shipped import load_track, short_name, unpack, unpacked
-from . import bayesian, convergence, tuning_report
+from . import bayesian, choice_report, convergence, tuning_report
 from .figures import plot_metrics_vs_k
 from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, ac_order, answer_lines, cd_diagram, claim_verdict,
                       disagreements, format_p, join_names, ranking_lines, ranking_over, slug)
@@ -491,6 +491,7 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
     lines += tuning_report.answer_section(out, answers, TITLES)
     lines += bayesian.section(bayesian_rankings(answers), out)
     lines += tuning_report.tuned_section(out, ran, tuned, TITLES, claim_rows)
+    lines += choice_report.section(tuned, {track: found[1] for track, found in answers.items()}, TITLES)
     for track, frame in ran.items():
         lines += track_section(track, frame, out, ran.get("unsupervised"))
     lines += claims_section(ran)

@@ -429,7 +429,8 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
     if all(tables.read(benchmark, track) is not None for track in tracks):
         family = shipped.load(written)
         digests = dict(zip(family["dataset"], family["data_sha256"]))
-        tuned = shipped.collect_tuned({track: tables.read(benchmark, track)[0] for track in tracks}, digests)
+        found = tuning_report.read(benchmark, tracks)  # with the choice's entrants
+        tuned = shipped.collect_tuned({track: rows for track, (rows, _) in found.items()}, digests)
         logger.info("%s tuned family cells -> %s", f"{len(tuned):,}", shipped.TUNED_FILE)
         shipped.write(tuned, target.parent / shipped.TUNED_FILE.name)
         searched = {track: tables.read(benchmark, track)[1] for track in tracks}

@@ -144,9 +144,10 @@ def load(path: Path | None = None) -> pd.DataFrame:
 #: tuning rule chose (:mod:`src.tuning.selection`; in the unsupervised track the oracle's) of every method with
 #: a grid, without partitions; a method with nothing to tune is its row of :data:`FILE`.
 TUNED_FILE = PAPERS_DIR / "benchmark" / "tuned_cells.csv.gz"
-#: Its columns, in order: :data:`COLUMNS` but the partition, then what the rule chose and why.
+#: Its columns, in order: :data:`COLUMNS` but the partition, then what the rule chose and why, and for the
+#: choice's entrants (:mod:`src.tuning.choice`) the method they chose.
 TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition"), "setting", "default_setting", "selection",
-                 "validation_acc", "n_validation")
+                 "validation_acc", "n_validation", "chosen_method", "chosen_estimator")
 
 
 def collect_tuned(tables: dict[str, pd.DataFrame], digests: dict[str, str]) -> pd.DataFrame:
@@ -162,9 +163,10 @@ def collect_tuned(tables: dict[str, pd.DataFrame], digests: dict[str, str]) -> p
 
 
 def load_tuned(path: Path | None = None) -> pd.DataFrame | None:
-    """The shipped tuned family cells (:data:`TUNED_COLUMNS`), or None when none ship."""
+    """The shipped tuned family cells (:data:`TUNED_COLUMNS`; a file from before the choice's entrants has
+    their columns empty), or None when none ship."""
     path = Path(path or TUNED_FILE)
-    return pd.read_csv(path) if path.is_file() else None
+    return pd.read_csv(path).reindex(columns=list(TUNED_COLUMNS)) if path.is_file() else None
 
 
 def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFrame | None:

@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .selection import FOLDS, MIN_VALIDATION, takes_labels
+from .selection import FOLD_COLUMNS, FOLDS, MIN_VALIDATION, takes_labels
 
 #: A trial: every method saw the same classes, labels and starts.
 TRIAL = ["dataset", "k", "trial"]
@@ -62,8 +62,11 @@ REASONS = {
                       "rule's setting",
     "oracle": "the best AC on the test labels: a ceiling, not a result",
 }
-#: The columns of a chosen row beside the candidate's own: what was chosen and why.
-CHOSEN = ("chosen_method", "chosen_estimator", "chosen_setting", "selection", "score", "n_scored")
+#: The columns an entrant's row adds to a tuned row: the method chosen (its short name and registry name); its
+#: ``setting``, ``selection``, ``validation_acc`` (the score) and ``n_validation`` are a tuned row's own.
+CHOSEN = ("chosen_method", "chosen_estimator")
+#: The settings table's columns that are no tuned row's (an entrant's row leaves them out).
+SETTINGS_ONLY = ("default", "chosen", "score", "n_scored", *FOLD_COLUMNS)
 
 
 def scored(searched: pd.DataFrame) -> pd.DataFrame:
@@ -118,9 +121,8 @@ def choose_trial(rows: pd.DataFrame, order: Sequence[str]) -> tuple[pd.Series, s
 
 def choose(searched: pd.DataFrame, prior: Callable[[str], Sequence[str]], entrant: str = "Choice") -> pd.DataFrame:
     """The entrant's rows of one label track: per trial of the settings table ``searched`` (:mod:`src.tuning.tables`),
-    the chosen candidate's row (its test scores, iterations, ...) named ``entrant`` (a key of
-    :data:`ENTRANTS`), with :data:`CHOSEN`: the method, estimator and setting chosen, why, its score and the
-    samples a fold scored. ``prior(dataset)`` gives the methods best first, read without the data set's test
+    the chosen candidate's row as a tuned row named ``entrant`` (a key of :data:`ENTRANTS`;
+    :func:`entrant_row`). ``prior(dataset)`` gives the methods best first, read without the data set's test
     labels (:func:`leave_one_out`)."""
     rows = scored(pool(searched, ENTRANTS[entrant]))
     out = []
@@ -138,10 +140,12 @@ def choose(searched: pd.DataFrame, prior: Callable[[str], Sequence[str]], entran
 
 
 def entrant_row(row: pd.Series, entrant: str, why: str) -> dict:
-    """A candidate's row as an entrant's: the entrant's name as its method, what was chosen beside it."""
-    found = row.to_dict()
-    found.update(chosen_method=row["method"], chosen_estimator=row["estimator"], chosen_setting=row["setting"],
-                 selection=why, method=entrant, estimator=entrant)
+    """A candidate's row (with ``score``, ``n_scored``) as a tuned row of the entrant: its cell's scores and
+    setting, the entrant's name as its method, the method chosen (:data:`CHOSEN`), why, and its score as
+    ``validation_acc`` and ``n_validation``."""
+    found = {key: value for key, value in row.items() if key not in SETTINGS_ONLY}
+    found.update(method=entrant, estimator=entrant, chosen_method=row["method"], chosen_estimator=row["estimator"],
+                 selection=why, validation_acc=row["score"], n_validation=int(row["n_scored"]))
     return found
 
 
@@ -183,4 +187,17 @@ def entrants(searched: pd.DataFrame, prior: Callable[[str], Sequence[str]]) -> d
                                                                                             pd.DataFrame]]:
     """Each entrant's rows and its oracle's (:data:`ENTRANTS`) of one label track."""
     return {entrant: (choose(searched, prior, entrant), oracle(searched, entrant)) for entrant in ENTRANTS}
+
+
+def entrant_rows(tuned: pd.DataFrame, searched: pd.DataFrame, order_of: Callable[[pd.DataFrame], Sequence[str]]) \
+        -> pd.DataFrame:
+    """Both entrants' rows of one label track, as tuned rows: chosen from the settings table ``searched``
+    alone, the prior the track's tuned family rows ``tuned`` on the other data sets (:func:`leave_one_out`,
+    ``order_of`` the pairwise tests' order). What :func:`src.tuning.grow` adds to the track's tuned rows."""
+    family = tuned[~tuned["method"].isin(ENTRANTS)]
+    prior = leave_one_out(family, order_of)
+    found = [choose(searched, prior, entrant) for entrant in ENTRANTS]
+    found = [rows for rows in found if not rows.empty]
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=[*TRIAL, "method", *CHOSEN,
+                                                                                  "selection"])
 

@@ -137,11 +137,14 @@ def tuned():
 
 
 def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tuned):
+    from src.tuning import choice
     from src.tuning.selection import REASONS
 
     assert shipped.TUNED_FILE.stat().st_size < 3e6
     assert list(tuned.columns) == list(shipped.TUNED_COLUMNS)
-    assert set(tuned["selection"]) <= set(REASONS) - {"nothing to tune"}
+    family = ~tuned["method"].isin(choice.ENTRANTS)
+    assert set(tuned.loc[family, "selection"]) <= set(REASONS) - {"nothing to tune"}
+    assert set(tuned.loc[~family, "selection"]) <= set(choice.REASONS) - {"oracle"}
     assert not tuned.duplicated(["track", "dataset", "method", "k", "trial"]).any()
     assert tuned.loc[tuned["track"] == "unsupervised", "selection"].isin(["oracle", "tie"]).all()
     kept = tuned["selection"].isin(["tie", "too few"])
@@ -229,7 +232,9 @@ def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alon
     """The settings file (every setting's scores, ``make results``) replayed by the rule's own code
     (:func:`src.tuning.growth.replay`, the grids grown as the run grew them) chooses every shipped tuned row's
     setting, for the same reason."""
-    from src.tuning import growth
+    from src.presentation.ranking import ac_order
+    from src.reproduction.contenders import LABEL_TRACKS
+    from src.tuning import choice, growth
     from src.tuning.homes import family_grids
 
     settings = shipped.load_settings()
@@ -241,7 +246,16 @@ def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alon
     searched = {track: rows.drop(columns="track") for track, rows in settings.groupby("track")}
     _, _, last = growth.replay(searched, family_grids(tracks), tracks)
     derived = pd.concat([rows.assign(track=track) for track, rows in last.items()], ignore_index=True)
-    both = tuned.merge(derived, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
-    assert len(both) == len(tuned)
+    family = tuned[~tuned["method"].isin(choice.ENTRANTS)]
+    both = family.merge(derived, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
+    assert len(both) == len(family)
     assert (both["setting"] == both["setting_derived"]).all()
     assert (both["selection"] == both["selection_derived"]).all()
+    # the choice's entrants too, from the settings and the tuned family rows alone (its prior)
+    whole = shipped.tuned_family(shipped.load(), family)
+    entrants = pd.concat([choice.entrant_rows(whole[whole["track"] == track], searched[track], ac_order)
+                          .assign(track=track) for track in tracks if track in LABEL_TRACKS], ignore_index=True)
+    both = tuned[tuned["method"].isin(choice.ENTRANTS)].merge(
+        entrants, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
+    assert len(both) == len(entrants) and (both["chosen_method"] == both["chosen_method_derived"]).all()
+    assert (both["setting"].fillna("") == both["setting_derived"].fillna("")).all()

@@ -36,7 +36,7 @@ def test_the_best_mean_over_the_folds_is_chosen_whatever_the_method():
     found = choice.choose(searched, lambda dataset: ["GNMF", "CNMF"])
     assert found[["chosen_method", "selection"]].values.tolist() == [["CNMF", "held-out"]]
     assert found["method"].tolist() == ["Choice"] and found["acc"].tolist() == [0.7]  # the candidate's test AC
-    assert found["score"].tolist() == [0.85]
+    assert found["validation_acc"].tolist() == [0.85] and found["n_validation"].tolist() == [6]
 
 
 def test_the_prior_breaks_a_tie_among_the_tied_only_and_within_a_method_keeps_its_own_choice():
@@ -46,7 +46,7 @@ def test_the_prior_breaks_a_tie_among_the_tied_only_and_within_a_method_keeps_it
                      candidate("CNMF", "cnmf", np.nan, [0.8, 0.8], 0.9, default=True, chosen=True),
                      candidate("SDA", "sda", "alpha=1.0", [0.5, 0.5], 0.9, default=True, chosen=True))
     found = choice.choose(searched, lambda dataset: ["SDA", "GNMF", "CNMF"])  # SDA first, but not tied
-    assert found[["chosen_method", "chosen_setting", "selection"]].values.tolist() == \
+    assert found[["chosen_method", "setting", "selection"]].values.tolist() == \
         [["GNMF", "alpha=100.0", "tie: prior"]]
     found = choice.choose(searched, lambda dataset: ["CNMF", "GNMF"])
     assert found["chosen_method"].tolist() == ["CNMF"]
@@ -57,7 +57,7 @@ def test_too_few_samples_to_score_leave_the_choice_to_the_prior_at_its_own_rules
                      candidate("GNMF", "gnmf", "alpha=10.0", [0.5, 0.5], 0.7, default=True, chosen=True, n=2),
                      candidate("CNMF", "cnmf", np.nan, [np.nan, np.nan], 0.9, default=True, chosen=True, n=0))
     found = choice.choose(searched, lambda dataset: ["GNMF", "CNMF"])
-    assert found[["chosen_method", "chosen_setting", "selection"]].values.tolist() == \
+    assert found[["chosen_method", "setting", "selection"]].values.tolist() == \
         [["GNMF", "alpha=10.0", "too few: prior"]]
 
 
@@ -75,8 +75,8 @@ def test_the_label_free_pool_leaves_the_label_methods_out_and_the_oracle_is_its_
     found = choice.entrants(searched, lambda dataset: ["CNMF", "GNMF"])
     assert found["Choice"][0]["chosen_method"].tolist() == ["CNMF"]
     free, ceiling = found["Choice (label-free)"]
-    assert free[["chosen_method", "chosen_setting"]].values.tolist() == [["GNMF", "alpha=1.0"]]
-    assert ceiling[["method", "chosen_setting", "acc"]].values.tolist() == \
+    assert free[["chosen_method", "setting"]].values.tolist() == [["GNMF", "alpha=1.0"]]
+    assert ceiling[["method", "setting", "acc"]].values.tolist() == \
         [["Choice (label-free) oracle", "alpha=10.0", 0.8]]
     regret = choice.regret(free, ceiling)
     assert regret["regret"].tolist() == pytest.approx([0.2])
@@ -118,5 +118,5 @@ def test_the_classes_of_the_unlabelled_samples_leave_the_choice_as_it_is(trials)
     assert searched.groupby("method")["setting"].nunique().to_dict() == {"GNMF": 3, "KMeans": 1}
     found = choice.choose(searched, lambda dataset: ["KMeans", "GNMF"])
     assert len(found) == 10 and set(found["chosen_method"]) == {"GNMF"}
-    assert set(found["chosen_setting"]) == {"alpha=1.0"} and set(found["selection"]) == {"held-out"}
+    assert set(found["setting"]) == {"alpha=1.0"} and set(found["selection"]) == {"held-out"}
     assert set(choice.oracle(searched)["chosen_method"]) == {"KMeans"}
