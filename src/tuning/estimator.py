@@ -1,0 +1,266 @@
+"""The choice among every method as a scikit-learn estimator: fit on ``X`` and ``y`` with -1 for an unknown label.
+
+:class:`FamilyChoice` runs the choice of :mod:`.choice` on the labels at hand: every family method at every
+setting of its declared grid is scored by its mean AC over folds of the known labels (a label method fitted
+without the fold's labels, a method without labels scored with its one clustering on the same samples), over
+``n_repeats`` deals of the folds so that the choice's noise shows; the best is chosen (:func:`.choice.choose_trial`,
+the one home of the rule), then fitted on every sample with every known label. Its clusters are mapped to the
+known classes (the best one-to-one map on the known samples), so every sample gets a class back.
+
+Each fit is the protocol's: the method's factorization at rank k (the number of known classes unless told),
+then the best of ``kmeans_restarts`` KMeans runs on the representation (a method that clusters by itself,
+COP-KMeans, clusters). The method's parameters are its config's (``conf/method/<name>.yaml``), the tuned one
+set to the setting. Everything random flows from ``random_state`` through :class:`numpy.random.SeedSequence`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import numpy as np
+import pandas as pd
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+from scipy.optimize import linear_sum_assignment
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import column_or_1d, validate_data
+
+from .. import methods, resolvers
+from ..config_dir import CONF_DIR
+from ..methods.core.validation import UNLABELLED
+from ..protocol.cell import clusters_directly, method_params
+from ..protocol.clustering import best_kmeans
+from ..protocol.metrics import accuracy
+from ..protocol.trials import fold_of
+from . import choice, selection
+from .grids import family_grid, setting_text, settings
+from .homes import track_methods
+
+logger = logging.getLogger(__name__)
+
+
+def family_methods() -> list[str]:
+    """The registry names of the family methods a label track runs (NTF, for images only, left out)."""
+    return [name for name in track_methods("labels30") if name != "ntf"]
+
+
+@functools.lru_cache(maxsize=None)
+def config_params(name: str) -> dict:
+    """The parameters of the family method ``name`` as its config composes them (its solver's included)."""
+    resolvers.register()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        config = compose(config_name="config", overrides=[f"method={name}"])
+    return OmegaConf.to_container(config.method.params, resolve=True)
+
+
+def cluster(X, name: str, params: dict, y_told: np.ndarray, k: int, seeds: np.random.SeedSequence,
+            kmeans_restarts: int):
+    """One fit of the method ``name`` at ``params`` on ``X`` (n_samples, n_features) told ``y_told`` (-1 for
+    unknown), then the protocol's KMeans; returns the clusters (n_samples,) and the fitted estimator."""
+    init_seed, kmeans_seed = (int(s.generate_state(1)[0]) for s in seeds.spawn(2))
+    model = methods.make(name, **method_params(name, params, k, init_seed))
+    if clusters_directly(methods.estimator_class(name)):
+        return np.asarray(model.fit_predict(X, y_told)), model
+    representation = model.fit_transform(X, y_told)
+    clusters, _ = best_kmeans(representation, k, kmeans_restarts, "euclidean", kmeans_seed)
+    return np.asarray(clusters), model
+
+
+def class_of_clusters(clusters: np.ndarray, y_partial: np.ndarray) -> np.ndarray:
+    """Each cluster's class (index: cluster 0..max): the best one-to-one map of clusters to classes on the
+    known samples; a cluster the map leaves out takes its most frequent known class, -1 if it has none."""
+    known = y_partial != UNLABELLED
+    n_clusters = int(clusters.max()) + 1
+    table = np.zeros((n_clusters, int(y_partial[known].max()) + 1))
+    np.add.at(table, (clusters[known], y_partial[known]), 1)
+    mapped = np.full(n_clusters, UNLABELLED)
+    rows, cols = linear_sum_assignment(-table)
+    mapped[rows] = cols
+    for c in np.flatnonzero(mapped == UNLABELLED):
+        if table[c].sum():
+            mapped[c] = int(table[c].argmax())
+    return mapped
+
+
+class FamilyChoice(ClusterMixin, BaseEstimator):
+    """Choose a method of the family and its setting on the known labels, then cluster every sample.
+
+    Parameters
+    ----------
+    n_clusters : int, optional
+        The number of clusters (and the factorizations' rank); default the number of known classes.
+    methods : sequence of str, optional
+        The candidates' registry names (default every family method of a label track but NTF).
+    grids : mapping of str to mapping, optional
+        Per method, ``{parameter: values}`` replacing its declared grid (``tune`` in its config).
+    n_folds : int, default 2
+        The folds of the known labels (stratified by class), as the benchmark's rule.
+    n_repeats : int, default 1
+        Deals of the folds (each from its own seed); a candidate's score is the mean over every fold of every
+        deal.
+    kmeans_restarts : int, default 20
+        KMeans runs on each representation, the best kept (the protocol's 20).
+    prior : sequence of str, optional
+        Methods (their short names, ``GNMF``) best first: breaks a tie at the best score and chooses where a
+        fold has too few samples to score (:mod:`.choice`). Default: the order of ``methods`` as given.
+    random_state : int, default 0
+        The seed every fold deal and fit is drawn from.
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        As :class:`sklearn.model_selection.GridSearchCV` gives it: ``params`` (each with its ``method``),
+        ``param_method``, ``mean_test_score``, ``std_test_score``, ``split<i>_test_score``, ``rank_test_score``,
+        and ``n_scored`` (the fewest samples a fold scored).
+    best_index_ : int
+    best_method_ : str
+        The registry name of the chosen method.
+    best_params_ : dict
+        The chosen setting (the tuned parameters only).
+    best_score_ : float
+        Its mean held-out AC.
+    selection_ : str
+        Why it was chosen (a key of :data:`.choice.REASONS`).
+    best_estimator_ : estimator
+        The chosen method fitted on every sample with every known label.
+    clusters_ : ndarray of shape (n_samples,)
+        Each sample's cluster.
+    labels_ : ndarray of shape (n_samples,)
+        Each sample's class: its cluster's (the best one-to-one map on the known samples), in the values of
+        ``y``; a sample whose cluster has no known sample gets -1.
+    classes_ : ndarray
+        The known classes.
+
+    References
+    ----------
+    T. Van Craenendonck, H. Blockeel, "Constraint-based clustering selection", Machine Learning 106(9-10),
+    pp. 1497-1521, 2017.
+    """
+
+    def __init__(self, n_clusters=None, methods=None, grids=None, n_folds=2, n_repeats=1, kmeans_restarts=20,
+                 prior=None, random_state=0):
+        self.n_clusters = n_clusters
+        self.methods = methods
+        self.grids = grids
+        self.n_folds = n_folds
+        self.n_repeats = n_repeats
+        self.kmeans_restarts = kmeans_restarts
+        self.prior = prior
+        self.random_state = random_state
+
+    def candidates(self) -> list[tuple[str, str, dict, bool]]:
+        """Every (short name, registry name, setting, whether it is the default) the choice scores."""
+        found = []
+        for name in self.methods or family_methods():
+            grid = family_grid(name)
+            if self.grids and name in self.grids:
+                grid = grid.with_values({p: tuple(v) for p, v in self.grids[name].items()})
+            for setting in settings(grid):
+                found.append((grid.label, name, setting, setting == dict(grid.defaults)))
+        return found
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the known labels choose
+        return tags
+
+    def fit(self, X, y=None):
+        """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, fit
+        the choice on every sample; ``X`` is (n_samples, n_features), non-negative for the factorizations."""
+        X = validate_data(self, X, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
+        y_partial, self.classes_ = self._labels(y, X.shape[0])
+        k = int(self.n_clusters or self.classes_.size)
+        seeds = np.random.SeedSequence(self.random_state).spawn(self.n_repeats + 1)
+        deals = [fold_of(y_partial, self.n_folds, np.random.default_rng(seed.spawn(1)[0])) for seed in seeds[:-1]]
+        rows, splits = [], []
+        for label, name, setting, default in self.candidates():
+            params = {**config_params(name), **setting}
+            scores, counts = self._scores(X, name, params, y_partial, k, deals, seeds[:-1])
+            rows.append({"method": label, "estimator": name, "setting": setting_text(setting), "default": default,
+                         "score": float(np.mean(scores)) if not np.isnan(scores).any() else np.nan,
+                         "n_scored": int(min(counts)), "params": setting})
+            splits.append(scores)
+        table = pd.DataFrame(rows)
+        table["chosen"] = self._own_choices(table)
+        picked, self.selection_ = choice.choose_trial(table, list(self.prior or dict.fromkeys(table["method"])))
+        self.best_index_ = int(picked.name)
+        self.best_method_, self.best_params_ = picked["estimator"], dict(picked["params"])
+        self.best_score_ = float(picked["score"])
+        self.cv_results_ = self._results(table, np.array(splits))
+        params = {**config_params(self.best_method_), **self.best_params_}
+        self.clusters_, self.best_estimator_ = cluster(X, self.best_method_, params, y_partial, k, seeds[-1],
+                                                       self.kmeans_restarts)
+        mapped = class_of_clusters(self.clusters_, y_partial)[self.clusters_]
+        self.labels_ = np.where(mapped == UNLABELLED, UNLABELLED, self.classes_[np.maximum(mapped, 0)])
+        return self
+
+    def _labels(self, y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """``y`` as classes 0..c-1 with -1 for unknown, and the known classes; refuses what cannot be chosen on."""
+        if y is None:
+            raise ValueError("FamilyChoice requires y to be passed, but the target y is None: give the known "
+                             "labels, -1 for an unknown one")
+        y = column_or_1d(np.asarray(y), warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"y has {y.shape[0]} labels for {n_samples} samples")
+        if not (np.issubdtype(y.dtype, np.integer) or (np.issubdtype(y.dtype, np.floating)
+                                                       and np.all(np.isfinite(y)) and np.all(y == np.round(y)))):
+            raise ValueError("Unknown label type: the labels must be integers, -1 for an unknown one")
+        y = y.astype(np.int64)
+        known = y != UNLABELLED
+        classes = np.unique(y[known])
+        if classes.size < 2:
+            raise ValueError(f"{'no label is known' if not known.any() else 'a single class is known'}: "
+                             "choosing needs known labels of at least 2 classes")
+        return np.where(known, np.searchsorted(classes, y), UNLABELLED), classes
+
+    def _scores(self, X, name, params, y_partial, k, deals, seeds) -> tuple[np.ndarray, list[int]]:
+        """A candidate's AC on each fold of each deal, and how many samples each scored (NaN where it failed)."""
+        labels = selection.takes_labels(name)
+        scores, counts = [], []
+        for fold_ids, seed in zip(deals, seeds):
+            fits = seed.spawn(self.n_folds)
+            clusters = None
+            for fold in range(self.n_folds):
+                held = fold_ids == fold
+                try:
+                    if labels or clusters is None:
+                        told = np.where(held, UNLABELLED, y_partial) if labels else np.full_like(y_partial,
+                                                                                                UNLABELLED)
+                        clusters, _ = cluster(X, name, params, told, k, fits[fold] if labels else fits[0],
+                                              self.kmeans_restarts)
+                    scores.append(accuracy(y_partial[held], clusters[held]) if held.any() else np.nan)
+                except Exception as exc:  # a candidate that fails costs its own score, never the choice
+                    logger.warning("%s at %s failed (%s: %s); it is left out of the choice", name, params,
+                                   type(exc).__name__, exc)
+                    scores.append(np.nan)
+                counts.append(int(held.sum()))
+        return np.array(scores, dtype=float), counts
+
+    @staticmethod
+    def _own_choices(table: pd.DataFrame) -> pd.Series:
+        """Whether each row is its method's own rule's choice (:func:`.selection.choose` over its settings)."""
+        per = table.assign(dataset="data", k=0, trial=0, validation_acc=table["score"],
+                           n_validation=table["n_scored"])
+        chosen = pd.Series(False, index=table.index)
+        for method, rows in per.groupby("method", sort=False):
+            default = rows.loc[rows["default"], "setting"].iloc[0]
+            picked = selection.choose(rows, default)["setting"].iloc[0]
+            chosen[rows.index[rows["setting"] == picked]] = True
+        return chosen
+
+    def _results(self, table: pd.DataFrame, splits: np.ndarray) -> dict:
+        """``cv_results_`` from the candidates' table and their split scores (candidates, splits)."""
+        mean = table["score"].to_numpy(dtype=float)
+        rank = rankdata(np.where(np.isnan(mean), np.inf, -mean), method="min").astype(np.int32)  # ties share
+        results = {"params": [{"method": e, **p} for e, p in zip(table["estimator"], table["params"])],
+                   "param_method": np.array(table["estimator"], dtype=object),
+                   "mean_test_score": mean,
+                   "std_test_score": np.array([np.std(s) if np.isfinite(s).all() else np.nan for s in splits]),
+                   "rank_test_score": rank, "n_scored": table["n_scored"].to_numpy()}
+        for i in range(splits.shape[1] if splits.ndim == 2 else 0):
+            results[f"split{i}_test_score"] = splits[:, i]
+        return results
