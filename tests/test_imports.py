@@ -55,7 +55,7 @@ LAYERS = [
     ("running cells", ("src.running",)),
     ("the papers' models and orchestration", ("src.reproduction", "src.tuning")),
     ("presentation", ("src.presentation",)),
-    ("entry points", ("src.run", "src.reproduce", "src.explain", "src.benchmark")),
+    ("entry points", ("src.run", "src.reproduce", "src.explain", "src.benchmark", "src.cluster")),
 ]
 """The layers from the bottom, each with the modules (and the packages, with everything under them) that form
 it; a module belongs to the layer of its longest listed prefix."""

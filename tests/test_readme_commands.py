@@ -40,6 +40,10 @@ What "runs as typed" means, per kind of command (cheap, no computation):
 ``python -m src.reproduce ...``, ``python -m src.explain ...``, ``python -m src.benchmark ...``
     Run as typed with ``--dry-run`` added (unless it is there), from a temporary directory: every job is
     composed and checked, nothing is computed; exit status 0.
+``python -m src.cluster FILE ...``
+    Run as typed with ``--dry-run`` added, from a temporary directory holding a small partially labelled
+    ``FILE`` of the command's format (its labels under the key ``--set dataset.y_key=...`` names): the file is
+    read and checked, the candidates and fits counted, nothing fitted or written; exit status 0.
 ``eval "$(repro-mf -sc install=bash)"``; ``repro-mf method=n<Tab>``
     The eval runs in bash; the Tab completion asks Hydra's completion (``repro-mf -sc query=bash`` with
     ``COMP_LINE``) and must offer what the comment beside it (in the document that shows it) promises
@@ -74,6 +78,7 @@ from pathlib import Path
 import background
 import numpy as np
 import pytest
+import scipy.io
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
@@ -173,6 +178,8 @@ def kind(argv: list[str]) -> str:
     if argv[:3] in (["python", "-m", "src.reproduce"], ["python", "-m", "src.explain"],
                     ["python", "-m", "src.benchmark"]):
         return "pool"
+    if argv[:3] == ["python", "-m", "src.cluster"]:
+        return "cluster"
     return "unknown"
 
 
@@ -409,6 +416,24 @@ def run_report(argv, mirror, where, session):
     assert {path for path in sweep.rglob("*") if path.is_file()} - before, "the report wrote nothing"
 
 
+def partially_labelled(argv: list[str], where: Path) -> None:
+    """The file a ``src.cluster`` command names, written in ``where``: three classes of 12 samples, a third of
+    the labels known (-1 for the others), in the command's format, the labels under its ``dataset.y_key``."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([1, 2, 3], 12)
+    X = np.abs(rng.random((3, 6))[y - 1] + rng.normal(0, 0.1, (36, 6)))
+    told = np.where(np.arange(36) % 3 == 0, y, -1)
+    key = next((arg.split("=", 1)[1] for arg in argv if arg.startswith("dataset.y_key=")), "y")
+    path = where / argv[3]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".csv":
+        np.savetxt(path, np.column_stack([X, told]), delimiter=",")
+    elif path.suffix == ".mat":
+        scipy.io.savemat(path, {"X": X, key: told.reshape(-1, 1).astype(float)})
+    else:
+        np.savez(path, X=X, **{key: told})
+
+
 def run_completion(argv, mirror, where):
     line = " ".join(argv).split("<Tab>")[0]
     result = run(executable([argv[0], "-sc", "query=bash"], mirror), where, mirror, COMP_LINE=line,
@@ -439,6 +464,12 @@ def check(command: str, mirror: Path) -> None:
         result, where = once(executable(pool_dry_run(argv), mirror), mirror)
         assert result.returncode == 0, failure(result)
         assert not list(where.rglob("results.csv")), "a dry run computed cells"
+    elif what == "cluster":
+        partially_labelled(argv, where)
+        before = set(where.rglob("*"))
+        result = run(executable([*argv, "--dry-run"] if "--dry-run" not in argv else argv, mirror), where, mirror)
+        assert result.returncode == 0, failure(result)
+        assert set(where.rglob("*")) == before, "a dry run wrote something"
     elif what == "eval":
         result = run(["bash", "-c", command], where, mirror)
         assert result.returncode == 0 and not result.stderr.strip(), failure(result)

@@ -170,9 +170,14 @@ def user_data_overrides(path: str, n_classes: int) -> list[str]:
     return ["dataset=file", f"dataset.path={quoted(Path(path).expanduser().resolve())}", f"protocol.ks=[{ks}]"]
 
 
-def check_user_data(y, path: str) -> int:
+def check_user_data(y, path: str, class_names=None) -> int:
     """Refuse a labelled data set too small for the protocol (one line): fewer than 2 classes, or a class with
-    fewer samples than a label track needs (:data:`SMALLEST_CLASS`); returns the number of classes."""
+    fewer samples than a label track needs (:data:`SMALLEST_CLASS`); and a partially labelled one (a class
+    named -1, the mark of an unknown label), which ``python -m src.cluster`` reads. Returns the number of
+    classes."""
+    if class_names is not None and "-1" in class_names:
+        raise ConfigError(f"--dataset {path}: the labels hold -1, the mark of an unknown label; the benchmark "
+                          f"needs every label. Cluster a partially labelled file with python -m src.cluster {path}")
     classes, sizes = np.unique(np.asarray(y), return_counts=True)
     if len(classes) < 2:
         raise ConfigError(f"--dataset {path}: {len(classes)} class(es); the protocol clusters k >= 2 classes")

@@ -205,7 +205,7 @@ def run_user_data(args, writers: Writers) -> int:
                                                 *opened.user_data_overrides(args.dataset, opened.MAX_K)),))],
                       args.overrides)[0].spec
     data = load_dataset(thaw(probe.dataset.config), probe.paths.data_dir, probe.paths.mirror, probe.seed)
-    n_classes = opened.check_user_data(data.y, args.dataset)
+    n_classes = opened.check_user_data(data.y, args.dataset, data.class_names)
     out = Path(args.out or BENCHMARK_OUTPUTS / safe_name(Path(args.dataset).stem))
     homes = opened.family_homes(list(args.tracks), opened.user_data_overrides(args.dataset, n_classes), out, "yours")
     summary = pooled(homes, args, out, writers)

@@ -96,7 +96,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     grids : mapping of str to mapping, optional
         Per method, ``{parameter: values}`` replacing its declared grid (``tune`` in its config).
     n_folds : int, default 2
-        The folds of the known labels (stratified by class), as the benchmark's rule.
+        The folds of the known labels (stratified by class), as the benchmark's rule. A class with one known
+        sample is told in every fold and never scored.
     n_repeats : int, default 1
         Deals of the folds (each from its own seed); a candidate's score is the mean over every fold of every
         deal.
@@ -175,7 +176,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         y_partial, self.classes_ = self._labels(y, X.shape[0])
         k = int(self.n_clusters or self.classes_.size)
         seeds = np.random.SeedSequence(self.random_state).spawn(self.n_repeats + 1)
-        deals = [fold_of(y_partial, self.n_folds, np.random.default_rng(seed.spawn(1)[0])) for seed in seeds[:-1]]
+        deals = [self._deal(y_partial, seed) for seed in seeds[:-1]]
         rows, splits = [], []
         for label, name, setting, default in self.candidates():
             params = {**config_params(name), **setting}
@@ -197,6 +198,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         mapped = class_of_clusters(self.clusters_, y_partial)[self.clusters_]
         self.labels_ = np.where(mapped == UNLABELLED, UNLABELLED, self.classes_[np.maximum(mapped, 0)])
         return self
+
+    def _deal(self, y_partial: np.ndarray, seed: np.random.SeedSequence) -> np.ndarray:
+        """The fold of each known sample (-1: never held out), stratified by class (:func:`fold_of`); a class
+        with one known sample is told in every fold and never scored."""
+        folds = fold_of(y_partial, self.n_folds, np.random.default_rng(seed.spawn(1)[0]))
+        classes, counts = np.unique(y_partial[y_partial != UNLABELLED], return_counts=True)
+        folds[np.isin(y_partial, classes[counts == 1])] = -1
+        return folds
 
     def _labels(self, y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         """``y`` as classes 0..c-1 with -1 for unknown, and the known classes; refuses what cannot be chosen on."""

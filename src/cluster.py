@@ -1,0 +1,57 @@
+"""Your partially labelled data, clustered: the family chooses a method and a setting on the labels you have.
+
+Usage::
+
+    python -m src.cluster mine.npz                     # labels -1 where unknown; writes outputs/cluster/mine/
+    python -m src.cluster mine.csv --methods gnmf sda kmeans --repeats 5
+    python -m src.cluster mine.mat --set dataset.y_key=labels --out results/mine
+
+The file is read as ``python -m src.benchmark --dataset`` reads one (``.npz``, ``.mat``, ``.csv``; a sample
+per row). Every family method at every setting of its grid is scored on folds of the known labels, the best is
+chosen (``src/tuning/choice.py``) and clusters every sample; ``labels.csv`` gives each sample's class. This module
+is the recipe: its arguments and one call, :func:`src.tuning.your_data.run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from .errors import UserError
+from .presentation import cluster_report
+from .tuning import your_data
+from .tuning.estimator import FamilyChoice, family_methods
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="your data: .npz, .mat or .csv, a sample per row, integer labels, -1 unknown")
+    parser.add_argument("--methods", nargs="+", default=None, choices=family_methods(), metavar="METHOD",
+                        help="the candidate methods (default every family method of a label track)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="deals of the folds of the known labels, each from its own seed (default 3)")
+    parser.add_argument("--seed", type=int, default=0, help="the seed every deal and fit is drawn from")
+    parser.add_argument("--set", nargs="+", default=[], metavar="dataset.KEY=VALUE",
+                        help="how the file is read (dataset.X_key, dataset.y_key, dataset.label_column, ...)")
+    parser.add_argument("--out", default=None, help="the folder to write (default outputs/cluster/<file stem>)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="read and check the file, count the candidates and fits; fit and write nothing")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
+    estimator = FamilyChoice(methods=args.methods, n_repeats=args.repeats, random_state=args.seed)
+    try:
+        if args.dry_run:
+            your_data.dry_run(args.file, estimator, args.set)
+            return 0
+        folder = your_data.run(args.file, args.out, estimator, cluster_report.write, args.set,
+                               cluster_report.shipped_prior)
+    except UserError as exc:
+        logging.getLogger(__name__).error("%s", " ".join(str(exc).split()))
+        return 2
+    logging.getLogger(__name__).info("wrote %s", folder)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

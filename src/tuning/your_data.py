@@ -1,0 +1,170 @@
+"""Your partially labelled data, clustered: ``python -m src.cluster mine.npz`` (the command is its arguments and
+:func:`run`).
+
+The file is read as ``--dataset`` reads it (``dataset=file``, :mod:`src.data.user_file`: ``.npz``, ``.mat`` or
+``.csv``, a sample per row), preprocessed as the benchmark's label tracks do (unit-norm samples), and a label
+of -1 marks a sample whose class is unknown. The choice among every method (:class:`.estimator.FamilyChoice`,
+the rule of :mod:`.choice`) runs on the known labels; the chosen method and setting then cluster every sample,
+and each cluster is mapped to a known class. Written into the output folder, all at once when everything is
+done (a failed run leaves no half-written folder):
+
+* ``labels.csv``: every sample (its row in the file), its given label or none, its predicted class and its
+  cluster;
+* ``candidates.csv``: every candidate's held-out scores (``cv_results_``);
+* ``report.md`` and its figure (:mod:`src.presentation.cluster_report`), and ``provenance.json``.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from hydra import compose, initialize_config_dir
+
+from .. import resolvers
+from ..config_dir import CONF_DIR
+from ..data import load_dataset
+from ..errors import ConfigError, UserError
+from ..methods.core.validation import UNLABELLED
+from ..reproduction.contenders import quoted
+from ..running import provenance
+from .estimator import FamilyChoice
+from .selection import takes_labels
+
+logger = logging.getLogger(__name__)
+
+#: The label that marks an unknown class in the file.
+UNKNOWN = "-1"
+#: Where the folders go unless ``--out`` says: ``outputs/cluster/<file stem>``.
+OUTPUTS = Path("outputs") / "cluster"
+
+
+@dataclass
+class YourData:
+    """A partially labelled file as the choice reads it."""
+
+    name: str
+    X: np.ndarray  # (n_samples, n_features), preprocessed
+    y: np.ndarray  # (n_samples,) the file's labels as integers, -1 unknown
+    files: tuple  # the file read, with its sha256 (provenance)
+
+    @property
+    def known(self) -> np.ndarray:
+        return self.y != UNLABELLED
+
+
+def read(path: str, overrides=()) -> YourData:
+    """The file at ``path`` read as ``--dataset`` reads it, its -1 labels unknown; ``overrides`` are Hydra
+    overrides of its ``dataset`` node (``dataset.y_key=labels``). A file without two known classes is refused
+    on one line."""
+    resolvers.register()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        config = compose(config_name="config", overrides=[
+            "experiment=benchmark/labels30", "dataset=file",
+            f"dataset.path={quoted(Path(path).expanduser().resolve())}", *overrides])
+    data = load_dataset(config.dataset, config.paths.data_dir, config.paths.mirror, config.seed)
+    names = np.asarray(data.class_names)[data.y]
+    y = np.where(names == UNKNOWN, UNLABELLED, names.astype(np.int64))
+    known = np.unique(y[y != UNLABELLED])
+    if known.size == 0:
+        raise UserError(f"{path}: no label is known (every label is -1): the choice needs known labels of at "
+                        "least 2 classes")
+    if known.size < 2:
+        raise UserError(f"{path}: a single class is known ({known[0]}): the choice needs known labels of at "
+                        "least 2 classes")
+    return YourData(data.name, data.X, y, data.files)
+
+
+def notes(data: YourData) -> list[str]:
+    """What the reader should know about the labels: how many are known, and the classes with one known
+    sample, which train the label methods in every fold and are never scored."""
+    classes, counts = np.unique(data.y[data.known], return_counts=True)
+    found = [f"{data.name}: {data.X.shape[0]} samples, {data.X.shape[1]} features, {int(data.known.sum())} known "
+             f"labels ({100 * data.known.mean():.0f}%) of {classes.size} classes"]
+    single = classes[counts == 1]
+    if single.size:
+        found.append(f"class(es) {', '.join(map(str, single))} have one known sample each: it is told to the "
+                     "label methods in every fold and never scored")
+    return found
+
+
+def labels_table(data: YourData, found: FamilyChoice) -> pd.DataFrame:
+    """``labels.csv``: every sample, its given label (empty when unknown), its predicted class and cluster."""
+    return pd.DataFrame({"sample": np.arange(data.y.size),
+                         "given": pd.Series(data.y, dtype="Int64").where(data.known),
+                         "predicted": pd.array(found.labels_, dtype="Int64"), "cluster": found.clusters_})
+
+
+def candidates_table(found: FamilyChoice) -> pd.DataFrame:
+    """``candidates.csv``: ``cv_results_`` a row per candidate, its setting as text."""
+    results = dict(found.cv_results_)
+    params = results.pop("params")
+    table = pd.DataFrame({key: list(value) for key, value in results.items()})
+    table.insert(1, "setting", [",".join(f"{k}={v}" for k, v in p.items() if k != "method") for p in params])
+    return table
+
+
+def fits(estimator: FamilyChoice) -> tuple[int, int]:
+    """The candidates and the fits the choice makes: a label method once per fold of each deal, a method
+    without labels once per deal, and the chosen one once more."""
+    found = estimator.candidates()
+    per = [estimator.n_repeats * (estimator.n_folds if takes_labels(name) else 1) for _, name, _, _ in found]
+    return len(found), sum(per) + 1
+
+
+def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, int]:
+    """Read and check the file, count the candidates and the fits; nothing is fitted or written."""
+    data = read(path, overrides)
+    for line in notes(data):
+        logger.info("%s", line)
+    candidates, total = fits(estimator)
+    logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds); nothing fitted, nothing written",
+                candidates, total, estimator.n_repeats, estimator.n_folds)
+    return candidates, total
+
+
+def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=(), prior_of=None) -> Path:
+    """Choose and cluster the file at ``path`` with ``estimator``; write the folder ``out`` (default
+    ``outputs/cluster/<stem>``) all at once, ``report(folder, data, estimator, notes, seconds)`` writing its
+    report; returns it. ``prior_of(share)`` gives the prior at the file's share of known labels where the
+    estimator has none (the shipped benchmark's order: :func:`src.presentation.cluster_report.shipped_prior`)."""
+    started = provenance.now()
+    data = read(path, overrides)
+    if estimator.prior is None and prior_of is not None:
+        estimator.prior = prior_of(float(data.known.mean()))
+        logger.info("the prior (ties, too few to score): %s", ", ".join(estimator.prior or ["the methods' order"]))
+    out = Path(out) if out is not None else OUTPUTS / Path(path).stem
+    said = notes(data)
+    for line in said:
+        logger.info("%s", line)
+    start = time.perf_counter()
+    found = estimator.fit(data.X, data.y)
+    seconds = time.perf_counter() - start
+    logger.info("chose %s at %s (%s), held-out AC %.3f, in %.0f s", found.best_method_, found.best_params_,
+                found.selection_, found.best_score_, seconds)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot make the folder ({exc.strerror})") from None
+    try:
+        labels_table(data, found).to_csv(staging / "labels.csv", index=False)
+        candidates_table(found).to_csv(staging / "candidates.csv", index=False)
+        report(staging, data, found, said, seconds)
+        provenance.write(staging, provenance.collect(started, provenance.now(), data_files=data.files,
+                                                     extra={"choice": {"method": found.best_method_,
+                                                                       "params": found.best_params_,
+                                                                       "selection": found.selection_}}))
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return out

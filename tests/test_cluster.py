@@ -1,0 +1,62 @@
+"""``python -m src.cluster``: a partially labelled file clustered by the method the family chooses on its known
+labels (src/tuning/your_data.py); every bad file one line, exit status 2, nothing written."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from src import cluster
+from src.errors import ConfigError
+from src.reproduction import contenders
+
+
+def write_file(tmp_path, told=None, seed=0):
+    """Three classes (1, 2, 3) of 15 samples in 10 non-negative features, about 40% of the labels known."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(1, 4), 15)
+    X = np.abs(rng.random((3, 10))[y - 1] * 3 + rng.normal(0, 0.5, (45, 10)))
+    if told is None:
+        told = np.where(rng.random(45) < 0.4, y, -1)
+        told[[0, 15, 30, 1, 16, 31]] = y[[0, 15, 30, 1, 16, 31]]  # two known a class at least
+    path = tmp_path / "mine.npz"
+    np.savez(path, X=X, y=told)
+    return path, y, told
+
+
+def test_the_command_writes_every_samples_class_the_candidates_a_report_and_provenance(tmp_path):
+    path, y, told = write_file(tmp_path)
+    out = tmp_path / "out"
+    assert cluster.main([str(path), "--methods", "kmeans", "gnmf", "cnmf", "--repeats", "1", "--out", str(out)]) == 0
+    assert {p.name for p in out.iterdir()} == {"labels.csv", "candidates.csv", "candidates.png", "report.md",
+                                               "provenance.json"}
+    labels = pd.read_csv(out / "labels.csv")
+    known = told != -1
+    assert (labels.loc[known, "given"] == told[known]).all() and labels.loc[~known, "given"].isna().all()
+    assert (labels["predicted"] == y).mean() >= 0.9  # the classes come back in the file's own values
+    candidates = pd.read_csv(out / "candidates.csv")
+    assert candidates["param_method"].tolist() == ["kmeans", "gnmf", "gnmf", "gnmf", "gnmf", "cnmf"]
+    report = (out / "report.md").read_text()
+    assert report.splitlines()[2].startswith("**Use ") and "![Every candidate's held-out accuracy]" in report
+    assert not any(p.name.startswith(".out.") for p in tmp_path.iterdir())  # no staging folder left
+
+
+@pytest.mark.parametrize("told, says", [
+    (np.full(45, -1), "1 class"),
+    (np.where(np.arange(45) < 5, 1, -1), "a single class is known"),
+    (np.where(np.arange(45) < 10, np.arange(45) % 3 + 0.5, -1), "must be integers"),
+])
+def test_a_file_that_cannot_choose_is_one_line_status_2_and_nothing_written(tmp_path, caplog, told, says):
+    path, _, _ = write_file(tmp_path, told=told)
+    out = tmp_path / "out"
+    with caplog.at_level(logging.ERROR):
+        assert cluster.main([str(path), "--methods", "kmeans", "--out", str(out)]) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and says in errors[0] and "\n" not in errors[0]
+    assert not out.exists() and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_partially_labelled_file_given_to_the_benchmark_names_the_command_that_reads_it():
+    with pytest.raises(ConfigError, match="python -m src.cluster mine.npz"):
+        contenders.check_user_data(np.array([0, 1, 1, 2, 2]), "mine.npz", ("-1", "1", "2"))
