@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 
 from .errors import UserError
@@ -32,6 +33,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3,
                         help="deals of the folds of the known labels, each from its own seed (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="the seed every deal and fit is drawn from")
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                        help="fits run at once (default: the cores available); the result does not depend on it")
     parser.add_argument("--set", nargs="+", default=[], metavar="dataset.KEY=VALUE",
                         help="how the file is read (dataset.X_key, dataset.y_key, dataset.label_column, ...)")
     parser.add_argument("--out", default=None, help="the folder to write (default outputs/cluster/<file stem>)")
@@ -39,7 +42,7 @@ def main(argv=None) -> int:
                         help="read and check the file, count the candidates and fits; fit and write nothing")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
-    estimator = FamilyChoice(methods=args.methods, n_repeats=args.repeats, random_state=args.seed)
+    estimator = FamilyChoice(methods=args.methods, n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs)
     try:
         if args.dry_run:
             your_data.dry_run(args.file, estimator, args.set)

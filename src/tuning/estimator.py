@@ -25,6 +25,7 @@ from omegaconf import OmegaConf
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from .. import methods, resolvers
@@ -68,6 +69,18 @@ def cluster(X, name: str, params: dict, y_told: np.ndarray, k: int, seeds: np.ra
     return np.asarray(clusters), model
 
 
+def fit_task(X, name: str, params: dict, y_told: np.ndarray, blind: bool, k: int, seeds: np.random.SeedSequence,
+             kmeans_restarts: int):
+    """One fit of the choice's scoring (:func:`cluster`; ``blind``: told no label, a label-free method's one
+    fit of a deal): its clusters, or the error's text where it failed, so that a failing candidate costs its
+    own score and never the choice."""
+    try:
+        return cluster(X, name, params, np.full_like(y_told, UNLABELLED) if blind else y_told, k, seeds,
+                       kmeans_restarts)[0]
+    except Exception as exc:  # any error of the method's: its score is missing, the others stand
+        return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
 def class_of_clusters(clusters: np.ndarray, y_partial: np.ndarray) -> np.ndarray:
     """Each cluster's class (index: cluster 0..max): the best one-to-one map of clusters to classes on the
     known samples; a cluster the map leaves out takes its most frequent known class, -1 if it has none."""
@@ -108,6 +121,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         fold has too few samples to score (:mod:`.choice`). Default: the order of ``methods`` as given.
     random_state : int, default 0
         The seed every fold deal and fit is drawn from.
+    n_jobs : int, optional
+        Fits run at once (joblib, as scikit-learn's ``n_jobs``; None: one). The result does not depend on it.
 
     Attributes
     ----------
@@ -141,7 +156,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters=None, methods=None, grids=None, n_folds=2, n_repeats=1, kmeans_restarts=20,
-                 prior=None, random_state=0):
+                 prior=None, random_state=0, n_jobs=None):
         self.n_clusters = n_clusters
         self.methods = methods
         self.grids = grids
@@ -150,6 +165,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.kmeans_restarts = kmeans_restarts
         self.prior = prior
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def candidates(self) -> list[tuple[str, str, dict, bool]]:
         """Every (short name, registry name, setting, whether it is the default) the choice scores."""
@@ -175,12 +191,31 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
         y_partial, self.classes_ = self._labels(y, X.shape[0])
         k = int(self.n_clusters or self.classes_.size)
-        seeds = np.random.SeedSequence(self.random_state).spawn(self.n_repeats + 1)
-        deals = [self._deal(y_partial, seed) for seed in seeds[:-1]]
+        deals = [self._deal(y_partial, deal) for deal in range(self.n_repeats)]
+        found = self.candidates()
+        tasks = [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
+                 for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(fit_task)(X, found[c][1], {**config_params(found[c][1]), **found[c][2]},
+                              y_partial if fold is None else np.where(deals[deal] == fold, UNLABELLED, y_partial),
+                              fold is None, k, self._seed(1, deal, -1 if fold is None else fold),
+                              self.kmeans_restarts)
+            for c, deal, fold in tasks)
+        clusters = dict(zip(tasks, fitted))
         rows, splits = [], []
-        for label, name, setting, default in self.candidates():
-            params = {**config_params(name), **setting}
-            scores, counts = self._scores(X, name, params, y_partial, k, deals, seeds[:-1])
+        for c, (label, name, setting, default) in enumerate(found):
+            scores, counts, failed = [], [], None
+            for deal in range(self.n_repeats):
+                for fold in range(self.n_folds):
+                    held = deals[deal] == fold
+                    got = clusters[(c, deal, fold)] if (c, deal, fold) in clusters else clusters[(c, deal, None)]
+                    failed = got if isinstance(got, str) else failed
+                    scores.append(np.nan if isinstance(got, str) or not held.any()
+                                  else accuracy(y_partial[held], got[held]))
+                    counts.append(int(held.sum()))
+            if failed:
+                logger.warning("%s at %s failed (%s); it is left out of the choice", name, setting, failed)
+            scores = np.array(scores, dtype=float)
             rows.append({"method": label, "estimator": name, "setting": setting_text(setting), "default": default,
                          "score": float(np.mean(scores)) if not np.isnan(scores).any() else np.nan,
                          "n_scored": int(min(counts)), "params": setting})
@@ -193,16 +228,22 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.best_score_ = float(picked["score"])
         self.cv_results_ = self._results(table, np.array(splits))
         params = {**config_params(self.best_method_), **self.best_params_}
-        self.clusters_, self.best_estimator_ = cluster(X, self.best_method_, params, y_partial, k, seeds[-1],
+        self.clusters_, self.best_estimator_ = cluster(X, self.best_method_, params, y_partial, k, self._seed(2),
                                                        self.kmeans_restarts)
         mapped = class_of_clusters(self.clusters_, y_partial)[self.clusters_]
         self.labels_ = np.where(mapped == UNLABELLED, UNLABELLED, self.classes_[np.maximum(mapped, 0)])
         return self
 
-    def _deal(self, y_partial: np.ndarray, seed: np.random.SeedSequence) -> np.ndarray:
-        """The fold of each known sample (-1: never held out), stratified by class (:func:`fold_of`); a class
-        with one known sample is told in every fold and never scored."""
-        folds = fold_of(y_partial, self.n_folds, np.random.default_rng(seed.spawn(1)[0]))
+    def _seed(self, *key: int) -> np.random.SeedSequence:
+        """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds, (1, deal, fold)
+        starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,) the final fit.
+        Every candidate of a fold starts alike, as every method of a benchmark trial does."""
+        return np.random.SeedSequence(self.random_state, spawn_key=tuple(k % 2**32 for k in key))
+
+    def _deal(self, y_partial: np.ndarray, deal: int) -> np.ndarray:
+        """The fold of each known sample in deal ``deal`` (-1: never held out), stratified by class
+        (:func:`fold_of`); a class with one known sample is told in every fold and never scored."""
+        folds = fold_of(y_partial, self.n_folds, np.random.default_rng(self._seed(0, deal)))
         classes, counts = np.unique(y_partial[y_partial != UNLABELLED], return_counts=True)
         folds[np.isin(y_partial, classes[counts == 1])] = -1
         return folds
@@ -225,29 +266,6 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             raise ValueError(f"{'no label is known' if not known.any() else 'a single class is known'}: "
                              "choosing needs known labels of at least 2 classes")
         return np.where(known, np.searchsorted(classes, y), UNLABELLED), classes
-
-    def _scores(self, X, name, params, y_partial, k, deals, seeds) -> tuple[np.ndarray, list[int]]:
-        """A candidate's AC on each fold of each deal, and how many samples each scored (NaN where it failed)."""
-        labels = selection.takes_labels(name)
-        scores, counts = [], []
-        for fold_ids, seed in zip(deals, seeds):
-            fits = seed.spawn(self.n_folds)
-            clusters = None
-            for fold in range(self.n_folds):
-                held = fold_ids == fold
-                try:
-                    if labels or clusters is None:
-                        told = np.where(held, UNLABELLED, y_partial) if labels else np.full_like(y_partial,
-                                                                                                UNLABELLED)
-                        clusters, _ = cluster(X, name, params, told, k, fits[fold] if labels else fits[0],
-                                              self.kmeans_restarts)
-                    scores.append(accuracy(y_partial[held], clusters[held]) if held.any() else np.nan)
-                except Exception as exc:  # a candidate that fails costs its own score, never the choice
-                    logger.warning("%s at %s failed (%s: %s); it is left out of the choice", name, params,
-                                   type(exc).__name__, exc)
-                    scores.append(np.nan)
-                counts.append(int(held.sum()))
-        return np.array(scores, dtype=float), counts
 
     @staticmethod
     def _own_choices(table: pd.DataFrame) -> pd.Series:

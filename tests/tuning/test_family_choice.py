@@ -56,6 +56,23 @@ def test_the_same_seed_gives_the_same_choice_and_labels():
                           equal_nan=True)
 
 
+def test_a_candidates_scores_do_not_depend_on_the_other_candidates():
+    """Every candidate of a fold starts from the same seeds, as every method of a benchmark trial does."""
+    X, y, told = blobs(noise=1.0)
+    alone = FamilyChoice(methods=["gnmf"], grids=GRIDS, kmeans_restarts=2, n_repeats=2).fit(X, told)
+    beside = FamilyChoice(methods=["kmeans", "gnmf"], grids=GRIDS, kmeans_restarts=2, n_repeats=2).fit(X, told)
+    assert np.array_equal(alone.cv_results_["mean_test_score"], beside.cv_results_["mean_test_score"][1:])
+    assert np.array_equal(alone.cv_results_["split3_test_score"], beside.cv_results_["split3_test_score"][1:])
+
+
+def test_fits_run_at_once_over_processes():
+    X, y, told = blobs()
+    one = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, told)
+    two = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2, n_jobs=2).fit(X, told)
+    assert len(two.cv_results_["params"]) == len(one.cv_results_["params"]) and two.best_method_ in METHODS
+    assert (two.labels_ == y).mean() >= 0.9
+
+
 def test_a_candidate_that_fails_costs_its_own_score_never_the_choice():
     X, y, told = blobs()
     found = FamilyChoice(methods=["kmeans", "gnmf"], grids={"gnmf": {"alpha": [-1.0, 100.0]}},
