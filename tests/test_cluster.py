@@ -60,3 +60,15 @@ def test_a_file_that_cannot_choose_is_one_line_status_2_and_nothing_written(tmp_
 def test_a_partially_labelled_file_given_to_the_benchmark_names_the_command_that_reads_it():
     with pytest.raises(ConfigError, match="python -m src.cluster mine.npz"):
         contenders.check_user_data(np.array([0, 1, 1, 2, 2]), "mine.npz", ("-1", "1", "2"))
+
+
+def test_a_folder_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path, caplog):
+    path, _, _ = write_file(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with caplog.at_level(logging.ERROR):
+        assert cluster.main([str(path), "--methods", "kmeans", "--repeats", "1", "--jobs", "1",
+                             "--out", str(blocker / "out")]) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "cannot make the folder" in errors[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "mine.npz"]

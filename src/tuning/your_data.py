@@ -140,19 +140,23 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         estimator.prior = prior_of(float(data.known.mean()))
         logger.info("the prior (ties, too few to score): %s", ", ".join(estimator.prior or ["the methods' order"]))
     out = Path(out) if out is not None else OUTPUTS / Path(path).stem
-    said = notes(data)
-    for line in said:
-        logger.info("%s", line)
-    start = time.perf_counter()
-    found = estimator.fit(data.X, data.y)
-    seconds = time.perf_counter() - start
-    logger.info("chose %s at %s (%s), held-out AC %.3f, in %.0f s", found.best_method_, found.best_params_,
-                found.selection_, found.best_score_, seconds)
-    try:
+    try:  # the folder is checked before the fits: a bad --out costs no fit
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     except OSError as exc:
         raise ConfigError(f"--out {out}: cannot make the folder ({exc.strerror})") from None
+    said = notes(data)
+    for line in said:
+        logger.info("%s", line)
+    start = time.perf_counter()
+    try:
+        found = estimator.fit(data.X, data.y)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    seconds = time.perf_counter() - start
+    logger.info("chose %s at %s (%s), held-out AC %.3f, in %.0f s", found.best_method_, found.best_params_,
+                found.selection_, found.best_score_, seconds)
     try:
         labels_table(data, found).to_csv(staging / "labels.csv", index=False)
         candidates_table(found).to_csv(staging / "candidates.csv", index=False)
@@ -164,6 +168,9 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
+    except OSError as exc:  # a full disk, a folder that cannot be replaced: one line, nothing half-written
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(f"--out {out}: cannot write the results ({exc.strerror or exc})") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
