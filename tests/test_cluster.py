@@ -10,6 +10,8 @@ import pytest
 from src import cluster
 from src.errors import ConfigError
 from src.reproduction import contenders
+from src.running.pool.schedule import published_costs
+from src.tuning import your_data
 
 
 def write_file(tmp_path, told=None, seed=0):
@@ -72,3 +74,23 @@ def test_a_folder_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and "cannot make the folder" in errors[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "mine.npz"]
+
+
+def test_a_fit_is_priced_from_the_benchmarks_cell_at_the_nearest_trial_size():
+    sizes, costs = your_data.trial_sizes(), published_costs()
+    n = sizes[("coil20", 10)]
+    cost = costs[("benchmark/labels30/runs/coil20_KMeans", 10)]
+    found = your_data.priced(["kmeans"], n)
+    assert found["kmeans"] == pytest.approx(cost)
+    assert your_data.priced(["kmeans"], n + 1)["kmeans"] == pytest.approx(cost * (n + 1) / n)
+
+
+def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypatch):
+    monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
+    progress = your_data.FitProgress({"kmeans": 1.0, "sda": 3.0}, ["kmeans", "sda"])
+    with caplog.at_level(logging.INFO, logger="src.tuning.your_data"):
+        progress("kmeans")
+        progress("sda")
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("[fits 1/2, work 25%]") and "left" in lines[0]
+    assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")

@@ -48,12 +48,18 @@ def family_methods() -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def config_params(name: str) -> dict:
-    """The parameters of the family method ``name`` as its config composes them (its solver's included)."""
+def composed_method(name: str) -> dict:
+    """The ``method`` node of the family method ``name`` as its config composes it, resolved (its label, and its
+    parameters with its solver's)."""
     resolvers.register()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         config = compose(config_name="config", overrides=[f"method={name}"])
-    return OmegaConf.to_container(config.method.params, resolve=True)
+    return OmegaConf.to_container(config.method, resolve=True)
+
+
+def config_params(name: str) -> dict:
+    """The parameters of the family method ``name`` as its config composes them (its solver's included)."""
+    return dict(composed_method(name)["params"])
 
 
 def cluster(X, name: str, params: dict, y_told: np.ndarray, k: int, seeds: np.random.SeedSequence,
@@ -183,9 +189,10 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         tags.target_tags.required = True  # the known labels choose
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, progress=None):
         """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, fit
-        the choice on every sample; ``X`` is (n_samples, n_features), non-negative for the factorizations."""
+        the choice on every sample; ``X`` is (n_samples, n_features), non-negative for the factorizations.
+        ``progress(name)``, where given, is called as each scoring fit ends, with its method's registry name."""
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
@@ -195,13 +202,17 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         found = self.candidates()
         tasks = [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
                  for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
-        fitted = Parallel(n_jobs=self.n_jobs)(
+        running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(fit_task)(X, found[c][1], {**config_params(found[c][1]), **found[c][2]},
                               y_partial if fold is None else np.where(deals[deal] == fold, UNLABELLED, y_partial),
                               fold is None, k, self._seed(1, deal, -1 if fold is None else fold),
                               self.kmeans_restarts)
             for c, deal, fold in tasks)
-        clusters = dict(zip(tasks, fitted))
+        clusters = {}
+        for task, got in zip(tasks, running):
+            clusters[task] = got
+            if progress is not None:
+                progress(found[task[0]][1])
         rows, splits = [], []
         for c, (label, name, setting, default) in enumerate(found):
             scores, counts, failed = [], [], None
@@ -233,6 +244,12 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         mapped = class_of_clusters(self.clusters_, y_partial)[self.clusters_]
         self.labels_ = np.where(mapped == UNLABELLED, UNLABELLED, self.classes_[np.maximum(mapped, 0)])
         return self
+
+    def fits(self) -> list[str]:
+        """The registry name of each fit the choice makes, in order: a label method once per fold of each deal,
+        a method without labels once per deal (the chosen one's final fit not counted)."""
+        return [name for _, name, _, _ in self.candidates()
+                for _ in range(self.n_repeats * (self.n_folds if selection.takes_labels(name) else 1))]
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
         """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds, (1, deal, fold)

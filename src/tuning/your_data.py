@@ -17,6 +17,7 @@ done (a failed run leaves no half-written folder):
 from __future__ import annotations
 
 import logging
+import math
 import shutil
 import tempfile
 import time
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from hydra import compose, initialize_config_dir
+from joblib import effective_n_jobs
 
 from .. import resolvers
 from ..config_dir import CONF_DIR
@@ -33,9 +35,13 @@ from ..data import load_dataset
 from ..errors import ConfigError, UserError
 from ..methods.core.validation import UNLABELLED
 from ..reproduction.contenders import quoted
+from ..protocol.partition import decode
+from ..reproduction import shipped
+from ..resolvers import safe_name
 from ..running import provenance
-from .estimator import FamilyChoice
-from .selection import takes_labels
+from ..running.pool.schedule import published_costs
+from ..running.progress import duration, time_left
+from .estimator import FamilyChoice, composed_method
 
 logger = logging.getLogger(__name__)
 
@@ -110,23 +116,76 @@ def candidates_table(found: FamilyChoice) -> pd.DataFrame:
     return table
 
 
-def fits(estimator: FamilyChoice) -> tuple[int, int]:
-    """The candidates and the fits the choice makes: a label method once per fold of each deal, a method
-    without labels once per deal, and the chosen one once more."""
-    found = estimator.candidates()
-    per = [estimator.n_repeats * (estimator.n_folds if takes_labels(name) else 1) for _, name, _, _ in found]
-    return len(found), sum(per) + 1
+#: The track whose published cell costs price a fit (a fit on every sample, then the protocol's KMeans).
+PRICED_TRACK = "labels30"
 
 
-def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, int]:
-    """Read and check the file, count the candidates and the fits; nothing is fitted or written."""
+def trial_sizes() -> dict[tuple[str, int], int]:
+    """The samples of a benchmark trial per (data set, k): the median length of the shipped KMeans cells'
+    partitions of :data:`PRICED_TRACK`; empty where no cells ship."""
+    family = shipped.load() if shipped.FILE.is_file() else None
+    if family is None:
+        return {}
+    rows = family[(family["track"] == PRICED_TRACK) & (family["method"] == "KMeans")]
+    sizes = rows.groupby(["dataset", "k"])["partition"].agg(lambda cells: int(np.median([len(decode(p))
+                                                                                        for p in cells])))
+    return {(str(d), int(k)): int(n) for (d, k), n in sizes.items()}
+
+
+def priced(names, n_samples: int) -> dict[str, float]:
+    """Seconds one fit of each method (registry names) is expected to take on ``n_samples`` samples: its
+    published cost of a benchmark cell (``docs/results/cell_costs.csv``: a fit and the protocol's KMeans, at
+    its default setting) on the (data set, k) of :data:`PRICED_TRACK` whose trial size is nearest, scaled by
+    the ratio of the sizes; a method without a published cost is priced as the median of the others. A guide
+    for the time left, which corrects it by the fits' own pace."""
+    costs, sizes = published_costs(), trial_sizes()
+    found = {}
+    for name in set(names):
+        label = safe_name(composed_method(name)["label"])
+        known = [(n, costs[(f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k)])
+                 for (dataset, k), n in sizes.items() if (f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k) in costs]
+        if known:
+            size, seconds = min(known, key=lambda item: abs(math.log(item[0] / n_samples)))
+            found[name] = seconds * n_samples / size
+    fallback = float(np.median(list(found.values()))) if found else 1.0
+    return {name: found.get(name, fallback) for name in names}
+
+
+class FitProgress:
+    """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
+    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`)."""
+
+    EVERY = 30.0
+
+    def __init__(self, prices: dict[str, float], names: list[str]):
+        self.prices, self.total, self.count = prices, sum(prices[name] for name in names), len(names)
+        self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        self.done += self.prices[name]
+        self.fits += 1
+        now = time.perf_counter()
+        if now - self.said >= self.EVERY or self.fits == self.count:
+            self.said = now
+            logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
+                        time_left(now - self.start, self.done, self.total - self.done))
+
+
+def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, float]:
+    """Read and check the file, count and price the fits (:func:`priced`); nothing is fitted or written.
+    Returns the fits and their priced seconds."""
     data = read(path, overrides)
     for line in notes(data):
         logger.info("%s", line)
-    candidates, total = fits(estimator)
-    logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds); nothing fitted, nothing written",
-                candidates, total, estimator.n_repeats, estimator.n_folds)
-    return candidates, total
+    names = estimator.fits()
+    prices = priced(names, data.X.shape[0])
+    seconds = sum(prices[name] for name in names) + max(prices.values())  # the final fit: priced as the dearest
+    jobs = effective_n_jobs(estimator.n_jobs)
+    logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds), about %s of fits, about %s on %d "
+                "process(es) (priced from the benchmark's cells); nothing fitted, nothing written",
+                len(estimator.candidates()), len(names) + 1, estimator.n_repeats, estimator.n_folds,
+                duration(seconds), duration(seconds / jobs), jobs)
+    return len(names) + 1, seconds
 
 
 def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=(), prior_of=None) -> Path:
@@ -148,9 +207,10 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     said = notes(data)
     for line in said:
         logger.info("%s", line)
+    names = estimator.fits()
     start = time.perf_counter()
     try:
-        found = estimator.fit(data.X, data.y)
+        found = estimator.fit(data.X, data.y, progress=FitProgress(priced(names, data.X.shape[0]), names))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
