@@ -94,3 +94,4 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0].startswith("[fits 1/2, work 25%]") and "left" in lines[0]
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
+

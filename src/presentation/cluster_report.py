@@ -25,23 +25,52 @@ from ..tuning import choice
 from ..tuning.homes import experiment
 from .figures import pyplot
 from .ranking import ALPHA, ac_order, join_names
+from .choice_report import block_regret
 from .verdicts import holm
 
 FIGURE = "candidates.png"
+
+
+def nearest_track(known_share: float) -> str:
+    """The label track whose share of labelled samples is nearest ``known_share``."""
+    shares = {track: float(experiment(track)["protocol"]["labels"]["fraction"]) for track in LABEL_TRACKS}
+    return min(shares, key=lambda t: (abs(shares[t] - known_share), t))
+
+
+def shipped_family_rows(track: str):
+    """The shipped tuned family rows of ``track`` (the choice's entrants left out), or None."""
+    tuned = shipped.load_tuned()
+    if tuned is None:
+        return None
+    rows = shipped.tuned_family(shipped.load(), tuned)
+    rows = rows[(rows["track"] == track) & ~rows["method"].isin(choice.ENTRANTS)]
+    return rows if not rows.empty else None
 
 
 def shipped_prior(known_share: float) -> list[str] | None:
     """The prior of a person's data (:mod:`src.tuning.choice`): the methods as the shipped tuned benchmark's
     pairwise tests place them (:func:`.ranking.ac_order`) in the label track whose share of labelled samples is
     nearest ``known_share``; None where no tuned cells ship."""
-    tuned = shipped.load_tuned()
-    if tuned is None:
-        return None
-    shares = {track: float(experiment(track)["protocol"]["labels"]["fraction"]) for track in LABEL_TRACKS}
-    track = min(shares, key=lambda t: (abs(shares[t] - known_share), t))
-    rows = shipped.tuned_family(shipped.load(), tuned)
-    rows = rows[(rows["track"] == track) & ~rows["method"].isin(choice.ENTRANTS)]
-    return list(ac_order(rows)) if not rows.empty else None
+    rows = shipped_family_rows(nearest_track(known_share))
+    return list(ac_order(rows)) if rows is not None else None
+
+
+def shipped_regret(known_share: float) -> str:
+    """What the same rule's choice cost on the benchmark at the nearest label rate: the regret of Choice against
+    its oracle over the (data set, k) blocks (:func:`.choice_report.block_regret`), from the shipped settings
+    and tuned cells alone; a sentence saying so where they do not ship."""
+    track = nearest_track(known_share)
+    settings, rows = shipped.load_settings(), shipped_family_rows(track)
+    if settings is None or rows is None or not (settings["track"] == track).any():
+        return (f"The benchmark's regret of this rule at the nearest label rate ({track}) is computed from the "
+                "tuned benchmark's settings file, which does not ship yet.")
+    searched = settings[settings["track"] == track].drop(columns="track")
+    chosen = choice.entrant_rows(rows, searched, ac_order)
+    chosen = chosen[chosen["method"] == "Choice"]
+    regret, low, high, blocks = block_regret(chosen, choice.oracle(searched))
+    return (f"On the benchmark at the nearest label rate ({track}), the same rule's choice was {regret:.1f} AC "
+            f"points [{low:.1f}, {high:.1f}] below the best candidate in hindsight, over {blocks} (data set, k) "
+            f"blocks, and scored {100 * chosen['acc'].mean():.1f} AC on average.")
 
 
 def splits_of(results: dict) -> np.ndarray:
@@ -131,7 +160,8 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
         lines.append(f"| {'**' + labels[i] + '**' if i == best else labels[i]} | "
                      + ("failed |  - |" if not np.isfinite(mean) else f"{100 * mean:.1f} | [{100 * a:.1f}, {100 * b:.1f}] |")
                      + f" {results['rank_test_score'][i]} | {results['n_scored'][i]} |")
-    lines += ["", "## How it was chosen", "", *(f"- {note}" for note in notes),
+    lines += ["", "## How it was chosen", "", shipped_regret(float((data.y >= 0).mean())), "",
+              *(f"- {note}" for note in notes),
               f"- {len(labels)} candidates, each scored on {splits.shape[1]} held-out splits "
               f"({found.n_folds} folds x {found.n_repeats} deals); the choice's rule is `src/tuning/choice.py`",
               f"- {seconds:.0f} s on this machine", ""]
