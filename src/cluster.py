@@ -5,6 +5,7 @@ Usage::
     python -m src.cluster mine.npz                     # labels -1 where unknown; writes outputs/cluster/mine/
     python -m src.cluster mine.csv --methods gnmf sda kmeans --repeats 5
     python -m src.cluster mine.mat --set dataset.y_key=labels --out results/mine
+    python -m src.cluster mine.npz --method mypkg.mymodule:MyNMF --grid beta=0.1,1,10   # yours among them
 
 The file is read as ``python -m src.benchmark --dataset`` reads one (``.npz``, ``.mat``, ``.csv``; a sample
 per row). Every family method at every setting of its grid is scored on folds of the known labels, the best is
@@ -22,7 +23,7 @@ import sys
 from .errors import UserError
 from .presentation import cluster_report
 from .tuning import your_data
-from .tuning.estimator import FamilyChoice, family_methods
+from .tuning.estimator import family_methods
 
 
 def main(argv=None) -> int:
@@ -39,20 +40,24 @@ def main(argv=None) -> int:
                         help="how the file is read (dataset.X_key, dataset.y_key, dataset.label_column, ...)")
     parser.add_argument("--out", default=None, help="the folder to write (default outputs/cluster/<file stem>)")
     parser.add_argument("--dry-run", action="store_true",
-                        help="read and check the file, count the candidates and fits; fit and write nothing")
+                        help="read and check the file, count and price the fits; fit and write nothing")
+    outside = parser.add_argument_group("an estimator of yours among the candidates")
+    outside.add_argument("--method", nargs="+", default=[], metavar="METHOD",
+                         help="outside estimators: package.module:Class or path/to/file.py:Class, through the "
+                              "benchmark's gate")
+    outside.add_argument("--param", nargs="+", default=[], metavar="NAME=VALUE",
+                         help="their constructor parameters (values read as YAML)")
+    outside.add_argument("--grid", nargs="+", default=[], metavar="NAME=V1,V2,...",
+                         help="their grid: each parameter's values, searched as the family's")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
-    estimator = FamilyChoice(methods=args.methods, n_repeats=args.repeats, random_state=args.seed, n_jobs=args.jobs)
     try:
-        if args.dry_run:
-            your_data.dry_run(args.file, estimator, args.set)
-            return 0
-        folder = your_data.run(args.file, args.out, estimator, cluster_report.write, args.set,
-                               cluster_report.shipped_prior)
+        folder = your_data.cluster(args, cluster_report.write, cluster_report.shipped_prior)
     except UserError as exc:
         logging.getLogger(__name__).error("%s", " ".join(str(exc).split()))
         return 2
-    logging.getLogger(__name__).info("wrote %s", folder)
+    if folder is not None:
+        logging.getLogger(__name__).info("wrote %s", folder)
     return 0
 
 

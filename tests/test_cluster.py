@@ -95,3 +95,25 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
     assert lines[0].startswith("[fits 1/2, work 25%]") and "left" in lines[0]
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
 
+
+
+OUTSIDE = "tests/fixtures/outside/estimators.py:PlainNMF"
+
+
+def test_an_outside_estimator_joins_the_candidates_through_the_gate(tmp_path):
+    path, y, told = write_file(tmp_path)
+    out = tmp_path / "out"
+    assert cluster.main([str(path), "--methods", "kmeans", "--repeats", "1", "--jobs", "1", "--method", OUTSIDE,
+                         "--grid", "max_iter=100,200", "--out", str(out)]) == 0
+    candidates = pd.read_csv(out / "candidates.csv")
+    mine = candidates[candidates["param_method"] == OUTSIDE]
+    assert sorted(mine["setting"]) == ["max_iter=100", "max_iter=200"] and mine["mean_test_score"].notna().all()
+
+
+def test_an_outside_grid_the_estimator_refuses_is_one_line_before_any_fit(tmp_path, caplog):
+    path, _, _ = write_file(tmp_path)
+    with caplog.at_level(logging.ERROR):
+        assert cluster.main([str(path), "--methods", "kmeans", "--method", OUTSIDE, "--grid", "beta=1,2",
+                             "--out", str(tmp_path / "out")]) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "beta" in errors[0] and not (tmp_path / "out").exists()

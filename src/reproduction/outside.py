@@ -12,16 +12,15 @@ labelled file in the three tracks. The reports are written by the writers the en
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from .. import methods, tuning
 from ..data import load_dataset
-from ..errors import ConfigError, UserError
+from ..errors import ConfigError
 from ..resolvers import safe_name
-from ..running import gate, provenance
+from ..running import provenance
 from ..running.pool import plan_jobs
 from ..running.settings import thaw
 from . import contenders as opened
@@ -65,7 +64,7 @@ def run_contenders(args, writers: Writers) -> int:
     if len(set(labels)) < len(labels) or set(labels) & set(family["method"]):
         raise ConfigError(f"the methods' labels {', '.join(labels)} must differ from each other and from the "
                           "family's: give each its own with --label")
-    contenders, grids, deaf = gated(contenders, grid_values, args.cell_timeout)
+    contenders, grids, deaf = tuning.gated(contenders, grid_values, args.cell_timeout)
     datasets = list(args.datasets or opened.DATASETS)
     out = Path(args.out or BENCHMARK_OUTPUTS / safe_name("+".join(labels)))
     homes = opened.contender_homes(contenders, list(args.tracks), datasets, out, args.config_dir)
@@ -127,31 +126,6 @@ def run_contenders(args, writers: Writers) -> int:
                              tuned=tuned)
     logger.info("%s against the family: %s", " and ".join(labels), path)
     return 0
-
-
-def gated(contenders: list, grid_values: dict, seconds: float | None) -> tuple[list, dict, list[str]]:
-    """Each contender through the gate (:func:`src.running.gate.check`), its grid's other settings first
-    (:func:`src.tuning.contender_grid`), then the contender at its grid's defaults: the contenders, their grids
-    by name, and a note for each that says it takes labels but ignored them on the gate's problem."""
-    grids = {c.name: tuning.contender_grid(c, grid_values, seconds) for c in contenders} if grid_values else {}
-    contenders = [replace(c, params={**c.params, **grids[c.name].defaults}) if c.name in grids else c
-                  for c in contenders]
-    deaf = []
-    for contender in contenders:
-        try:
-            passed = gate.check(contender.name, contender.params, seconds)
-        except UserError as exc:
-            if contender.name not in grids:
-                raise
-            default = tuning.grids.setting_text(grids[contender.name].defaults)
-            raise ConfigError(f"--grid {default}: {contender.label} refuses it ({exc})") from None
-        logger.info("gate: %s passed (%s%s)", contender.label, "clusters directly" if passed.clusters_directly
-                    else "a representation", ", takes labels" if passed.needs_labels else "")
-        if passed.reads_labels is False:
-            deaf.append(f"{contender.label} says it takes labels (needs_labels) but gave the same output when "
-                        "they changed, on the gate's tiny problem: read its label-track ranks as a method that "
-                        "ignores them")
-    return contenders, grids, deaf
 
 
 def how_set(contender, grid, given: dict) -> str:

@@ -65,6 +65,31 @@ def contender_grid(contender, values: dict, seconds: float | None = None) -> Gri
     return grid
 
 
+def gated(contenders: list, grid_values: dict, seconds: float | None) -> tuple[list, dict, list[str]]:
+    """Each contender through the gate (:func:`src.running.gate.check`), its grid's other settings first
+    (:func:`contender_grid`), then the contender at its grid's defaults: the contenders, their grids
+    by name, and a note for each that says it takes labels but ignored them on the gate's problem."""
+    found = {c.name: contender_grid(c, grid_values, seconds) for c in contenders} if grid_values else {}
+    contenders = [replace(c, params={**c.params, **found[c.name].defaults}) if c.name in found else c
+                  for c in contenders]
+    deaf = []
+    for contender in contenders:
+        try:
+            passed = gate.check(contender.name, contender.params, seconds)
+        except UserError as exc:
+            if contender.name not in found:
+                raise
+            default = grids.setting_text(found[contender.name].defaults)
+            raise ConfigError(f"--grid {default}: {contender.label} refuses it ({exc})") from None
+        logger.info("gate: %s passed (%s%s)", contender.label, "clusters directly" if passed.clusters_directly
+                    else "a representation", ", takes labels" if passed.needs_labels else "")
+        if passed.reads_labels is False:
+            deaf.append(f"{contender.label} says it takes labels (needs_labels) but gave the same output when "
+                        "they changed, on the gate's tiny problem: read its label-track ranks as a method that "
+                        "ignores them")
+    return contenders, found, deaf
+
+
 class TrackClasses:
     """The data sets' classes as a track's cells read them, each data set loaded once (``overrides`` as the
     run's): the fold k of the homes, before the pool, and the trials of the tables, after it, share one

@@ -16,6 +16,7 @@ set to the setting. Everything random flows from ``random_state`` through :class
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..protocol.clustering import best_kmeans
 from ..protocol.metrics import accuracy
 from ..protocol.trials import fold_of
 from . import choice, selection
-from .grids import family_grid, setting_text, settings
+from .grids import Grid, contender_grid, family_grid, setting_text, settings
 from .homes import track_methods
 
 logger = logging.getLogger(__name__)
@@ -111,9 +112,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     n_clusters : int, optional
         The number of clusters (and the factorizations' rank); default the number of known classes.
     methods : sequence of str, optional
-        The candidates' registry names (default every family method of a label track but NTF).
+        The candidates: registry names, or import paths of outside estimators (``package.module:Class``, as
+        ``--method`` takes them; run them through the gate first, :func:`src.tuning.gated`). Default every
+        family method of a label track but NTF.
     grids : mapping of str to mapping, optional
-        Per method, ``{parameter: values}`` replacing its declared grid (``tune`` in its config).
+        Per method, ``{parameter: values}``: a family method's replace its declared grid (``tune`` in its
+        config), an outside estimator's are its grid.
+    params : mapping of str to mapping, optional
+        Per outside estimator, its constructor parameters besides its grid's.
     n_folds : int, default 2
         The folds of the known labels (stratified by class), as the benchmark's rule. A class with one known
         sample is told in every fold and never scored.
@@ -161,11 +167,12 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     pp. 1497-1521, 2017.
     """
 
-    def __init__(self, n_clusters=None, methods=None, grids=None, n_folds=2, n_repeats=1, kmeans_restarts=20,
-                 prior=None, random_state=0, n_jobs=None):
+    def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=2, n_repeats=1,
+                 kmeans_restarts=20, prior=None, random_state=0, n_jobs=None):
         self.n_clusters = n_clusters
         self.methods = methods
         self.grids = grids
+        self.params = params
         self.n_folds = n_folds
         self.n_repeats = n_repeats
         self.kmeans_restarts = kmeans_restarts
@@ -174,15 +181,32 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def candidates(self) -> list[tuple[str, str, dict, bool]]:
-        """Every (short name, registry name, setting, whether it is the default) the choice scores."""
+        """Every (short name, registry name or import path, setting, whether it is the default) the choice
+        scores."""
         found = []
         for name in self.methods or family_methods():
-            grid = family_grid(name)
-            if self.grids and name in self.grids:
-                grid = grid.with_values({p: tuple(v) for p, v in self.grids[name].items()})
+            grid = self.grid(name)
             for setting in settings(grid):
                 found.append((grid.label, name, setting, setting == dict(grid.defaults)))
         return found
+
+    def grid(self, name: str) -> Grid:
+        """The grid of a candidate method: a family method's declared one (its values replaced where ``grids``
+        gives them); an outside estimator's (an import path) from ``grids`` and ``params``, labelled with its
+        class name (:func:`.grids.contender_grid`)."""
+        given = (self.grids or {}).get(name)
+        if name in methods.REGISTRY:
+            grid = family_grid(name)
+            return grid.with_values({p: tuple(v) for p, v in given.items()}) if given else grid
+        cls = methods.estimator_class(name)
+        defaults = {p.name: p.default for p in inspect.signature(cls).parameters.values()
+                    if p.default is not inspect.Parameter.empty}
+        return contender_grid(name, cls.__name__, self.base_params(name), given or {}, methods.parameter_names(cls),
+                              defaults)
+
+    def base_params(self, name: str) -> dict:
+        """A candidate's parameters but its grid's: a family method's config's, an outside one's ``params``."""
+        return config_params(name) if name in methods.REGISTRY else dict((self.params or {}).get(name, {}))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -203,7 +227,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         tasks = [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
                  for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
         running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(fit_task)(X, found[c][1], {**config_params(found[c][1]), **found[c][2]},
+            delayed(fit_task)(X, found[c][1], {**self.base_params(found[c][1]), **found[c][2]},
                               y_partial if fold is None else np.where(deals[deal] == fold, UNLABELLED, y_partial),
                               fold is None, k, self._seed(1, deal, -1 if fold is None else fold),
                               self.kmeans_restarts)
@@ -238,7 +262,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.best_method_, self.best_params_ = picked["estimator"], dict(picked["params"])
         self.best_score_ = float(picked["score"])
         self.cv_results_ = self._results(table, np.array(splits))
-        params = {**config_params(self.best_method_), **self.best_params_}
+        params = {**self.base_params(self.best_method_), **self.best_params_}
         self.clusters_, self.best_estimator_ = cluster(X, self.best_method_, params, y_partial, k, self._seed(2),
                                                        self.kmeans_restarts)
         mapped = class_of_clusters(self.clusters_, y_partial)[self.clusters_]

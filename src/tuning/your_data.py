@@ -33,7 +33,9 @@ from .. import resolvers
 from ..config_dir import CONF_DIR
 from ..data import load_dataset
 from ..errors import ConfigError, UserError
+from ..methods import REGISTRY
 from ..methods.core.validation import UNLABELLED
+from ..reproduction import contenders as opened
 from ..reproduction.contenders import quoted
 from ..protocol.partition import decode
 from ..reproduction import shipped
@@ -41,7 +43,9 @@ from ..resolvers import safe_name
 from ..running import provenance
 from ..running.pool.schedule import published_costs
 from ..running.progress import duration, time_left
-from .estimator import FamilyChoice, composed_method
+from . import gated
+from .estimator import FamilyChoice, composed_method, family_methods
+from .grids import parse_grid
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +145,8 @@ def priced(names, n_samples: int) -> dict[str, float]:
     costs, sizes = published_costs(), trial_sizes()
     found = {}
     for name in set(names):
+        if name not in REGISTRY:  # an outside estimator: no published cost
+            continue
         label = safe_name(composed_method(name)["label"])
         known = [(n, costs[(f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k)])
                  for (dataset, k), n in sizes.items() if (f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k) in costs]
@@ -235,3 +241,34 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return out
+
+
+def estimator_of(args) -> FamilyChoice:
+    """The choice the command line asks for: ``--methods`` (family methods, default all), ``--method`` outside
+    estimators with ``--param`` and ``--grid``, through the gate as the benchmark's contenders
+    (:func:`src.tuning.gated`; a refused one is one line before any fit), ``--repeats``, ``--seed``, ``--jobs``."""
+    names = list(args.methods or family_methods())
+    params, grids = {}, {}
+    if args.method:
+        given = opened.parse_params(args.param)
+        contenders, found, _ = gated([opened.resolve(spec, given) for spec in args.method],
+                                     parse_grid(args.grid), None)
+        for contender in contenders:
+            names.append(contender.name)
+            grid = found.get(contender.name)
+            params[contender.name] = {p: v for p, v in contender.params.items() if grid is None or p not in grid.values}
+            if grid is not None:
+                grids[contender.name] = dict(grid.values)
+    elif args.grid or args.param:
+        raise ConfigError("--param and --grid set an outside estimator's parameters: give it with --method")
+    return FamilyChoice(methods=names, grids=grids or None, params=params or None, n_repeats=args.repeats,
+                        random_state=args.seed, n_jobs=args.jobs)
+
+
+def cluster(args, report, prior_of=None) -> Path | None:
+    """The command's one call: its estimator (:func:`estimator_of`), then :func:`dry_run` or :func:`run`."""
+    estimator = estimator_of(args)
+    if args.dry_run:
+        dry_run(args.file, estimator, args.set)
+        return None
+    return run(args.file, args.out, estimator, report, args.set, prior_of)
