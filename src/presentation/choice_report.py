@@ -17,12 +17,12 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy import stats
 
 from ..tuning import choice
 from ..tuning.selection import takes_labels
 from .ranking import Ranking, claim_verdict, join_names
 from .tuning_report import net_wins
+from .verdicts import t_interval
 
 #: The entrant the COBS claim is about, and what it claims.
 COBS = "Choice (label-free)"
@@ -33,11 +33,8 @@ def block_regret(chosen: pd.DataFrame, ceiling: pd.DataFrame, level: float = 0.9
     """The regret in AC points (:func:`src.tuning.choice.regret`) as the mean over the (data set, k) blocks of
     each block's mean over its trials, with its ``level`` t-interval, and the number of blocks."""
     per = choice.regret(chosen, ceiling).groupby(["dataset", "k"])["regret"].mean() * 100
-    if len(per) >= 2 and per.std() > 0:
-        low, high = stats.ttest_1samp(per, 0.0).confidence_interval(level)
-    else:
-        low = high = float(per.mean()) if len(per) else math.nan
-    return float(per.mean()) if len(per) else math.nan, float(low), float(high), len(per)
+    low, high = t_interval(per, level)
+    return float(per.mean()) if len(per) else math.nan, low, high, len(per)
 
 
 def summary_lines(rows: pd.DataFrame, searched: pd.DataFrame, ranking: Ranking | None) -> list[str]:

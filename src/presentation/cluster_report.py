@@ -12,7 +12,6 @@ how many there were.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from ..tuning.homes import experiment
 from .figures import pyplot
 from .ranking import ALPHA, ac_order, join_names
 from .choice_report import block_regret
-from .verdicts import holm
+from .verdicts import holm, t_interval
 
 FIGURE = "candidates.png"
 
@@ -81,13 +80,8 @@ def splits_of(results: dict) -> np.ndarray:
 
 
 def interval(scores: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Student's t interval of the mean of ``scores``; the mean twice where they do not vary or are too few."""
-    scores = scores[np.isfinite(scores)]
-    if scores.size < 2 or scores.std() == 0:
-        mean = float(scores.mean()) if scores.size else math.nan
-        return mean, mean
-    low, high = stats.ttest_1samp(scores, 0.0).confidence_interval(level)
-    return float(low), float(high)
+    """Student's t interval of the mean of a candidate's split scores (:func:`.verdicts.t_interval`)."""
+    return t_interval(scores, level)
 
 
 def not_separated(splits: np.ndarray, best: int) -> list[int]:

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..errors import ConfigError
 from ..reproduction.contenders import LABEL_TRACKS
@@ -32,6 +31,7 @@ from ..tuning import EDGES_FILE, choice, growth, grids, tables
 from ..tuning.homes import family_grids
 from ..tuning.selection import FOLDS, MIN_VALIDATION, REASONS
 from .figures import pyplot, style
+from .verdicts import t_interval
 from .ranking import ALPHA, Ranking, ac_order, answer_lines, join_names, slug
 
 #: What the tuned rows are called per track: the rule's choice in a label track, the oracle in the other.
@@ -210,10 +210,7 @@ def gains(fixed: pd.DataFrame, tuned: pd.DataFrame, level: float = 0.95) -> pd.D
     out = []
     for method, block in pairs.groupby(level="method"):
         diff = 100 * (block["tuned"] - block["fixed"])
-        if len(diff) >= 2 and diff.std() > 0:
-            low, high = stats.ttest_1samp(diff, 0.0).confidence_interval(level)
-        else:
-            low = high = float(diff.mean())
+        low, high = t_interval(diff, level)
         chosen = tuned[tuned["method"] == method]
         out.append({"method": method, "fixed": 100 * block["fixed"].mean(), "tuned": 100 * block["tuned"].mean(),
                     "gain": float(diff.mean()), "low": float(low), "high": float(high), "blocks": len(diff),

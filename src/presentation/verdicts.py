@@ -365,3 +365,16 @@ def single_trial_notes(frames) -> dict[str, list[str]]:
 def trials_per_k(n: int) -> str:
     """"1 trial per k", "10 trials per k"."""
     return f"{counted(int(n), 'trial')} per k"
+
+
+def t_interval(values, level: float = 0.95) -> tuple[float, float]:
+    """Student's t interval of the mean of ``values`` (the finite ones); the mean twice where they are fewer
+    than two or do not vary, NaN twice where there are none."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size < 2 or values.std() == 0:
+        mean = float(values.mean()) if values.size else math.nan
+        return mean, mean
+    low, high = stats.ttest_1samp(values, 0.0).confidence_interval(level)
+    return float(low), float(high)
+

@@ -224,8 +224,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         k = int(self.n_clusters or self.classes_.size)
         deals = [self._deal(y_partial, deal) for deal in range(self.n_repeats)]
         found = self.candidates()
-        tasks = [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
-                 for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
+        tasks = self._tasks(found)
         running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(fit_task)(X, found[c][1], {**self.base_params(found[c][1]), **found[c][2]},
                               y_partial if fold is None else np.where(deals[deal] == fold, UNLABELLED, y_partial),
@@ -269,11 +268,17 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.labels_ = np.where(mapped == UNLABELLED, UNLABELLED, self.classes_[np.maximum(mapped, 0)])
         return self
 
+    def _tasks(self, found: list) -> list[tuple[int, int, int | None]]:
+        """Each scoring fit as (candidate, deal, fold): a label method once per fold of each deal, a method
+        without labels once per deal (fold None: told no label, scored on every fold)."""
+        return [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
+                for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
+
     def fits(self) -> list[str]:
-        """The registry name of each fit the choice makes, in order: a label method once per fold of each deal,
-        a method without labels once per deal (the chosen one's final fit not counted)."""
-        return [name for _, name, _, _ in self.candidates()
-                for _ in range(self.n_repeats * (self.n_folds if selection.takes_labels(name) else 1))]
+        """The registry name of each scoring fit, in order (:meth:`_tasks`; the chosen one's final fit not
+        counted)."""
+        found = self.candidates()
+        return [found[c][1] for c, _, _ in self._tasks(found)]
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
         """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds, (1, deal, fold)
