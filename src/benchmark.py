@@ -28,12 +28,14 @@ Your method and your data against the family (:mod:`src.reproduction.contenders`
     python -m src.benchmark --method path/to/my_nmf.py:MyNMF --param beta=0.5 --datasets orl yale
     python -m src.benchmark --config-dir mine/conf --method my_nmf    # mine/conf/method/my_nmf.yaml (_target_)
     python -m src.benchmark --dataset path/to/mine.npz                # every family method on your data
+    python -m src.benchmark --dataset path/to/mine.npz --tune         # ... each tuned on it, and the choice
 
 ``--method`` runs the estimator through the gate (:mod:`src.running.gate`; a failed check is one line, exit
 status 2, nothing written), computes only its own cells in the tracks it belongs to, into
 ``outputs/benchmark/<label>/``, and ranks it against the family's shipped cells
 (``papers/benchmark/family_cells.csv.gz``: :mod:`src.reproduction.shipped`); ``--dataset`` runs every family
-method on the file in the three tracks. Both write ``report.md`` there (:mod:`src.presentation.contender_report`).
+method on the file in the three tracks (with ``--tune`` each tuned on it, and the choice's entrants). Both
+write ``report.md`` there (:mod:`src.presentation.contender_report`).
 
 This module is the recipe: its arguments and one call, :func:`src.reproduction.benchmark.run`, handed the
 report writers (:class:`src.reproduction.runner.Writers`); the orchestration is in
@@ -65,7 +67,8 @@ def main(argv=None) -> int:
     parser.add_argument("--report-only", action="store_true", help="only rebuild the report from the runs on disk")
     parser.add_argument("--tune", action="store_true",
                         help="tune every method alike: each grid (conf/method/, tune) searched per trial on the "
-                             "labels the method may see, the oracle beside the unsupervised track (src/tuning/)")
+                             "labels the method may see, the oracle beside the unsupervised track (src/tuning/); "
+                             "with --dataset, on your file")
     outside_args = parser.add_argument_group("your method or your data against the family")
     outside_args.add_argument("--method", nargs="+", default=[], metavar="METHOD",
                               help="estimators outside the repository: package.module:Class, path/to/file.py:Class, "

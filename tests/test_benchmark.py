@@ -78,7 +78,6 @@ def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, c
 @pytest.mark.parametrize("argv, message", [
     (["--grid", "alpha=1,10"], "--grid tunes a --method"),
     (["--tune", "--method", "fixtures.outside.estimators:PlainNMF"], "--tune tunes the family's own benchmark"),
-    (["--tune", "--dataset", "mine.npz"], "--tune runs on the benchmark's data sets"),
 ])
 def test_tune_and_grid_given_where_they_do_not_apply_are_one_line_and_status_2(tmp_path, monkeypatch, caplog, argv,
                                                                                message):

@@ -237,3 +237,25 @@ def test_a_contender_set_with_param_is_told_that_such_values_flatter_it(run, tmp
                          "--param", "max_iter=300")
     assert status == 0 and not errors
     assert "Values chosen by looking at this benchmark's scores flatter the method" in (out / "report.md").read_text()
+
+
+@pytest.mark.slow
+def test_your_data_tuned_ranks_the_family_tuned_with_the_choices_entrants(run, tmp_path):
+    """``--dataset mine.npz --tune``: every family method tuned on the file, as on the benchmark's data sets, and
+    the label track's two choice entrants, their prior the shipped order (here the fixed cells: none tuned ship)."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), 20)  # 6 labelled a class at 30%: two folds score at k = 2 and 3
+    path = tmp_path / "mine.npz"
+    np.savez(path, X=np.abs(3 * rng.random((4, 10))[y] + 2 * rng.random((80, 10))), y=y)
+    out = tmp_path / "yours"
+    status, errors = run("--dataset", str(path), "--tune", "--tracks", "labels30", "--out", str(out))
+    assert status == 0 and not errors
+    tuned = pd.read_csv(out / "tuned" / "labels30.csv")
+    settings = pd.read_csv(out / "tuned" / "labels30_settings.csv")
+    assert set(tuned["dataset"]) == set(settings["dataset"]) == {"mine"}
+    assert settings.groupby(["method", "k", "trial"])["chosen"].sum().eq(1).all()  # one choice per method and trial
+    folds = settings[settings["estimator"] == "semignmf"].filter(like="validation_acc_fold")
+    assert folds.notna().any().all()  # a label method scored on its folds at the k where they can score
+    report = (out / "report.md").read_text()
+    assert "## The family chooses itself" in report and "| Choice |" in report and "| Choice (label-free) |" in report
+    assert "every family method: tuned on this file" in report and "**COBS's claim**" in report

@@ -18,14 +18,45 @@ import math
 
 import pandas as pd
 
+from ..reproduction import shipped
+from ..reproduction.contenders import LABEL_TRACKS
 from ..tuning import choice
 from ..tuning.selection import takes_labels
-from .ranking import Ranking, claim_verdict, join_names
+from .ranking import Ranking, ac_order, claim_verdict, join_names
 from .tuning_report import net_wins
 from .verdicts import t_interval
 
 #: The entrant the COBS claim is about, and what it claims.
 COBS = "Choice (label-free)"
+
+
+def shipped_family_rows(track: str):
+    """The shipped tuned family rows of ``track`` (the choice's entrants left out), or None."""
+    tuned = shipped.load_tuned()
+    if tuned is None:
+        return None
+    rows = shipped.tuned_family(shipped.load(), tuned)
+    rows = rows[(rows["track"] == track) & ~rows["method"].isin(choice.ENTRANTS)]
+    return rows if not rows.empty else None
+
+
+def with_entrants(track: str, rows: pd.DataFrame, searched: pd.DataFrame | None) -> pd.DataFrame:
+    """A person's tuned rows of ``track`` (``python -m src.benchmark --dataset mine.npz --tune``) with the
+    choice's two entrants (:func:`src.tuning.choice.entrant_rows`), their prior the shipped tuned benchmark's
+    order in the same track (:func:`shipped_family_rows`; the shipped fixed-setting cells where no tuned
+    cells ship), which reads no label of the person's data; the rows as they are outside a label track,
+    without a settings table, or where nothing ships to order by."""
+    if track not in LABEL_TRACKS or searched is None or rows["method"].isin(choice.ENTRANTS).any():
+        return rows
+    prior = shipped_family_rows(track)
+    if prior is None:
+        fixed = shipped.load()
+        prior = fixed[fixed["track"] == track]
+    if prior.empty:
+        return rows
+    # the prior of a trial is the order over the other data sets (leave_one_out): here the shipped ones alone
+    found = choice.entrant_rows(pd.concat([rows, prior], ignore_index=True), searched, ac_order)
+    return pd.concat([rows, found], ignore_index=True)
 
 
 def block_regret(chosen: pd.DataFrame, ceiling: pd.DataFrame, level: float = 0.95) -> tuple[float, float, float,

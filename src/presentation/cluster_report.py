@@ -24,7 +24,7 @@ from ..tuning import choice
 from ..tuning.homes import experiment
 from .figures import pyplot
 from .ranking import ALPHA, ac_order, join_names
-from .choice_report import block_regret
+from .choice_report import block_regret, shipped_family_rows
 from .verdicts import holm, t_interval
 
 FIGURE = "candidates.png"
@@ -34,16 +34,6 @@ def nearest_track(known_share: float) -> str:
     """The label track whose share of labelled samples is nearest ``known_share``."""
     shares = {track: float(experiment(track)["protocol"]["labels"]["fraction"]) for track in LABEL_TRACKS}
     return min(shares, key=lambda t: (abs(shares[t] - known_share), t))
-
-
-def shipped_family_rows(track: str):
-    """The shipped tuned family rows of ``track`` (the choice's entrants left out), or None."""
-    tuned = shipped.load_tuned()
-    if tuned is None:
-        return None
-    rows = shipped.tuned_family(shipped.load(), tuned)
-    rows = rows[(rows["track"] == track) & ~rows["method"].isin(choice.ENTRANTS)]
-    return rows if not rows.empty else None
 
 
 def shipped_prior(known_share: float) -> list[str] | None:

@@ -513,14 +513,18 @@ def contender_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str
             continue
         image = f"tuned_{slug(track)}.png"
         rank_figure(f"{title}: fixed settings and {name}", fixed_ranking, tuned_ranking, name, out / image)
-        places = []
+        places = [] if contenders else [f"{tuned_ranking.order[0]} is first {name}, #"
+                                        f"{fixed_ranking.order.index(tuned_ranking.order[0]) + 1} at fixed settings"
+                                        if tuned_ranking.order[0] in fixed_ranking.order else
+                                        f"{tuned_ranking.order[0]} is first {name}"]
         for contender in contenders:
             if contender in tuned_ranking.order and contender in fixed_ranking.order:
                 places.append(f"{contender} is #{tuned_ranking.order.index(contender) + 1} of "
                               f"{len(tuned_ranking.order)} {name} (#{fixed_ranking.order.index(contender) + 1} at "
                               "fixed settings), by the pairwise tests")
         lines += [f"### {title}, every method {name}", "", ("; ".join(places) + ".") if places else "",
-                  "", *selection_counts(rows[rows["method"].isin(contenders)]), f"![{title}]({image})", ""]
+                  "", *selection_counts(rows[rows["method"].isin(contenders)] if contenders else
+                                        rows[~rows["method"].isin(choice.ENTRANTS)]), f"![{title}]({image})", ""]
         searched_all[track] = searched
     for contender in contenders:
         if any((s["method"] == contender).any() for s in searched_all.values()):

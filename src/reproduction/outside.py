@@ -38,10 +38,9 @@ def run_outside(args, writers: Writers) -> int:
     if args.method and args.dataset:
         raise ConfigError("give --method (your method against the family) or --dataset (the family on your data), "
                           "not both")
-    if args.tune:
+    if args.tune and args.method:
         raise ConfigError("--tune tunes the family's own benchmark; give a --method its grid with --grid (the family "
-                          "is then ranked tuned from its shipped cells)" if args.method else
-                          "--tune runs on the benchmark's data sets, not on --dataset")
+                          "is then ranked tuned from its shipped cells)")
     if args.grid and not args.method:
         raise ConfigError("--grid tunes a --method; the family's grids are in conf/method/ (tune), run with --tune")
     if args.cell_timeout is not None and not args.cell_timeout > 0:
@@ -181,19 +180,51 @@ def run_user_data(args, writers: Writers) -> int:
     data = load_dataset(thaw(probe.dataset.config), probe.paths.data_dir, probe.paths.mirror, probe.seed)
     n_classes = opened.check_user_data(data.y, args.dataset, data.class_names)
     out = Path(args.out or BENCHMARK_OUTPUTS / safe_name(Path(args.dataset).stem))
-    homes = opened.family_homes(list(args.tracks), opened.user_data_overrides(args.dataset, n_classes), out, "yours")
-    summary = pooled(homes, args, out, writers)
+    chosen = opened.user_data_overrides(args.dataset, n_classes)
+    homes = opened.family_homes(list(args.tracks), chosen, out, "yours")
+    tuned, summary = {}, None
+    if args.tune:
+        summary, tuned = tuned_user_data(args, writers, homes, out, {probe.dataset.name: chosen})
+    else:
+        summary = pooled(homes, args, out, writers)
     if summary is None:
         return 0
     frames = {t: f for t in opened.TRACKS
               if t in args.tracks and (f := load_track(out / t / "runs")) is not None}
     cost = {"cells_computed": summary.get("computed", 0), "cells_shipped": 0,
             "wall_seconds": summary.get("wall_seconds"), "workers": summary.get("workers")}
+    notes = [f"{data.name}: {data.X.shape[0]} samples, {data.X.shape[1]} features, {n_classes} classes, "
+             f"k = 2..{min(opened.MAX_K, n_classes)}"]
     path = writers.contender(out, frames, [], title=f"The family on {data.name}: which method to use",
-                             notes=[f"{data.name}: {data.X.shape[0]} samples, {data.X.shape[1]} features, "
-                                    f"{n_classes} classes, k = 2..{min(opened.MAX_K, n_classes)}"], cost=cost)
+                             notes=notes, cost=cost, tuned=tuned)
     logger.info("the family on %s: %s", data.name, path)
     return 0
+
+
+def tuned_user_data(args, writers: Writers, homes: list, out: Path, given: dict[str, list[str]]) \
+        -> tuple[dict | None, dict]:
+    """``--dataset --tune``: the family's fixed cells on the file (``homes``) and every grid's other settings and
+    folds, grown round after round as on the benchmark's data sets (:func:`src.tuning.grow`; ``given``: the
+    file's name and the overrides that choose it). Returns the rounds' summary (cells and wall summed; None
+    for a dry run) and each track's tuned rows and settings table."""
+    classes = tuning.TrackClasses(args.overrides, given)
+    names = list(given)
+    summaries: list[dict] = []
+
+    def compute(tuned: list, round_number: int = 1, later: float = 0.0) -> None:
+        summary = pooled((homes if round_number == 1 else []) + tuned, args, out, writers, later=later)
+        if summary is not None:
+            summaries.append(summary)
+
+    if args.dry_run:
+        compute(tuning.family_homes(list(args.tracks), names, out, classes))
+        return None, {}
+    tuning.grow(out, list(args.tracks), names, classes, compute)
+    found = {track: read for track in args.tracks if (read := tuning.tables.read(out, track)) is not None}
+    summary = {"computed": sum(s.get("computed", 0) for s in summaries),
+               "wall_seconds": sum(s.get("wall_seconds") or 0 for s in summaries),
+               "workers": max((s.get("workers") or 0 for s in summaries), default=None)}
+    return summary, found
 
 
 def shipped_rows(family, track: str, datasets: list[str]):

@@ -197,16 +197,17 @@ class Writers:
         return self.job(frame, out_dir)
 
 
-def pooled(homes, options, out: Path, writers: Writers, limit=None) -> dict | None:
+def pooled(homes, options, out: Path, writers: Writers, limit=None, later: float = 0.0) -> dict | None:
     """Run the homes' cells in the pool into ``out`` with the command line's ``options`` (overrides, workers,
     dry run), each finished job written by :meth:`Writers.per_job` and timed in ``out/wall_seconds.txt``; a
-    dry run only counts them and returns None. ``limit(job)``: a cell's time limit in seconds, or None."""
+    dry run only counts them and returns None. ``limit(job)``: a cell's time limit in seconds, or None;
+    ``later``: the seconds of work expected after these cells (a tuned run's later rounds), for the time left."""
     if options.dry_run:
         run_pool(homes, options.overrides, options.workers, out, dry_run=True, unit="track")
         return None
     started = start_clock(out)
     summary = run_pool(homes, options.overrides, options.workers, out, time_limits=limit,
-                       job_report=writers.per_job, unit="track")
+                       job_report=writers.per_job, unit="track", later=later)
     logger.info("the cells took %d s (%s)", stop_clock(out, started), out / WALL)
     return summary
 

@@ -39,7 +39,7 @@ from ..running.settings import thaw
 from . import grids, growth
 from .grids import Grid
 from .growth import Growth
-from .homes import family_grids, scored_ks, track_datasets, tuned_homes
+from .homes import choosing, family_grids, scored_ks, track_datasets, tuned_homes
 from .selection import FOLDS, Trials, takes_labels
 from . import tables as tables_module
 from .tables import tuned_track, write
@@ -93,10 +93,13 @@ def gated(contenders: list, grid_values: dict, seconds: float | None) -> tuple[l
 class TrackClasses:
     """The data sets' classes as a track's cells read them, each data set loaded once (``overrides`` as the
     run's): the fold k of the homes, before the pool, and the trials of the tables, after it, share one
-    instance, so a tuned run loads each data set once."""
+    instance, so a tuned run loads each data set once. ``given``: a person's data sets by name, each with the
+    overrides that choose it (``python -m src.benchmark --dataset mine.npz --tune``: ``dataset=file``, its path
+    and its k); the others are the benchmark's, chosen by ``dataset=<name>``."""
 
-    def __init__(self, overrides: list[str]):
+    def __init__(self, overrides: list[str], given: dict[str, list[str]] | None = None):
         self.overrides = list(overrides)
+        self.given = {name: list(chosen) for name, chosen in (given or {}).items()}
         self.loaded: dict[str, np.ndarray] = {}
         self.specs: dict[tuple[str, str], object] = {}
         self.found: dict[str, Trials] = {}
@@ -112,7 +115,8 @@ class TrackClasses:
         pairs = [(t, d) for t in tracks for d in datasets if (t, d) not in self.specs]
         if not pairs:
             return
-        sweeps = tuple((f"experiment=benchmark/{t}", f"dataset={d}", "method=kmeans") for t, d in pairs)
+        sweeps = tuple((f"experiment=benchmark/{t}", *choosing([d], self.given)[0], "method=kmeans")
+                       for t, d in pairs)
         for pair, job in zip(pairs, plan_jobs([Sweeps("classes", sweeps)], self.overrides)):
             self.specs[pair] = job.spec
 
@@ -155,15 +159,17 @@ def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], dat
 def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, classes: TrackClasses,
                  growth: Growth | None = None):
     """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's),
-    each grid as ``growth`` has grown it (None: as declared)."""
+    each grid as ``growth`` has grown it (None: as declared); a person's data set (``classes.given``) runs
+    every grid but NTF's, which runs beside the benchmark's image data sets only."""
     declared = family_grids(tracks)
     image = [d for d in track_datasets(tracks[0]) if d != "caltech101"]  # NTF: the image data sets (no grid)
-    pairs = [(grid, image if name == "ntf" else track_datasets(tracks[0])) for name, grid in declared.items()]
+    everywhere = [*track_datasets(tracks[0]), *classes.given]
+    pairs = [(grid, image if name == "ntf" else everywhere) for name, grid in declared.items()]
     grid_at = None if growth is None else (lambda track, dataset, grid: growth.grid(track, dataset, grid.name))
     datasets = list(datasets or track_datasets(tracks[0]))
     classes.compose(tracks, datasets)
     return tuned_homes(pairs, tracks, datasets, Path(out),
-                       fold_ks=classes.fold_ks, grid_at=grid_at)
+                       fold_ks=classes.fold_ks, grid_at=grid_at, given=classes.given)
 
 
 def tabulate(out: Path, tracks: list[str], grids: Growth, classes: TrackClasses) -> dict[str, tuple]:

@@ -275,7 +275,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                 for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
 
     def fits(self) -> list[str]:
-        """The registry name of each scoring fit, in order (:meth:`_tasks`; the chosen one's final fit not
+        """The registry name of each scoring fit, in order (``_tasks``; the chosen one's final fit not
         counted)."""
         found = self.candidates()
         return [found[c][1] for c, _, _ in self._tasks(found)]

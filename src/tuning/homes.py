@@ -76,17 +76,28 @@ def scored_ks(class_labels: np.ndarray, scheme: dict, ks) -> list[int]:
     return [k for k in ks if counts[:k].sum() // FOLDS >= MIN_VALIDATION]
 
 
+def choosing(names: list[str], given: dict[str, list[str]] | None = None) -> list[tuple[str, ...]]:
+    """The overrides that choose the data sets ``names``, one tuple per sweep: the benchmark's own in one
+    ``dataset=a,b``, each of ``given`` (a person's file by its name: ``dataset=file``, its path, its k) in a
+    sweep of its own, its overrides as given."""
+    given = given or {}
+    own = [name for name in names if name not in given]
+    return ([(f"dataset={','.join(own)}",)] if own else []) + [tuple(given[name]) for name in names if name in given]
+
+
 def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets: list[str], out: Path,
                 overrides: Callable[[Grid, dict], list[str]] = family_overrides,
                 fold_ks: Callable[[str, str], list[int]] | None = None,
-                grid_at: Callable[[str, str, Grid], Grid] | None = None) -> list[Sweeps]:
+                grid_at: Callable[[str, str, Grid], Grid] | None = None,
+                given: dict[str, list[str]] | None = None) -> list[Sweeps]:
     """One home per track: the sweeps of the grids' other settings and of their folds (module docstring).
 
     ``grids`` pairs each grid with the data sets it runs on (NTF: the image data sets), intersected with
     ``datasets``; ``overrides(grid, setting)`` names the method at a setting; ``fold_ks(track, dataset)``
     gives the k whose folds are fitted (:func:`scored_ks`; None: every k of the protocol); ``grid_at(track,
-    dataset, grid)`` the grid as it has grown there (:class:`src.tuning.growth.Growth`; None: as declared).
-    A setting runs in one sweep over every data set whose grid holds it.
+    dataset, grid)`` the grid as it has grown there (:class:`src.tuning.growth.Growth`; None: as declared);
+    ``given`` a person's data sets by name, each with the overrides that choose it (:func:`choosing`).
+    A setting runs in one sweep over every data set whose grid holds it (a person's file in its own).
     """
     homes = []
     for track in tracks:
@@ -104,16 +115,16 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                 if text == default:
                     continue
                 there = [d for d in on if text in texts[d]]
-                sweeps.append((f"experiment=benchmark/{track}", f"dataset={','.join(there)}",
-                               *overrides(declared, setting),
-                               f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'runs')}"))
+                sweeps += [(f"experiment=benchmark/{track}", *chosen, *overrides(declared, setting),
+                            f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'runs')}")
+                           for chosen in choosing(there, given)]
             if not folds:
                 continue
             for dataset in on:
                 ks = None if fold_ks is None else fold_ks(track, dataset)
                 if ks is not None and not ks:
                     continue
-                where = (f"experiment=benchmark/{track}", f"dataset={dataset}",
+                where = (f"experiment=benchmark/{track}", *choosing([dataset], given)[0],
                          *([f"protocol.ks=[{','.join(map(str, ks))}]"] if ks is not None else []))
                 for setting in settings(at[dataset]):
                     for fold in range(FOLDS):

@@ -63,3 +63,23 @@ def test_no_section_without_the_entrants_or_the_settings_table():
     family = rows[~rows["method"].isin(choice.ENTRANTS)]
     assert choice_report.section({"labels30": (family, searched)}, {}, {}) == []
     assert choice_report.section({"labels30": (rows, None)}, {}, {}) == []
+
+
+def test_a_persons_entrants_break_ties_by_the_shipped_order_never_by_their_own_test_labels(monkeypatch):
+    # on the person's file GNMF and SDA tie on the held-out samples, and GNMF is far better on the test labels
+    searched = pd.DataFrame([{"dataset": "mine", "method": method, "estimator": estimator, "k": 3, "trial": trial,
+                              "acc": acc, "setting": "", "default": True, "chosen": True,
+                              "validation_acc_fold0": 0.7, "validation_acc_fold1": 0.7, "n_validation_fold0": 6,
+                              "n_validation_fold1": 6}
+                             for trial in range(4) for method, estimator, acc in (("SDA", "sda", 0.4),
+                                                                                   ("GNMF", "gnmf", 0.9))])
+    rows = searched[["dataset", "method", "estimator", "k", "trial", "acc", "setting"]].assign(selection="")
+    shipped_rows, _ = tables()  # the benchmark ships SDA first
+    monkeypatch.setattr(choice_report, "shipped_family_rows",
+                        lambda track: shipped_rows[~shipped_rows["method"].isin(choice.ENTRANTS)])
+    found = choice_report.with_entrants("labels30", rows, searched)
+    mine = found[found["method"] == "Choice"]
+    assert mine["chosen_method"].tolist() == ["SDA"] * 4 and set(mine["selection"]) == {"tie: prior"}
+    # the unsupervised track has no entrants, and a table that holds them already is left as it is
+    assert choice_report.with_entrants("unsupervised", rows, searched) is rows
+    assert choice_report.with_entrants("labels30", found, searched) is found

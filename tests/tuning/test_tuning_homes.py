@@ -48,3 +48,19 @@ def test_a_label_method_with_nothing_to_tune_gets_its_folds_only_and_only_in_the
     assert len(sweeps) == FOLDS and all("protocol.ks=[10]" in sweep and "method=cnmf" in sweep for sweep in sweeps)
     assert all('method.label="CNMF"' in sweep for sweep in sweeps)
     assert {sweep[-1] for sweep in sweeps} == {f'hydra.sweep.dir="out/tuned/labels10/folds/{f}"' for f in range(FOLDS)}
+
+
+def test_a_persons_file_runs_in_sweeps_of_its_own_and_a_folds_k_comes_after_the_files():
+    """``--dataset mine.npz --tune``: the file is chosen by its own overrides, never joined with another data set,
+    and a fold sweep's k follows the file's k, so it is the one Hydra keeps."""
+    grid = Grid("semignmf", "SemiGNMF", {"alpha": 100.0}, {"alpha": (1.0, 100.0)})
+    mine = ["dataset=file", 'dataset.path="/data/mine.npz"', "protocol.ks=[2,3,4]"]
+    assert homes.choosing(["yale", "mine", "orl"], {"mine": mine}) == [("dataset=yale,orl",), tuple(mine)]
+    found = homes.tuned_homes([(grid, ["yale", "mine"])], ["labels30"], ["yale", "mine"], Path("out"),
+                              fold_ks=lambda t, d: [3, 4], given={"mine": mine})
+    sweeps = found[0].sweeps
+    other = [sweep for sweep in sweeps if "++protocol.labels.folds=2" not in sweep]
+    assert sorted(sweep[1] for sweep in other) == ["dataset=file", "dataset=yale"]  # alpha=1.0, one sweep each
+    for sweep in sweeps:
+        if "dataset=file" in sweep and "++protocol.labels.folds=2" in sweep:
+            assert sweep.index("protocol.ks=[3,4]") > sweep.index("protocol.ks=[2,3,4]")
