@@ -76,13 +76,17 @@ def test_a_folder_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "mine.npz"]
 
 
-def test_a_fit_is_priced_from_the_benchmarks_cell_at_the_nearest_trial_size():
+def test_a_fit_is_priced_from_the_benchmarks_cell_nearest_in_trial_size_and_k_scaled_by_both():
     sizes, costs = your_data.trial_sizes(), published_costs()
     n = sizes[("coil20", 10)]
     cost = costs[("benchmark/labels30/runs/coil20_KMeans", 10)]
-    found = your_data.priced(["kmeans"], n)
-    assert found["kmeans"] == pytest.approx(cost)
-    assert your_data.priced(["kmeans"], n + 1)["kmeans"] == pytest.approx(cost * (n + 1) / n)
+    assert your_data.priced(["kmeans"], n, 10)["kmeans"] == pytest.approx(cost)
+    assert your_data.priced(["kmeans"], n + 1, 10)["kmeans"] == pytest.approx(cost * (n + 1) / n)
+    # COIL20 whole (1,440 samples, 20 classes): the cell nearest in both, scaled by both ratios
+    (dataset, k), size = min(sizes.items(), key=lambda item: np.log(item[1] / 1440) ** 2 + np.log(item[0][1] / 20) ** 2)
+    nearest = costs[(f"benchmark/labels30/runs/{dataset}_KMeans", k)]
+    assert your_data.priced(["kmeans"], 1440, 20)["kmeans"] == pytest.approx(nearest * 1440 / size * 20 / k)
+    assert your_data.priced(["kmeans"], 1440, 20)["kmeans"] > 4 * cost  # more than the ratio of samples alone
 
 
 def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypatch):

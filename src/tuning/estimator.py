@@ -270,9 +270,16 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
 
     def _tasks(self, found: list) -> list[tuple[int, int, int | None]]:
         """Each scoring fit as (candidate, deal, fold): a label method once per fold of each deal, a method
-        without labels once per deal (fold None: told no label, scored on every fold)."""
-        return [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
-                for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
+        without labels once per deal (fold None: told no label, scored on every fold). In the order they run:
+        deal by deal, fold by fold (a method without labels with the first), and the candidates of each in an
+        order drawn from ``random_state`` (key (3,)), so that the fits done at any moment are a fair sample of
+        the candidates and the pace so far holds for the fits left (the time left of
+        :class:`src.tuning.your_data.FitProgress`); in the candidates' order, the first methods' fits would
+        set the pace of all. No result depends on the order: each fit's seed is its own (:meth:`_seed`)."""
+        place = np.argsort(np.random.default_rng(self._seed(3)).permutation(len(found)))
+        tasks = [(c, deal, fold) for c, (_, name, _, _) in enumerate(found) for deal in range(self.n_repeats)
+                 for fold in (range(self.n_folds) if selection.takes_labels(name) else [None])]
+        return sorted(tasks, key=lambda task: (task[1], task[2] or 0, place[task[0]]))
 
     def fits(self) -> list[str]:
         """The registry name of each scoring fit, in order (``_tasks``; the chosen one's final fit not
@@ -282,7 +289,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
         """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds, (1, deal, fold)
-        starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,) the final fit.
+        starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,) the final fit,
+        (3,) the order the fits run in (:meth:`_tasks`).
         Every candidate of a fold starts alike, as every method of a benchmark trial does."""
         return np.random.SeedSequence(self.random_state, spawn_key=tuple(k % 2**32 for k in key))
 

@@ -68,6 +68,10 @@ class YourData:
     def known(self) -> np.ndarray:
         return self.y != UNLABELLED
 
+    def rank(self, estimator: FamilyChoice) -> int:
+        """The clusters ``estimator`` fits: its ``n_clusters``, else the known classes."""
+        return int(estimator.n_clusters or np.unique(self.y[self.known]).size)
+
 
 def read(path: str, overrides=()) -> YourData:
     """The file at ``path`` read as ``--dataset`` reads it, its -1 labels unknown; ``overrides`` are Hydra
@@ -136,23 +140,27 @@ def trial_sizes() -> dict[tuple[str, int], int]:
     return {(str(d), int(k)): int(n) for (d, k), n in sizes.items()}
 
 
-def priced(names, n_samples: int) -> dict[str, float]:
-    """Seconds one fit of each method (registry names) is expected to take on ``n_samples`` samples: its
-    published cost of a benchmark cell (``docs/results/cell_costs.csv``: a fit and the protocol's KMeans, at
-    its default setting) on the (data set, k) of :data:`PRICED_TRACK` whose trial size is nearest, scaled by
-    the ratio of the sizes; a method without a published cost is priced as the median of the others. A guide
-    for the time left, which corrects it by the fits' own pace."""
+def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
+    """Seconds one fit of each method (registry names) is expected to take on ``n_samples`` samples at rank
+    ``n_clusters``: its published cost of a benchmark cell (``docs/results/cell_costs.csv``: a fit and the
+    protocol's KMeans, at its default setting) on the (data set, k) of :data:`PRICED_TRACK` nearest in trial
+    size and k (the sum of their squared log ratios), scaled by both ratios, as an update's cost scales
+    (samples x features x rank: :func:`src.running.pool.schedule.model_seconds`; the features are the
+    benchmark's, about a thousand). A method without a published cost is priced as the median of the others.
+    A guide: how many updates a fit makes is not known before it runs, and the time left corrects the price by
+    the fits' own pace."""
     costs, sizes = published_costs(), trial_sizes()
     found = {}
     for name in set(names):
         if name not in REGISTRY:  # an outside estimator: no published cost
             continue
         label = safe_name(composed_method(name)["label"])
-        known = [(n, costs[(f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k)])
+        known = [(n, k, costs[(f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k)])
                  for (dataset, k), n in sizes.items() if (f"benchmark/{PRICED_TRACK}/runs/{dataset}_{label}", k) in costs]
         if known:
-            size, seconds = min(known, key=lambda item: abs(math.log(item[0] / n_samples)))
-            found[name] = seconds * n_samples / size
+            size, k, seconds = min(known, key=lambda item: (math.log(item[0] / n_samples) ** 2
+                                                            + math.log(item[1] / n_clusters) ** 2))
+            found[name] = seconds * (n_samples / size) * (n_clusters / k)
     fallback = float(np.median(list(found.values()))) if found else 1.0
     return {name: found.get(name, fallback) for name in names}
 
@@ -184,7 +192,7 @@ def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, floa
     for line in notes(data):
         logger.info("%s", line)
     names = estimator.fits()
-    prices = priced(names, data.X.shape[0])
+    prices = priced(names, data.X.shape[0], data.rank(estimator))
     seconds = sum(prices[name] for name in names) + max(prices.values())  # the final fit: priced as the dearest
     jobs = effective_n_jobs(estimator.n_jobs)
     logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds), about %s of fits, about %s on %d "
@@ -216,7 +224,8 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     names = estimator.fits()
     start = time.perf_counter()
     try:
-        found = estimator.fit(data.X, data.y, progress=FitProgress(priced(names, data.X.shape[0]), names))
+        prices = priced(names, data.X.shape[0], data.rank(estimator))
+        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -65,6 +65,20 @@ def test_a_candidates_scores_do_not_depend_on_the_other_candidates():
     assert np.array_equal(alone.cv_results_["split3_test_score"], beside.cv_results_["split3_test_score"][1:])
 
 
+def test_the_fits_run_deal_by_deal_and_fold_by_fold_every_candidate_in_each_in_a_drawn_order():
+    """The fits done at any moment are a fair sample of the candidates, so the pace so far prices the rest."""
+    choice = FamilyChoice(methods=METHODS, grids=GRIDS, n_repeats=2, random_state=0)
+    found = choice.candidates()
+    tasks = choice._tasks(found)
+    first = [c for c, deal, fold in tasks[:len(found)]]
+    assert sorted(first) == list(range(len(found))) and first != sorted(first)  # every candidate once, shuffled
+    assert [(deal, fold or 0) for _, deal, fold in tasks] == sorted((deal, fold or 0) for _, deal, fold in tasks)
+    assert sorted(tasks, key=lambda t: (t[0], t[1], -1 if t[2] is None else t[2])) == \
+        [(c, deal, fold) for c in range(len(found)) for deal in range(2)
+         for fold in ([0, 1] if found[c][1] in ("cnmf", "sda") else [None])]  # every fit once
+    assert choice.fits() == [found[c][1] for c, _, _ in tasks]
+
+
 def test_fits_run_at_once_over_processes():
     X, y, told = blobs()
     one = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, told)
