@@ -97,6 +97,9 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
         progress("sda")
     lines = [r.getMessage() for r in caplog.records]
     assert lines[0].startswith("[fits 1/2, work 25%]") and "left" in lines[0]
+    # the last fit says how far the time left was from the time that remained
+    errors = [line for line in lines if line.startswith("the time left forecast at 50% of the fits")]
+    assert len(errors) == 1 and "it took" in errors[0]
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
 
 

@@ -41,7 +41,7 @@ from ..protocol.partition import decode
 from ..reproduction import shipped
 from ..resolvers import safe_name
 from ..running import provenance
-from ..running.pool.schedule import published_costs
+from ..running.pool.schedule import forecast_errors, published_costs
 from ..running.progress import duration, time_left
 from . import gated
 from .estimator import FamilyChoice, composed_method, family_methods
@@ -167,22 +167,35 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 
 class FitProgress:
     """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
-    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`)."""
+    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`).
+    Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
+    and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
+    the time (:func:`src.running.pool.schedule.forecast_errors`)."""
 
     EVERY = 30.0
 
     def __init__(self, prices: dict[str, float], names: list[str]):
         self.prices, self.total, self.count = prices, sum(prices[name] for name in names), len(names)
         self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
+        self.samples: list[list[float]] = []
 
     def __call__(self, name: str) -> None:
         self.done += self.prices[name]
         self.fits += 1
         now = time.perf_counter()
+        elapsed, left = now - self.start, self.total - self.done
+        self.samples.append([elapsed, self.fits / self.count, self.done / self.total,
+                             elapsed / self.done * left if self.done > 0 else None])
         if now - self.said >= self.EVERY or self.fits == self.count:
             self.said = now
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
-                        time_left(now - self.start, self.done, self.total - self.done))
+                        time_left(elapsed, self.done, left))
+        if self.fits == self.count:
+            for error in forecast_errors(self.samples, elapsed) + forecast_errors(self.samples, elapsed, by="time"):
+                logger.info("the time left forecast at %.0f%% of the %s (%s in): %s, it took %s (%+.0f%%)",
+                            100 * error.get("time", error["cells"]), "time" if "time" in error else "fits",
+                            duration(error["elapsed"]), duration(error["forecast"]), duration(error["actual"]),
+                            100 * error["error"])
 
 
 def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, float]:
