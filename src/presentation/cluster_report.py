@@ -2,8 +2,11 @@
 setting to use, its estimated accuracy on the unknown samples with an interval, the candidates no test separates
 from it), a figure of every candidate's held-out accuracy, then the table and the cost.
 
-The estimate is the chosen candidate's mean AC over the held-out folds of the known labels (every fold of every
-deal), its interval Student's t over those splits. The splits share training samples, so the interval is
+The estimate is the chosen candidate's accuracy on the held-out folds of the known labels (every fold of every
+deal), each held-out sample classed as ``labels.csv`` classes an unknown one (its cluster's class by the map the
+other known samples give: :func:`src.tuning.estimator.mapped_accuracy`), its interval Student's t over those
+splits. The held-out AC that chooses maps clusters to classes by the held-out labels themselves, and with a few
+known samples a class it is far above what the classes given back score (``docs/cluster.md``). The splits share training samples, so the interval is
 narrower than an independent sample's would be: a guide, not a guarantee. A candidate is "not separated" from
 the choice where a two-sided Wilcoxon signed-rank test over the paired splits, Holm-adjusted over the
 candidates, does not find the choice better at alpha = 0.05; with a few splits no test can, and the report says
@@ -62,10 +65,12 @@ def shipped_regret(known_share: float) -> str:
             f"blocks, and scored {100 * chosen['acc'].mean():.1f} AC on average.")
 
 
-def splits_of(results: dict) -> np.ndarray:
-    """The candidates' split scores (candidates, splits) from ``cv_results_``."""
-    keys = sorted((k for k in results if k.startswith("split") and k.endswith("_test_score")),
-                  key=lambda k: int(k[5:-11]))
+def splits_of(results: dict, score: str = "test") -> np.ndarray:
+    """The candidates' split scores (candidates, splits) from ``cv_results_``: the held-out AC (``"test"``), or
+    the accuracy of the classes given back (``"classed"``: :func:`src.tuning.estimator.mapped_accuracy`)."""
+    suffix = f"_{score}_score"
+    keys = sorted((k for k in results if k.startswith("split") and k.endswith(suffix)),
+                  key=lambda k: int(k[5:-len(suffix)]))
     return np.column_stack([np.asarray(results[k], dtype=float) for k in keys])
 
 
@@ -124,14 +129,18 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     ``found`` on ``data`` (:class:`src.tuning.your_data.YourData`)."""
     results, best = found.cv_results_, found.best_index_
     splits, labels = splits_of(results), names(results)
-    low, high = interval(splits[best])
+    classed = splits_of(results, "classed")[best]
+    low, high = interval(classed)
     close = not_separated(splits, best)
     figure(results, best, Path(folder) / FIGURE)
     unknown = int((data.y < 0).sum())
     lines = [f"# {data.name}: which method, and your samples' classes", "",
              f"**Use {labels[best]}** ({choice.REASONS[found.selection_]}). Its estimated accuracy on samples whose label "
-             f"is unknown: **{100 * found.best_score_:.1f}%** [{100 * low:.1f}, {100 * high:.1f}] (95% interval "
-             f"over {splits.shape[1]} held-out splits of the known labels).", "",
+             f"is unknown: **{100 * np.mean(classed):.1f}%** [{100 * low:.1f}, {100 * high:.1f}] (95% interval "
+             f"over {classed.size} held-out splits of the known labels, each split's samples classed as `labels.csv` "
+             f"classes yours: each cluster takes the class the other known samples give it). Its held-out AC, the "
+             f"score that chose it, is {100 * found.best_score_:.1f}%: its map of clusters to classes is the best for "
+             "the held-out samples themselves, so it is higher, the more so the fewer known samples a class has.", "",
              ("No test over the splits separates it from " + join_names([labels[i] for i in close]) + "."
               if close else "The tests over the splits find it better than every other candidate."), "",
              f"`labels.csv` gives the class of each of the {data.y.size} samples ({unknown} of them unknown "

@@ -88,6 +88,18 @@ def fit_task(X, name: str, params: dict, y_told: np.ndarray, blind: bool, k: int
         return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
+def mapped_accuracy(clusters: np.ndarray, y_partial: np.ndarray, held: np.ndarray) -> float:
+    """The share of the ``held`` samples whose class is right when each cluster takes the class the other known
+    samples give it (:func:`class_of_clusters` of ``y_partial`` without the held samples' labels), as
+    :attr:`FamilyChoice.labels_` classes the unknown samples. Unlike the held-out AC, whose one-to-one map is
+    the best for the held samples themselves, no held label chooses the map: with few known samples a class
+    the AC is optimistic, and this is what the classes given back score."""
+    told = np.where(held, UNLABELLED, y_partial)
+    if not (told != UNLABELLED).any():
+        return float("nan")
+    return float(np.mean(class_of_clusters(clusters, told)[clusters[held]] == y_partial[held]))
+
+
 def class_of_clusters(clusters: np.ndarray, y_partial: np.ndarray) -> np.ndarray:
     """Each cluster's class (index: cluster 0..max): the best one-to-one map of clusters to classes on the
     known samples; a cluster the map leaves out takes its most frequent known class, -1 if it has none."""
@@ -236,16 +248,17 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             clusters[task] = got
             if progress is not None:
                 progress(found[task[0]][1])
-        rows, splits = [], []
+        rows, splits, classed = [], [], []
         for c, (label, name, setting, default) in enumerate(found):
-            scores, counts, failed = [], [], None
+            scores, mapped, counts, failed = [], [], [], None
             for deal in range(self.n_repeats):
                 for fold in range(self.n_folds):
                     held = deals[deal] == fold
                     got = clusters[(c, deal, fold)] if (c, deal, fold) in clusters else clusters[(c, deal, None)]
                     failed = got if isinstance(got, str) else failed
-                    scores.append(np.nan if isinstance(got, str) or not held.any()
-                                  else accuracy(y_partial[held], got[held]))
+                    scored = not isinstance(got, str) and held.any()
+                    scores.append(accuracy(y_partial[held], got[held]) if scored else np.nan)
+                    mapped.append(mapped_accuracy(got, y_partial, held) if scored else np.nan)
                     counts.append(int(held.sum()))
             if failed:
                 logger.warning("%s at %s failed (%s); it is left out of the choice", name, setting, failed)
@@ -254,13 +267,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                          "score": float(np.mean(scores)) if not np.isnan(scores).any() else np.nan,
                          "n_scored": int(min(counts)), "params": setting})
             splits.append(scores)
+            classed.append(mapped)
         table = pd.DataFrame(rows)
         table["chosen"] = self._own_choices(table)
         picked, self.selection_ = choice.choose_trial(table, list(self.prior or dict.fromkeys(table["method"])))
         self.best_index_ = int(picked.name)
         self.best_method_, self.best_params_ = picked["estimator"], dict(picked["params"])
         self.best_score_ = float(picked["score"])
-        self.cv_results_ = self._results(table, np.array(splits))
+        self.cv_results_ = self._results(table, np.array(splits), np.array(classed, dtype=float))
         params = {**self.base_params(self.best_method_), **self.best_params_}
         self.clusters_, self.best_estimator_ = cluster(X, self.best_method_, params, y_partial, k, self._seed(2),
                                                        self.kmeans_restarts)
@@ -333,8 +347,10 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             chosen[rows.index[rows["setting"] == picked]] = True
         return chosen
 
-    def _results(self, table: pd.DataFrame, splits: np.ndarray) -> dict:
-        """``cv_results_`` from the candidates' table and their split scores (candidates, splits)."""
+    def _results(self, table: pd.DataFrame, splits: np.ndarray, classed: np.ndarray) -> dict:
+        """``cv_results_`` from the candidates' table, their split scores (candidates, splits) and the same
+        splits' accuracies of the classes as :attr:`labels_` gives them (:func:`mapped_accuracy`):
+        ``mean_classed_score`` and ``split<i>_classed_score``."""
         mean = table["score"].to_numpy(dtype=float)
         rank = rankdata(np.where(np.isnan(mean), np.inf, -mean), method="min").astype(np.int32)  # ties share
         results = {"params": [{"method": e, **p} for e, p in zip(table["estimator"], table["params"])],
@@ -342,6 +358,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                    "mean_test_score": mean,
                    "std_test_score": np.array([np.std(s) if np.isfinite(s).all() else np.nan for s in splits]),
                    "rank_test_score": rank, "n_scored": table["n_scored"].to_numpy()}
+        results["mean_classed_score"] = np.array([np.mean(s) if np.isfinite(s).all() else np.nan for s in classed])
         for i in range(splits.shape[1] if splits.ndim == 2 else 0):
             results[f"split{i}_test_score"] = splits[:, i]
+            results[f"split{i}_classed_score"] = classed[:, i]
         return results

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from src.tuning.estimator import FamilyChoice, class_of_clusters
+from src.tuning.estimator import FamilyChoice, class_of_clusters, mapped_accuracy
 
 #: scikit-learn's checks that fit a clusterer on X alone: the choice needs the known labels (y required).
 WITHOUT_Y = {"check_fit_score_takes_y": "fits on X and y: the known labels choose",
@@ -119,3 +119,25 @@ def test_clusters_map_to_classes_one_to_one_on_the_known_samples_and_the_rest_by
                          expected_failed_checks=lambda estimator: WITHOUT_Y)
 def test_scikit_learns_estimator_checks_that_apply(estimator, check):
     check(estimator)
+
+
+def test_the_classed_score_maps_the_clusters_by_the_other_folds_labels_never_the_held_ones():
+    """The estimate the report gives: a held-out sample classed as labels_ classes an unknown one."""
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2])
+    clusters = np.array([0, 0, 0, 1, 1, 1, 1, 0, 2, 2, 2, 2])  # one sample of class 0 and of class 1 swapped
+    held = np.zeros(y.size, dtype=bool)
+    held[[0, 3, 4, 7, 8]] = True  # the two swapped samples, a right one of each of classes 0 and 1, one of 2
+    # told: cluster 0 holds class 0 twice, cluster 1 class 1 twice, cluster 2 class 2: the held 3 and 7 are wrong
+    assert mapped_accuracy(clusters, y, held) == pytest.approx(3 / 5)
+    # hold out every sample of class 2 and cluster 2 has no told sample: its held samples cannot be classed
+    # right, where the best map for the held samples themselves would class them all right
+    assert mapped_accuracy(clusters, y, held | (y == 2)) == pytest.approx(2 / 8)
+
+
+def test_cv_results_give_each_split_the_classed_score_beside_the_held_out_ac():
+    X, y, told = blobs()
+    found = FamilyChoice(methods=["kmeans", "sda"], grids=GRIDS, kmeans_restarts=2).fit(X, told)
+    results = found.cv_results_
+    classed = np.column_stack([results[f"split{i}_classed_score"] for i in range(2)])
+    assert np.allclose(classed.mean(axis=1), results["mean_classed_score"])
+    assert ((classed >= 0) & (classed <= 1)).all() and results["mean_classed_score"][found.best_index_] >= 0.8

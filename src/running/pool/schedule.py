@@ -281,7 +281,7 @@ def cell_table(folder: Path) -> tuple[pd.DataFrame, dict] | None:
     """The last reproduction's cells (``schedule.csv``: :data:`COLUMNS`) and summary (``schedule.json``) in
     ``folder``, or None if it holds none. Shared cells carry the time of the cell they copy."""
     try:
-        table = pd.read_csv(Path(folder) / SCHEDULE)
+        table = pd.read_csv(Path(folder) / SCHEDULE, low_memory=False)  # worker: empty where reused
         summary = json.loads((Path(folder) / SUMMARY).read_text())
     except (OSError, ValueError, pd.errors.EmptyDataError):
         return None
