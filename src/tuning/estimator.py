@@ -91,7 +91,7 @@ def fit_task(X, name: str, params: dict, y_told: np.ndarray, blind: bool, k: int
 def mapped_accuracy(clusters: np.ndarray, y_partial: np.ndarray, held: np.ndarray) -> float:
     """The share of the ``held`` samples whose class is right when each cluster takes the class the other known
     samples give it (:func:`class_of_clusters` of ``y_partial`` without the held samples' labels), as
-    :attr:`FamilyChoice.labels_` classes the unknown samples. Unlike the held-out AC, whose one-to-one map is
+    ``FamilyChoice.labels_`` classes the unknown samples. Unlike the held-out AC, whose one-to-one map is
     the best for the held samples themselves, no held label chooses the map: with few known samples a class
     the AC is optimistic, and this is what the classes given back score."""
     told = np.where(held, UNLABELLED, y_partial)
@@ -349,7 +349,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
 
     def _results(self, table: pd.DataFrame, splits: np.ndarray, classed: np.ndarray) -> dict:
         """``cv_results_`` from the candidates' table, their split scores (candidates, splits) and the same
-        splits' accuracies of the classes as :attr:`labels_` gives them (:func:`mapped_accuracy`):
+        splits' accuracies of the classes as ``labels_`` gives them (:func:`mapped_accuracy`):
         ``mean_classed_score`` and ``split<i>_classed_score``."""
         mean = table["score"].to_numpy(dtype=float)
         rank = rankdata(np.where(np.isnan(mean), np.inf, -mean), method="min").astype(np.int32)  # ties share
