@@ -97,7 +97,10 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
                 first.append(began)
                 rounds.append((began - first[0], *recorded))
                 if len(rounds) > 1:  # one record of every round: the cells, the counts, one clock
-                    schedule.write_record(out, *schedule.combined(rounds))
+                    table, summary = schedule.combined(rounds)
+                    schedule.write_record(out, table, summary)
+                    for line in schedule.error_lines(summary, whose=f"over rounds 1-{len(rounds)}, the time left"):
+                        logger.info("%s", line)
 
         if args.dry_run or not args.tune:
             compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])

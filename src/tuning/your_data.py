@@ -41,7 +41,7 @@ from ..protocol.partition import decode
 from ..reproduction import shipped
 from ..resolvers import safe_name
 from ..running import provenance
-from ..running.pool.schedule import forecast_errors, published_costs
+from ..running.pool.schedule import error_lines, forecast_errors, published_costs
 from ..running.progress import duration, time_left
 from . import gated
 from .estimator import FamilyChoice, composed_method, family_methods
@@ -191,11 +191,10 @@ class FitProgress:
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
                         time_left(elapsed, self.done, left))
         if self.fits == self.count:
-            for error in forecast_errors(self.samples, elapsed) + forecast_errors(self.samples, elapsed, by="time"):
-                logger.info("the time left forecast at %.0f%% of the %s (%s in): %s, it took %s (%+.0f%%)",
-                            100 * error.get("time", error["cells"]), "time" if "time" in error else "fits",
-                            duration(error["elapsed"]), duration(error["forecast"]), duration(error["actual"]),
-                            100 * error["error"])
+            errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
+                      "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time")}
+            for line in error_lines(errors, unit="fits"):
+                logger.info("%s", line)
 
 
 def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, float]:

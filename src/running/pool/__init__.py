@@ -244,11 +244,9 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
         if record_dir is not None:
             schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, books.done, books.started,
                                                                 copied), summary)
-    for error in summary.get("forecast_errors", []) + summary.get("forecast_errors_by_time", []):
-        logger.info("the time left forecast at %.0f%% of the %s (%s in): %s, it took %s (%+.0f%%)",
-                    100 * error.get("time", error["cells"]), "time" if "time" in error else "cells",
-                    duration(error["elapsed"]), duration(error["forecast"]), duration(error["actual"]),
-                    100 * error["error"])
+    for line in schedule.error_lines(summary, whose="the time left" if not later else "this round's time left "
+                                     "(the rounds after it in its forecast, not in its end)"):
+        logger.info("%s", line)
     for line in cell_warnings.lines(cell_warnings.distinct(pd.DataFrame(books.rows))):  # once per method
         logger.warning("%s", line)
     if books.failed:

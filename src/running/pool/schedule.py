@@ -33,6 +33,7 @@ import pandas as pd
 from scipy.optimize import nnls
 
 from ...files import write_atomic
+from ..progress import duration
 from ..results import load_cell
 
 SCHEDULE, SUMMARY = "schedule.csv", "schedule.json"
@@ -500,6 +501,15 @@ def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5)
                  "forecast": sample[3], "actual": actual, "error": sample[3] / actual - 1 if actual > 0 else math.nan}
         out.append(error if by == "cells" else {"time": share, **error})
     return out
+
+
+def error_lines(summary: dict, unit: str = "cells", whose: str = "the time left") -> list[str]:
+    """The summary's forecast errors (:func:`forecast_errors`, of the ``unit`` and of the time) as log lines:
+    ``the time left forecast at 10% of the cells (2 min in): 9 min, it took 8 min (+12%)``."""
+    return [f"{whose} forecast at {100 * error.get('time', error['cells']):.0f}% of the "
+            f"{'time' if 'time' in error else unit} ({duration(error['elapsed'])} in): {duration(error['forecast'])}, "
+            f"it took {duration(error['actual'])} ({100 * error['error']:+.0f}%)"
+            for error in summary.get("forecast_errors", []) + summary.get("forecast_errors_by_time", [])]
 
 
 #: The summary's counts that add up over pools run one after another (:func:`combined`).

@@ -256,3 +256,13 @@ def test_the_opening_lines_count_in_the_commands_terms_with_the_singular_of_one(
     assert opening[1].startswith(f"dry run: 1 {unit}, 1 job, 1 cell, 1 to compute")
     assert opening[2].startswith(f"1 {unit}, 1 job, 1 cell: 0 already done, 1 to compute as 1 distinct cell (0 shared")
     assert not [line for line in said if re.search(ONE_PLURAL, line)], said
+
+
+def test_the_forecast_errors_read_as_one_line_each_of_the_cells_and_of_the_time():
+    summary = {"forecast_errors": [{"cells": 0.1, "elapsed": 30.0, "work": 0.2, "forecast": 540.0, "actual": 480.0,
+                                    "error": 540.0 / 480.0 - 1}],
+               "forecast_errors_by_time": [{"time": 0.25, "cells": 0.3, "elapsed": 130.0, "work": 0.4,
+                                            "forecast": 300.0, "actual": 400.0, "error": -0.25}]}
+    assert schedule.error_lines(summary, unit="fits", whose="over rounds 1-2, the time left") == [
+        "over rounds 1-2, the time left forecast at 10% of the fits (30 s in): 9 min, it took 8 min (+12%)",
+        "over rounds 1-2, the time left forecast at 25% of the time (2 min in): 5 min, it took 7 min (-25%)"]
