@@ -7,6 +7,7 @@ from src import benchmark
 from src.presentation import benchmark_report
 from src.reproduction import benchmark as room
 from src.reproduction import homes as papers
+from src.reproduction import rounds
 
 
 def test_the_tracks_are_the_homes_of_papers_benchmark():
@@ -40,7 +41,7 @@ def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_w
                                                                                       caplog):
     monkeypatch.chdir(tmp_path)  # no reproduction to copy from: no paper's jobs composed
     given = []
-    monkeypatch.setattr(room, "run_pool", lambda chosen, overrides, *rest, **options: given.append(overrides))
+    monkeypatch.setattr(rounds, "run_pool", lambda chosen, overrides, *rest, **options: given.append(overrides))
     monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     with caplog.at_level("WARNING"):
         assert benchmark.main(["--tracks", "labels10", "--dry-run",
@@ -54,7 +55,7 @@ def test_the_old_selection_of_a_track_in_overrides_is_read_as_the_new_with_one_w
 def test_the_pool_is_handed_the_jobs_tables_and_figure(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     given = []
-    monkeypatch.setattr(room, "run_pool", lambda chosen, overrides, *rest, **options: given.append(options))
+    monkeypatch.setattr(rounds, "run_pool", lambda chosen, overrides, *rest, **options: given.append(options))
     monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
     written = []
     monkeypatch.setattr(benchmark, "write_reports", lambda frame, out: written.append(out) or [out])

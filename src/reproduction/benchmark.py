@@ -18,16 +18,16 @@ presentation module) and
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from .. import tuning
 from ..errors import UserError
 from ..running.command_line import check_pool_arguments
-from ..running.pool import PoolFailed, run_pool, schedule
+from ..running.pool import PoolFailed
 from . import homes as papers
 from .outside import run_outside
+from .rounds import Rounds
 from .runner import WALL, Writers, add_piece, start_clock, stop_clock
 
 logger = logging.getLogger(__name__)
@@ -79,29 +79,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
         others = [narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets)
                   for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
         started = None if args.dry_run else start_clock(out)
-
-        composed: set = set()  # the sweeps of earlier rounds, whose cells are on disk
-        rounds: list = []  # each round's start (after the first's), cells and summary
-        first: list = []  # the rounds' start times, the first one's the clock's zero
-
-        def compute(tuned: list, round_number: int = 1, later: float = 0.0) -> None:
-            tuned = [replace(home, sweeps=tuple(s for s in home.sweeps if s not in composed)) for home in tuned]
-            composed.update(s for home in tuned for s in home.sweeps)
-            began = time.time()
-            run_pool([home for home in chosen if home.sweeps and round_number == 1]
-                     + [home for home in tuned if home.sweeps], args.overrides, args.workers, out,
-                     dry_run=args.dry_run, sources=[home for home in others if home.sweeps] + sources(args.overrides),
-                     job_report=writers.per_job, unit="track", later=later)
-            recorded = None if args.dry_run else schedule.cell_table(out)
-            if recorded is not None:
-                first.append(began)
-                rounds.append((began - first[0], *recorded))
-                if len(rounds) > 1:  # one record of every round: the cells, the counts, one clock
-                    table, summary = schedule.combined(rounds)
-                    schedule.write_record(out, table, summary)
-                    for line in schedule.error_lines(summary, whose=f"over rounds 1-{len(rounds)}, the time left"):
-                        logger.info("%s", line)
-
+        compute = Rounds(chosen, args, out, writers, sources=others + sources(args.overrides))
         if args.dry_run or not args.tune:
             compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])
             if args.dry_run:
@@ -117,8 +95,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
             tuning.grow(out, args.tracks, args.datasets, classes, compute)
         seconds = stop_clock(out, started)
         logger.info("the benchmark's cells took %d s (%s)", seconds, Path(out) / WALL)
-        recorded = schedule.cell_table(out)
-        add_piece(out, command_words(args), seconds, recorded[1] if recorded else None)
+        add_piece(out, command_words(args), seconds, compute.summary())
     elif args.tune:
         tuning.grow(out, args.tracks, args.datasets, classes)
     logger.info("wrote %s", writers.benchmark(out))

@@ -26,7 +26,8 @@ from ..running.settings import thaw
 from . import contenders as opened
 from . import shipped
 from .homes import BENCHMARK_OUTPUTS
-from .runner import Writers, pooled
+from .rounds import Rounds
+from .runner import WALL, Writers, pooled, start_clock, stop_clock
 from .shipped import load_track
 
 logger = logging.getLogger(__name__)
@@ -182,11 +183,10 @@ def run_user_data(args, writers: Writers) -> int:
     out = Path(args.out or BENCHMARK_OUTPUTS / safe_name(Path(args.dataset).stem))
     chosen = opened.user_data_overrides(args.dataset, n_classes)
     homes = opened.family_homes(list(args.tracks), chosen, out, "yours")
-    tuned, summary = {}, None
     if args.tune:
         summary, tuned = tuned_user_data(args, writers, homes, out, {probe.dataset.name: chosen})
     else:
-        summary = pooled(homes, args, out, writers)
+        summary, tuned = pooled(homes, args, out, writers), {}
     if summary is None:
         return 0
     frames = {t: f for t in opened.TRACKS
@@ -204,27 +204,21 @@ def run_user_data(args, writers: Writers) -> int:
 def tuned_user_data(args, writers: Writers, homes: list, out: Path, given: dict[str, list[str]]) \
         -> tuple[dict | None, dict]:
     """``--dataset --tune``: the family's fixed cells on the file (``homes``) and every grid's other settings and
-    folds, grown round after round as on the benchmark's data sets (:func:`src.tuning.grow`; ``given``: the
-    file's name and the overrides that choose it). Returns the rounds' summary (cells and wall summed; None
-    for a dry run) and each track's tuned rows and settings table."""
+    folds, grown round after round as on the benchmark's data sets (:func:`src.tuning.grow`, each round by
+    :class:`.rounds.Rounds`; ``given``: the file's name and the overrides that choose it). Returns the rounds'
+    record (cells summed, the wall time of them all; None for a dry run) and each track's tuned rows and
+    settings table."""
     classes = tuning.TrackClasses(args.overrides, given)
     names = list(given)
-    summaries: list[dict] = []
-
-    def compute(tuned: list, round_number: int = 1, later: float = 0.0) -> None:
-        summary = pooled((homes if round_number == 1 else []) + tuned, args, out, writers, later=later)
-        if summary is not None:
-            summaries.append(summary)
-
+    compute = Rounds(homes, args, out, writers)
     if args.dry_run:
         compute(tuning.family_homes(list(args.tracks), names, out, classes))
         return None, {}
+    started = start_clock(out)
     tuning.grow(out, list(args.tracks), names, classes, compute)
+    logger.info("the cells took %d s (%s)", stop_clock(out, started), out / WALL)
     found = {track: read for track in args.tracks if (read := tuning.tables.read(out, track)) is not None}
-    summary = {"computed": sum(s.get("computed", 0) for s in summaries),
-               "wall_seconds": sum(s.get("wall_seconds") or 0 for s in summaries),
-               "workers": max((s.get("workers") or 0 for s in summaries), default=None)}
-    return summary, found
+    return compute.summary(), found
 
 
 def shipped_rows(family, track: str, datasets: list[str]):

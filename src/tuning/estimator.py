@@ -233,7 +233,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
         y_partial, self.classes_ = self._labels(y, X.shape[0])
-        k = int(self.n_clusters or self.classes_.size)
+        k = self.clusters_for(y_partial)
         deals = [self._deal(y_partial, deal) for deal in range(self.n_repeats)]
         found = self.candidates()
         tasks = self._tasks(found)
@@ -315,6 +315,12 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         classes, counts = np.unique(y_partial[y_partial != UNLABELLED], return_counts=True)
         folds[np.isin(y_partial, classes[counts == 1])] = -1
         return folds
+
+    def clusters_for(self, y) -> int:
+        """The clusters a fit on the labels ``y`` (n_samples,; -1 unknown) makes: ``n_clusters``, else one a
+        known class."""
+        y = np.asarray(y)
+        return int(self.n_clusters or np.unique(y[y != UNLABELLED]).size)
 
     def _labels(self, y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
         """``y`` as classes 0..c-1 with -1 for unknown, and the known classes; refuses what cannot be chosen on."""

@@ -69,8 +69,8 @@ class YourData:
         return self.y != UNLABELLED
 
     def rank(self, estimator: FamilyChoice) -> int:
-        """The clusters ``estimator`` fits: its ``n_clusters``, else the known classes."""
-        return int(estimator.n_clusters or np.unique(self.y[self.known]).size)
+        """The clusters ``estimator`` fits on this file (:meth:`.estimator.FamilyChoice.clusters_for`)."""
+        return estimator.clusters_for(self.y)
 
 
 def read(path: str, overrides=()) -> YourData:
