@@ -26,3 +26,15 @@ def test_a_candidate_is_separated_from_the_choice_only_by_a_test_over_the_paired
     low, high = cluster_report.interval(best)
     assert low < best.mean() < high
     assert cluster_report.interval(np.full(4, 0.5)) == (0.5, 0.5)
+
+
+def test_the_other_reading_names_the_candidate_whose_classes_given_back_score_best():
+    labels = ["NMF", "SDA(alpha=1)", "KMeans"]
+    results = {"mean_classed_score": np.array([0.24, 0.39, 0.39]), "rank_test_score": np.array([1, 3, 2])}
+    said = cluster_report.by_classes(results, 0, labels)
+    # SDA and KMeans tie on the classes given back: the better held-out AC rank (KMeans) breaks it
+    assert "would pick KMeans (39.0% against 24.0% for NMF)" in said
+    results["mean_classed_score"] = np.array([0.5, 0.39, np.nan])
+    assert "picks NMF too" in cluster_report.by_classes(results, 0, labels)
+    results["mean_classed_score"] = np.full(3, np.nan)
+    assert "could be scored" in cluster_report.by_classes(results, 0, labels)
