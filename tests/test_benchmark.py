@@ -7,7 +7,8 @@ from src import benchmark
 from src.presentation import benchmark_report
 from src.reproduction import benchmark as room
 from src.reproduction import homes as papers
-from src.reproduction import rounds
+from src.reproduction import rounds, runner
+from src.running.pool import schedule
 
 
 def test_the_tracks_are_the_homes_of_papers_benchmark():
@@ -66,6 +67,24 @@ def test_the_pool_is_handed_the_jobs_tables_and_figure(tmp_path, monkeypatch):
     # a tuned setting's or fold's job writes none: the tuned report reads them whole
     assert job_report(None, tmp_path / "tuned" / "labels10" / "folds" / "0" / "yale_SDA") == []
     assert len(written) == 1
+
+
+def test_a_stopped_run_is_recorded_as_a_stopped_piece(tmp_path, monkeypatch):
+    """A piece stopped before its end (SIGTERM, Ctrl-C) spent its time: pieces.json names it, stopped, with the
+    cells its pool finished, so that the whole's sum counts it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark.signal, "signal", lambda *args: None)  # this process keeps its SIGTERM
+
+    def stopped(chosen, overrides, workers, out, **options):
+        schedule.write_record(out, [{"paper": "labels10"}], {"computed": 7, "copied": 0, "reused": 0, "workers": 2})
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rounds, "run_pool", stopped)
+    assert benchmark.main(["--tracks", "labels10", "--datasets", "yale"]) == 130
+    [piece] = runner.pieces(tmp_path / "outputs" / "benchmark")
+    assert piece["stopped"] and piece["computed"] == 7
+    assert piece["command"] == "python -m src.benchmark --tracks labels10 --datasets yale"
+    assert not (tmp_path / "outputs" / "benchmark" / runner.WALL).exists()  # it never looks finished
 
 
 def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, caplog):

@@ -80,7 +80,12 @@ AGREE_UNDER = re.compile(r"agrees under: ([^;]+)")
 
 
 def minutes(seconds: float) -> str:
-    return f"{seconds / 60:.0f} min" if seconds >= 60 else f"{seconds:.0f} s"
+    """A time as the front page gives it: seconds under a minute, minutes under two hours, else hours and
+    minutes."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    whole = round(seconds / 60)
+    return f"{whole} min" if whole < 120 else f"{whole // 60} h {whole % 60} min"
 
 
 def readings_back(row) -> list[tuple[str, str]]:
@@ -284,7 +289,8 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
         copied = sum(int(part["copied"]) for part in parts)
         earlier = int(parts[0]["reused"]) - int(parts[0]["copied"])
         named = "; ".join(f"`{part['command'].replace('python -m src.benchmark ', '')}` "
-                          f"{minutes(float(part['wall_seconds']))}" for part in parts)
+                          f"{minutes(float(part['wall_seconds']))}{' (stopped)' if part.get('stopped') else ''}"
+                          for part in parts)
         since = f", {earlier:,} on disk before its first piece" if earlier else ""
         return (f"| **the family** | `{command}` | **{minutes(total)} wall** on {parts[-1].get('workers') or 'SLURM'} "
                 f"cores, the sum of its {len(parts)} pieces ({named}; {computed:,} cells computed, {copied:,} "

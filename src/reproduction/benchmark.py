@@ -18,6 +18,7 @@ presentation module) and
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,19 +81,23 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
                   for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
         started = None if args.dry_run else start_clock(out)
         compute = Rounds(chosen, args, out, writers, sources=others + sources(args.overrides))
-        if args.dry_run or not args.tune:
+        if args.dry_run:
             compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])
-            if args.dry_run:
-                if args.tune:
-                    predicted = tuning.predicted_growth(args.tracks, args.datasets)
-                    start = tuning.Growth(tuning.family_grids(args.tracks), tuple(args.tracks))
-                    logger.info("dry run: the grids are expected to grow %d value(s) past their edges, about %.0f s "
-                                "of cell work more (predicted from the shipped choices: src/tuning/growth.py)",
-                                len(predicted.added()) if predicted else 0,
-                                tuning.later_work(predicted, start, classes))
-                return 0
-        else:
-            tuning.grow(out, args.tracks, args.datasets, classes, compute)
+            if args.tune:
+                predicted = tuning.predicted_growth(args.tracks, args.datasets)
+                start = tuning.Growth(tuning.family_grids(args.tracks), tuple(args.tracks))
+                logger.info("dry run: the grids are expected to grow %d value(s) past their edges, about %.0f s "
+                            "of cell work more (predicted from the shipped choices: src/tuning/growth.py)",
+                            len(predicted.added()) if predicted else 0, tuning.later_work(predicted, start, classes))
+            return 0
+        try:
+            if args.tune:
+                tuning.grow(out, args.tracks, args.datasets, classes, compute)
+            else:
+                compute([])
+        except KeyboardInterrupt:  # a stopped piece's time was spent: the whole's sum names it
+            add_piece(out, command_words(args), int(round(time.time() - started)), compute.summary(), stopped=True)
+            raise
         seconds = stop_clock(out, started)
         logger.info("the benchmark's cells took %d s (%s)", seconds, Path(out) / WALL)
         add_piece(out, command_words(args), seconds, compute.summary())

@@ -61,22 +61,36 @@ class Rounds:
         self.composed.update(s for home in tuned for s in home.sweeps)
         homes = [home for home in (self.first if round_number == 1 else []) + tuned if home.sweeps]
         started = time.time()
-        run_pool(homes, self.options.overrides, self.options.workers, self.out, dry_run=self.options.dry_run,
-                 sources=[home for home in self.sources if home.sweeps] + self.ran,
-                 job_report=self.writers.per_job, unit="track", later=later)
+        try:
+            run_pool(homes, self.options.overrides, self.options.workers, self.out, dry_run=self.options.dry_run,
+                     sources=[home for home in self.sources if home.sweeps] + self.ran,
+                     job_report=self.writers.per_job, unit="track", later=later)
+        except KeyboardInterrupt:  # the pool recorded the cells it finished: they count in a stopped piece
+            if not self.options.dry_run:
+                self.record(started)
+            raise
         if self.options.dry_run:
             return
         self.ran.extend(homes)
-        recorded = schedule.cell_table(self.out)
-        if recorded is None:
-            return
-        self.began = started if self.began is None else self.began
-        self.rounds.append((started - self.began, *recorded))
-        if len(self.rounds) > 1:  # one record of every round: the cells, the counts, one clock
+        if self.record(started) and len(self.rounds) > 1:  # one record of every round: the cells, one clock
             table, summary = schedule.combined(self.rounds)
             schedule.write_record(self.out, table, summary)
             for line in schedule.error_lines(summary, whose=f"over rounds 1-{len(self.rounds)}, the time left"):
                 logger.info("%s", line)
+
+    def record(self, started: float) -> bool:
+        """Take the round started at ``started`` from the pool's record, if the pool wrote one since (an
+        interrupted pool writes the cells it finished; one stopped before it started writes none)."""
+        try:
+            fresh = (Path(self.out) / schedule.SUMMARY).stat().st_mtime >= started
+        except OSError:
+            return False
+        recorded = schedule.cell_table(self.out) if fresh else None
+        if recorded is None:
+            return False
+        self.began = started if self.began is None else self.began
+        self.rounds.append((started - self.began, *recorded))
+        return True
 
     def summary(self) -> dict | None:
         """The rounds' record as ``schedule.json`` has it (the counts of every round added; None before any)."""

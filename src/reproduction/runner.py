@@ -66,17 +66,19 @@ def stop_clock(out: Path, started: float) -> int:
 PIECES = "pieces.json"
 
 
-def add_piece(out: Path, command: str, seconds: int, summary: dict | None) -> list[dict]:
+def add_piece(out: Path, command: str, seconds: int, summary: dict | None, stopped: bool = False) -> list[dict]:
     """Add to ``out/pieces.json`` the command that just computed cells there (its words, its cells' wall
-    seconds, the cells it computed, copied and found on disk, the commit), unless it computed none; returns
-    every piece. A run done in pieces (sessions too short for the whole) is the sum of its pieces, each named."""
+    seconds, the cells it computed, copied and found on disk, the commit; ``stopped`` where it was interrupted
+    before its end), unless it computed none; returns every piece. A run done in pieces (sessions too short for
+    the whole) is the sum of its pieces, each named, a stopped one too: its time was spent."""
     found = pieces(out)
     if not summary or not summary.get("computed"):
         return found
     found.append({"command": command, "wall_seconds": seconds, "computed": summary.get("computed", 0),
                   "copied": summary.get("copied", 0), "reused": summary.get("reused", 0),
                   "workers": summary.get("workers"), "commit": git_state()["commit"],
-                  "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+                  "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **({"stopped": True} if stopped
+                                                                                     else {})})
     write_atomic(out / PIECES, json.dumps(found, indent=2) + "\n")
     return found
 

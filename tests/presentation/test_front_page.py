@@ -119,13 +119,16 @@ def test_a_benchmark_run_in_pieces_gives_the_sum_of_its_pieces_each_named(tmp_pa
     (tmp_path / "wall_seconds.txt").write_text("600\n")  # the last piece's own
     runner.add_piece(tmp_path, "python -m src.benchmark --tune --datasets yale orl", 2400,
                      {"computed": 30000, "copied": 0, "reused": 0, "workers": 2})
+    runner.add_piece(tmp_path, "python -m src.benchmark --tune --datasets coil20", 1200,
+                     {"computed": 4000, "copied": 0, "reused": 0, "workers": 2}, stopped=True)
     runner.add_piece(tmp_path, "python -m src.benchmark --tune --datasets coil20", 600,
-                     {"computed": 9000, "copied": 0, "reused": 0, "workers": 2})
+                     {"computed": 9000, "copied": 0, "reused": 4000, "workers": 2})
     monkeypatch.setattr(schedule, "cell_table", lambda folder: (pd.DataFrame(), {"computed": 9000, "workers": 2}))
     monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: None)
     row = front_page.benchmark_row(tmp_path)
-    assert "**50 min wall** on 2 cores, the sum of its 2 pieces (`--tune --datasets yale orl` 40 min; " \
-           "`--tune --datasets coil20` 10 min; 39,000 cells computed, 0 copied from the reproduction)" in row
+    assert "**70 min wall** on 2 cores, the sum of its 3 pieces (`--tune --datasets yale orl` 40 min; " \
+           "`--tune --datasets coil20` 20 min (stopped); `--tune --datasets coil20` 10 min; 43,000 cells computed, " \
+           "0 copied from the reproduction)" in row
 
 
 def toy_benchmark(tmp_path):
@@ -366,3 +369,8 @@ def test_a_benchmark_laid_out_from_the_shipped_cells_gets_a_row_without_a_cost(t
                           "cost: [performance](docs/performance.md)) | - | - |")
     assert "unsupervised track: A first, better than every other (B has the best mean rank, but A beats it)" in row
     assert "wall" not in row
+
+
+def test_a_time_is_given_in_hours_and_minutes_from_two_hours_on():
+    assert [front_page.minutes(s) for s in (45, 90, 6000, 7170, 13500)] == \
+        ["45 s", "2 min", "100 min", "2 h 0 min", "3 h 45 min"]

@@ -3,6 +3,8 @@ rows of the rounds before it (their homes are the pool's sources), and one recor
 
 from argparse import Namespace
 
+import pytest
+
 from src.reproduction import rounds as rounds_module
 from src.reproduction.homes import Paper
 from src.reproduction.runner import Writers
@@ -58,3 +60,29 @@ def test_a_dry_run_records_nothing(tmp_path, monkeypatch):
     compute([grid])
     assert len(calls) == 1 and compute.summary() is None
     assert schedule.cell_table(tmp_path) is None
+
+
+def test_a_stopped_round_keeps_the_cells_its_pool_recorded(tmp_path, monkeypatch):
+    calls: list = []
+    pool = fake_pool(calls)
+
+    def stopped(homes, *args, **options):
+        pool(homes, *args, **options)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rounds_module, "run_pool", pool)
+    compute = rounds_module.Rounds([], Namespace(overrides=[], workers=2, dry_run=False), tmp_path,
+                                   Writers(None, None, None))
+    compute([Paper("tuned", tmp_path, sweeps=(("method=gnmf",),))], 1)
+    monkeypatch.setattr(rounds_module, "run_pool", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        compute([Paper("tuned", tmp_path, sweeps=(("method=gnmf",), ("method=sda",)))], 2)
+    assert compute.summary()["computed"] == 20  # round 1's 10 and the stopped round's 10
+
+    def stopped_before_it_started(*args, **options):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rounds_module, "run_pool", stopped_before_it_started)
+    with pytest.raises(KeyboardInterrupt):
+        compute([Paper("tuned", tmp_path, sweeps=(("method=nmf",),))], 3)
+    assert compute.summary()["computed"] == 20  # no record of its own: nothing counted twice
