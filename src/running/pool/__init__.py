@@ -241,6 +241,10 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
             books.take(answer)
     finally:
         summary.update(books.closing())
+        if len(books.done) < len(tasks):  # stopped before its end: the counts of the cells it did compute
+            finished = [number for number, answer in books.done.items() if answer.error is None]
+            summary.update(computed=len(finished), stopped=True,
+                           shared=sum(len(tasks[number].places) - 1 for number in finished))
         if record_dir is not None:
             schedule.write_record(Path(record_dir), record_rows(jobs, opened, tasks, books.done, books.started,
                                                                 copied), summary)

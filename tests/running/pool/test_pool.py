@@ -73,6 +73,25 @@ def test_a_failed_cell_fails_its_job_on_one_line_and_a_rerun_resumes(tmp_path, m
     assert (runs / "yale_CNMF" / "results.csv").is_file()
 
 
+@pytest.mark.integration
+def test_a_stopped_pool_records_the_cells_it_finished_not_those_it_planned(tmp_path, monkeypatch):
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+    from src.running.pool.workers import work
+
+    def stopped_after_three(items, workers):
+        for number, item in enumerate(items):
+            if number == 3:
+                raise KeyboardInterrupt
+            yield work(item)
+
+    monkeypatch.setattr(pool, "run_local", stopped_after_three)
+    with pytest.raises(KeyboardInterrupt):
+        pool.run_pool(chosen, overrides, 1, tmp_path)
+    table, recorded = schedule.cell_table(tmp_path)
+    assert recorded["stopped"] and recorded["computed"] == 3 == (table.status == "computed").sum()
+    assert recorded["cells"] == 12  # the cells it was given stay as they were
+
+
 @pytest.mark.parametrize("dry_run", [False, True], ids=["run", "dry run"])
 def test_an_invalid_job_stops_everything_before_any_cell(tmp_path, monkeypatch, caplog, dry_run):
     """A real run refuses it when it opens the jobs, a dry run when it checks them without data: the same
