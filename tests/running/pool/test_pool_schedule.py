@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -114,6 +115,20 @@ def test_measured_cells_take_the_ratio_of_every_measured_cell_not_their_groups()
 def test_a_job_is_keyed_from_its_commands_folder_on_whatever_the_path_before():
     assert schedule.job_key("/home/me/outputs/reproduce/lcf/runs/yale_LCF") == "reproduce/lcf/runs/yale_LCF"
     assert schedule.job_key("outputs/benchmark/labels10/runs/orl_CNMF") == "benchmark/labels10/runs/orl_CNMF"
+
+
+def test_a_tuned_fold_nobody_published_is_priced_like_its_settings_run_then_the_tracks_own_job():
+    costs = {("benchmark/labels10/runs/mnist1000_CNMF", 2): 0.06,
+             ("benchmark/tuned/labels10/runs/mnist1000_GNMF-alpha=0.1", 2): 0.5,
+             ("benchmark/labels10/runs/mnist1000_GNMF", 2): 0.3,
+             ("benchmark/tuned/labels10/folds/1/mnist1000_SDA", 2): 0.9}
+    out = Path("outputs/benchmark/tuned/labels10")
+    assert schedule.prior_seconds(costs, out / "folds/0/mnist1000_CNMF", 2) == 0.06  # nothing to tune
+    assert schedule.prior_seconds(costs, out / "folds/1/mnist1000_GNMF-alpha=0.1", 2) == 0.5  # its setting's run
+    assert schedule.prior_seconds(costs, out / "runs/mnist1000_GNMF", 2) == 0.3
+    assert schedule.prior_seconds(costs, out / "folds/1/mnist1000_SDA", 2) == 0.9  # its own, published
+    assert schedule.prior_seconds(costs, out / "folds/0/mnist1000_CNMF", 3) is None  # no twin at that k
+    assert schedule.prior_seconds(costs, Path("outputs/benchmark/labels30/runs/mnist1000_CNMF"), 2) is None
 
 
 def test_reports_left_add_the_mean_time_of_the_reports_written_so_far():
