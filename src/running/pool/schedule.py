@@ -271,9 +271,9 @@ def twin_keys(key: str) -> list[str]:
     """The jobs whose published cells cost about what ``key``'s do, nearest first: a tuned fold's job fits the
     same method at the same setting on the same samples, with a fold's labels hidden, so it is priced like
     that setting's tuned run and then like the track's own job of that name (a method with nothing to tune, or
-    its default setting); a tuned run is priced like the track's own job. Without a twin a job nobody has
-    published is priced by the cost model, which put CNMF's folds on MNIST-1000 at a hundred times their
-    cost."""
+    its default setting); a tuned run is priced like the track's own job. Without a twin, a job nobody has
+    published is priced by the cost model, which knows a method's cost only from rows on disk and can be
+    wrong by an order of magnitude for a fast method."""
     found = FOLD_JOB.match(key)
     if found:
         tuned = f"benchmark/tuned/{found['track']}/runs/{found['job']}"
