@@ -8,8 +8,7 @@
   disk, and the tables read them there);
 - prices a round by the rows of the rounds before it: their homes are the pool's ``sources``, so a grown value,
   which nobody has published a cost for, is priced at its method's measured cost per update on the data set
-  (:func:`src.running.pool.unit_costs`), not by the size model alone (which, uncalibrated, put a COIL20
-  round at 29,076 s of work that took 780 s);
+  (:func:`src.running.pool.unit_costs`), not by the size model alone, which no row of the round calibrates;
 - writes after each later round one record of every round on one clock (``schedule.json``, ``schedule.csv``:
   :func:`src.running.pool.schedule.combined`) and logs its time left's errors against the whole run's end.
 """
@@ -60,32 +59,39 @@ class Rounds:
         tuned = [replace(home, sweeps=tuple(s for s in home.sweeps if s not in self.composed)) for home in tuned]
         self.composed.update(s for home in tuned for s in home.sweeps)
         homes = [home for home in (self.first if round_number == 1 else []) + tuned if home.sweeps]
-        started = time.time()
+        started, before = time.time(), self.signature()
         try:
             run_pool(homes, self.options.overrides, self.options.workers, self.out, dry_run=self.options.dry_run,
                      sources=[home for home in self.sources if home.sweeps] + self.ran,
                      job_report=self.writers.per_job, unit="track", later=later)
         except KeyboardInterrupt:  # the pool recorded the cells it finished: they count in a stopped piece
             if not self.options.dry_run:
-                self.record(started)
+                self.record(started, before)
             raise
         if self.options.dry_run:
             return
         self.ran.extend(homes)
-        if self.record(started) and len(self.rounds) > 1:  # one record of every round: the cells, one clock
+        if self.record(started, before) and len(self.rounds) > 1:  # one record of every round: the cells, one clock
             table, summary = schedule.combined(self.rounds)
             schedule.write_record(self.out, table, summary)
             for line in schedule.error_lines(summary, whose=f"over rounds 1-{len(self.rounds)}, the time left"):
                 logger.info("%s", line)
 
-    def record(self, started: float) -> bool:
-        """Take the round started at ``started`` from the pool's record, if the pool wrote one since (an
-        interrupted pool writes the cells it finished; one stopped before it started writes none)."""
+    def signature(self) -> tuple | None:
+        """What tells one record of the pool from another: ``schedule.json``'s inode, size and modification
+        time (every record is a new file, :func:`src.files.write_atomic`); None before any."""
         try:
-            fresh = (Path(self.out) / schedule.SUMMARY).stat().st_mtime >= started
+            found = (Path(self.out) / schedule.SUMMARY).stat()
         except OSError:
-            return False
-        recorded = schedule.cell_table(self.out) if fresh else None
+            return None
+        return found.st_ino, found.st_size, found.st_mtime_ns
+
+    def record(self, started: float, before: tuple | None) -> bool:
+        """Take the round started at ``started`` from the pool's record, if the pool wrote one since
+        (``before``: the record's :meth:`signature` then). An interrupted pool writes the cells it finished; one
+        stopped before it started writes none."""
+        now = self.signature()
+        recorded = schedule.cell_table(self.out) if now is not None and now != before else None
         if recorded is None:
             return False
         self.began = started if self.began is None else self.began
