@@ -79,7 +79,7 @@ class Rounds:
 
     def signature(self) -> tuple | None:
         """What tells one record of the pool from another: ``schedule.json``'s inode, size and modification
-        time (every record is a new file, :func:`src.files.write_atomic`); None before any."""
+        time (every record is a new file: ``write_atomic`` replaces it); None before any."""
         try:
             found = (Path(self.out) / schedule.SUMMARY).stat()
         except OSError:
