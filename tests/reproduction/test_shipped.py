@@ -151,15 +151,28 @@ def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tu
     assert (tuned.loc[kept, "setting"] == tuned.loc[kept, "default_setting"]).all()
 
 
+def searched_grid(estimator, track, dataset):
+    """The method's grid as the run grew it on ``dataset`` in ``track``: every value the shipped settings file
+    holds there (the declared grid where no settings file ships)."""
+    from src.tuning.grids import family_grid, parse_setting
+
+    grid, searched = family_grid(estimator), shipped.load_settings()
+    if searched is None:
+        return grid
+    rows = searched[(searched["track"] == track) & (searched["dataset"] == dataset) & (searched["method"] == grid.label)]
+    found = [parse_setting(text) for text in rows["setting"].unique()]
+    return grid.with_values({param: sorted({setting[param] for setting in found}) for param in grid.values})
+
+
 def tuned_trial(tuned, track, dataset, estimator, k, trial, mirror, data_dir) -> pd.DataFrame:
-    """The rule run again on one trial: every setting's cell recomputed (and a label method's folds), as a
-    track's rows, then :func:`src.tuning.selection.select`; returns its tuned row."""
+    """The rule run again on one trial: every setting's cell of the grid as it grew recomputed (and a label
+    method's folds), as a track's rows, then :func:`src.tuning.selection.select`; returns its tuned row."""
     import json
 
     from src.tuning import selection
-    from src.tuning.grids import family_grid, setting_label, settings
+    from src.tuning.grids import setting_label, settings
 
-    grid = family_grid(estimator)
+    grid = searched_grid(estimator, track, dataset)
     cells, folds = [], []
     fraction = {"labels10": 0.1, "labels30": 0.3}[track]
     for setting in settings(grid):
@@ -203,16 +216,17 @@ def test_a_tuned_trial_recomputed_chooses_the_shipped_setting(tuned, mirror, dat
 
 def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(family, tuned, tmp_path):
     """A slice of the shipped files laid out as a benchmark folder: each track's runs hold its cells (method
-    by short name, label full), the tuned rows are the tuned family's, the searched settings are absent, and
-    the marker names the files read; a second lay-out replaces the first."""
+    by short name, label full), the tuned rows are the tuned family's, the searched settings are absent without
+    a settings file and its slice with one, and the marker names the files read; a lay-out replaces the one
+    before."""
     from src.reproduction.shipped import load_track
-    from src.tuning import tables
+    from src.tuning import choice, tables
 
     keep = lambda frame: frame[frame["dataset"].eq("yale") & frame["k"].le(3)]  # noqa: E731
     family_path = shipped.write(keep(family), tmp_path / "family.csv.gz")
     tuned_path = shipped.write(keep(tuned), tmp_path / "tuned.csv.gz")
     (tmp_path / "out" / "stale").mkdir(parents=True)
-    out = shipped.unpack(tmp_path / "out", family_path, tuned_path)
+    out = shipped.unpack(tmp_path / "out", family_path, tuned_path, tmp_path / "no_settings.csv.gz")
     assert not (out / "stale").exists()
     for track, rows in keep(family).groupby("track"):
         found = load_track(out / track / "runs")
@@ -221,11 +235,18 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
         pd.testing.assert_series_equal(found.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True),
                                        rows.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True))
         rows_tuned, searched = tables.read(out, track)
-        assert searched is None and set(rows_tuned["method"]) == set(rows["method"])
+        assert searched is None and set(rows_tuned["method"]) - set(choice.ENTRANTS) == set(rows["method"])
     record = shipped.unpacked(out)
     assert set(record["files"]) == {str(family_path), str(tuned_path)}
     assert record["files"][str(family_path)] == hashlib.sha256(family_path.read_bytes()).hexdigest()
     assert shipped.unpacked(tmp_path) is None
+    searched = shipped.load_settings()
+    if searched is not None:  # with the settings file, each track's searched settings are its slice of it
+        settings_path = shipped.write(keep(searched), tmp_path / "settings.csv.gz")
+        out = shipped.unpack(tmp_path / "out", family_path, tuned_path, settings_path)
+        for track, rows in keep(searched).groupby("track"):
+            assert len(tables.read(out, track)[1]) == len(rows)
+        assert str(settings_path) in shipped.unpacked(out)["files"]
 
 
 def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alone(tuned):
