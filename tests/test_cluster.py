@@ -45,7 +45,7 @@ def test_the_command_writes_every_samples_class_the_candidates_a_report_and_prov
 
 
 @pytest.mark.parametrize("told, says", [
-    (np.full(45, -1), "1 class"),
+    (np.full(45, -1), "no label is known"),
     (np.where(np.arange(45) < 5, 1, -1), "a single class is known"),
     (np.where(np.arange(45) < 10, np.arange(45) % 3 + 0.5, -1), "must be integers"),
 ])

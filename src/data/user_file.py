@@ -302,6 +302,9 @@ def _check_arrays(X, y, path: Path) -> tuple[np.ndarray, np.ndarray, tuple[str, 
         odd = " ".join(repr(odd).split())[:60]
         raise DataError(f"{where}: the labels must be integers (e.g. 1, 2, 3), found {odd}")
     values, y = np.unique(y.astype(np.int64), return_inverse=True)
+    if values.tolist() == [-1]:  # -1 marks an unknown label (the family's estimators, python -m src.cluster)
+        raise DataError(f"{where}: no label is known (every label is -1, the mark of an unknown one); clustering "
+                        f"and choosing need known labels of at least 2 classes")
     if values.size < 2:
         raise DataError(f"{where}: the labels hold {values.size} class ({values.tolist()}); clustering needs at "
                         f"least 2")

@@ -86,10 +86,7 @@ def read(path: str, overrides=()) -> YourData:
     names = np.asarray(data.class_names)[data.y]
     y = np.where(names == UNKNOWN, UNLABELLED, names.astype(np.int64))
     known = np.unique(y[y != UNLABELLED])
-    if known.size == 0:
-        raise UserError(f"{path}: no label is known (every label is -1): the choice needs known labels of at "
-                        "least 2 classes")
-    if known.size < 2:
+    if known.size < 2:  # no known label at all is the loader's own line
         raise UserError(f"{path}: a single class is known ({known[0]}): the choice needs known labels of at "
                         "least 2 classes")
     return YourData(data.name, data.X, y, data.files)

@@ -186,6 +186,7 @@ def v73(path):
     ("y_fraction", DataError, "the labels must be integers (e.g. 1, 2, 3), found 1.5"),
     ("y_text", DataError, "the labels must be integers (e.g. 1, 2, 3), found 'cat'"),
     ("one_class", DataError, "the labels hold 1 class ([4]); clustering needs at least 2"),
+    ("none_known", DataError, "no label is known (every label is -1, the mark of an unknown one)"),
     ("v73", DataError, "MATLAB v7.3 (HDF5) file"),
     ("damaged_mat", DataError, "cannot read it as a .mat file"),
     ("damaged_npz", DataError, "cannot read it as a .npz file"),
@@ -226,6 +227,8 @@ def test_each_bad_input_is_one_line_naming_the_parameter(tmp_path, blobs, case, 
         np.savez(path, X=X, y=np.array(["cat"] * 8 + ["dog"] * 7))
     elif case == "one_class":
         np.savez(path, X=X, y=np.full(15, 4))
+    elif case == "none_known":
+        np.savez(path, X=X, y=np.full(15, -1))
     elif case == "v73":
         path = v73(tmp_path / "new.mat")
     elif case == "damaged_mat":
