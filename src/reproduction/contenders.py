@@ -51,11 +51,14 @@ LIMIT_FACTOR, MIN_LIMIT = 10.0, 60.0
 
 @dataclass(frozen=True)
 class Sweeps:
-    """A home the pool runs (:class:`src.running.pool.Home`): a name and its sweeps as Hydra overrides."""
+    """A home the pool runs (:class:`src.running.pool.Home`): a name and its sweeps as Hydra overrides, and
+    the twins of its folders (pairs of a sweep folder and the folders whose jobs of the same name cost about
+    what its jobs do, nearest first: :func:`src.running.pool.schedule.twin_folders`)."""
 
     name: str
     sweeps: tuple[tuple[str, ...], ...]
     depends_on: tuple[str, ...] = ()
+    twins: tuple[tuple[Path, tuple[Path, ...]], ...] = ()
 
     def sweep_overrides(self) -> list[list[str]]:
         return [list(sweep) for sweep in self.sweeps]

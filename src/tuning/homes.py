@@ -98,10 +98,16 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
     dataset, grid)`` the grid as it has grown there (:class:`src.tuning.growth.Growth`; None: as declared);
     ``given`` a person's data sets by name, each with the overrides that choose it (:func:`choosing`).
     A setting runs in one sweep over every data set whose grid holds it (a person's file in its own).
+    Each home declares its twins: a tuned fold's job fits the same method at the same setting on the same
+    samples, a fold's labels hidden, so it is priced like that setting's tuned run, then like the track's own
+    job of that name (a method with nothing to tune, or its default); a tuned run like the track's own job.
     """
     homes = []
     for track in tracks:
         sweeps = []
+        runs, own = Path(out) / "tuned" / track / "runs", Path(out) / track / "runs"
+        fold_dirs = [Path(out) / "tuned" / track / "folds" / str(fold) for fold in range(FOLDS)]
+        twins = ((runs, (own,)), *((folder, (runs, own)) for folder in fold_dirs))
         for declared, where in grids:
             on = [d for d in where if d in datasets]
             folds = track in LABEL_TRACKS and takes_labels(declared.name)
@@ -116,7 +122,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                     continue
                 there = [d for d in on if text in texts[d]]
                 sweeps += [(f"experiment=benchmark/{track}", *chosen, *overrides(declared, setting),
-                            f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'runs')}")
+                            f"hydra.sweep.dir={quoted(runs)}")
                            for chosen in choosing(there, given)]
             if not folds:
                 continue
@@ -130,7 +136,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                     for fold in range(FOLDS):
                         sweeps.append((*where, *overrides(declared, setting), f"++protocol.labels.folds={FOLDS}",
                                        f"++protocol.labels.fold={fold}",
-                                       f"hydra.sweep.dir={quoted(Path(out) / 'tuned' / track / 'folds' / str(fold))}"))
+                                       f"hydra.sweep.dir={quoted(fold_dirs[fold])}"))
         if sweeps:
-            homes.append(Sweeps(f"tuned {track}", tuple(sweeps)))
+            homes.append(Sweeps(f"tuned {track}", tuple(sweeps), twins=twins))
     return homes

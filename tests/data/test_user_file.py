@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import scipy.io
 import scipy.sparse
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf
 
 from src.data import load_dataset, pin_user_file
@@ -153,6 +154,7 @@ def test_the_file_is_recorded_on_the_data_set_with_its_sha256_and_a_pinned_hash_
 def test_a_relative_path_is_taken_from_the_launch_directory_and_pinned_absolute(tmp_path, blobs, monkeypatch):
     write(tmp_path, "npz", *blobs)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(HydraConfig.instance(), "cfg", None)  # outside a Hydra run, whatever ran in this process
     assert load("mine.npz").name == "mine"
     run = OmegaConf.create({"seed": 0, "dataset": config("mine.npz")})
     pinned = pin_user_file(run)

@@ -56,7 +56,8 @@ logger = logging.getLogger(__name__)
 
 class Home(Protocol):
     """What the pool reads of a paper's home (:class:`src.reproduction.homes.Paper` is one; so is a reading's
-    or a benchmark track's): its name, the homes whose runs it waits for, and its sweeps as Hydra overrides."""
+    or a benchmark track's): its name, the homes whose runs it waits for, and its sweeps as Hydra overrides.
+    A home may also declare ``twins``, the folders whose jobs price its own (:func:`.schedule.twin_folders`)."""
 
     name: str
     depends_on: tuple[str, ...]
@@ -223,7 +224,7 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
         logger.info("%s cells copied from %s's runs (computed alike by the same code)", f"{len(copied):,}",
                     ", ".join(p.name for p in sources))
     tasks = tasks_of(jobs, [run.todo for run in opened])
-    expect(tasks, jobs, opened, source_jobs)
+    expect(tasks, jobs, opened, source_jobs, schedule.twin_folders(chosen))
     workers = workers or usable_cores()
     books = Books(chosen, jobs, opened, tasks, None if slurm else workers, paper_done, time_limits, job_report, unit,
                   later)
@@ -258,9 +259,10 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
     return summary
 
 
-def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: list[Job] = ()) -> None:
+def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: list[Job] = (),
+           twins: dict[str, tuple[str, ...]] | None = None) -> None:
     """Give each task its expected seconds, whether they were measured (a row on disk, else the published
-    cost of its job and k), else the cost model at the unit costs the rows on disk measured (:func:`unit_costs`),
+    cost of its job and k, or of its twin's in ``twins``: :func:`.schedule.twin_folders`), else the cost model at the unit costs the rows on disk measured (:func:`unit_costs`),
     else the model calibrated on the measured tasks (:mod:`.schedule`), and the groups whose ratios the
     forecast reads for it (:func:`.schedule.group_chain`); sort the tasks longest first."""
     models, recorded, priced, prior = [], [], [], schedule.published_costs()
@@ -277,7 +279,7 @@ def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: l
         priced.append(units.seconds(spec.method.name, spec.dataset.name, spec.method.params, n_k, rank,
                                     spec.protocol.subruns))
         seconds = schedule.recorded_seconds([opened[p.job].paths[p.k, p.trial] for p in task.places], cost.change)
-        recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k))
+        recorded.append(seconds if seconds is not None else schedule.prior_seconds(prior, job.out_dir, first.k, twins))
     for task, seconds, known, price in zip(tasks, schedule.expected_seconds(recorded, models), recorded, priced):
         task.measured = known is not None
         task.expected_seconds = seconds if task.measured or price is None else price

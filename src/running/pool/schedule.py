@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections import deque
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -253,33 +253,25 @@ def published_costs(path: Path = PUBLISHED_COSTS) -> dict[tuple[str, int], float
         index=False)}
 
 
-def prior_seconds(costs: dict[tuple[str, int], float], job_dir: Path, k: int) -> float | None:
-    """The published cost of cell k of the job in ``job_dir`` (matched on :func:`job_key`), else that of its
-    nearest twin (:func:`twin_keys`)."""
-    for key in (job_key(job_dir), *twin_keys(job_key(job_dir))):
-        if (key, int(k)) in costs:
-            return costs[key, int(k)]
+def prior_seconds(costs: dict[tuple[str, int], float], job_dir: Path, k: int,
+                  twins: Mapping[str, tuple[str, ...]] | None = None) -> float | None:
+    """The published cost of cell k of the job in ``job_dir`` (matched on :func:`job_key`), else that of the
+    job of the same name in its folder's twins, nearest first (:func:`twin_folders`)."""
+    key = job_key(job_dir)
+    folder, _, name = key.rpartition("/")
+    for candidate in (key, *(f"{twin}/{name}" for twin in (twins or {}).get(folder, ()))):
+        if (candidate, int(k)) in costs:
+            return costs[candidate, int(k)]
     return None
 
 
-#: A tuned benchmark's fold job (``benchmark/tuned/<track>/folds/<fold>/<job>``) and tuned run job.
-FOLD_JOB = re.compile(r"^benchmark/tuned/(?P<track>[^/]+)/folds/\d+/(?P<job>[^/]+)$")
-TUNED_JOB = re.compile(r"^benchmark/tuned/(?P<track>[^/]+)/runs/(?P<job>[^/]+)$")
-
-
-def twin_keys(key: str) -> list[str]:
-    """The jobs whose published cells cost about what ``key``'s do, nearest first: a tuned fold's job fits the
-    same method at the same setting on the same samples, with a fold's labels hidden, so it is priced like
-    that setting's tuned run and then like the track's own job of that name (a method with nothing to tune, or
-    its default setting); a tuned run is priced like the track's own job. Without a twin, a job nobody has
-    published is priced by the cost model, which knows a method's cost only from rows on disk and can be
-    wrong by an order of magnitude for a fast method."""
-    found = FOLD_JOB.match(key)
-    if found:
-        tuned = f"benchmark/tuned/{found['track']}/runs/{found['job']}"
-        return [tuned, f"benchmark/{found['track']}/runs/{found['job']}"]
-    found = TUNED_JOB.match(key)
-    return [f"benchmark/{found['track']}/runs/{found['job']}"] if found else []
+def twin_folders(homes) -> dict[str, tuple[str, ...]]:
+    """The twins the ``homes`` declare (a home's optional ``twins``: pairs of a sweep folder and the folders
+    whose jobs of the same name cost about what its jobs do, nearest first), keyed as :func:`job_key` keys a
+    folder. A job that nobody has published is priced like its twin, not by the cost model, which knows a
+    method's cost only from rows on disk and can be wrong by an order of magnitude for a fast method."""
+    return {job_key(folder): tuple(job_key(twin) for twin in twins)
+            for home in homes for folder, twins in getattr(home, "twins", ())}
 
 
 def expected_seconds(recorded: list[float | None], models: list[float]) -> list[float]:

@@ -118,17 +118,27 @@ def test_a_job_is_keyed_from_its_commands_folder_on_whatever_the_path_before():
 
 
 def test_a_tuned_fold_nobody_published_is_priced_like_its_settings_run_then_the_tracks_own_job():
+    """The twins the tuned homes declare (src/tuning/homes.py) price a fold's job like its setting's tuned run,
+    then like the track's own job, a tuned run like the track's own job; nothing else has a twin."""
+    from src.tuning.homes import tuned_homes
+    from src.tuning.grids import family_grid
+
     costs = {("benchmark/labels10/runs/mnist1000_CNMF", 2): 0.06,
              ("benchmark/tuned/labels10/runs/mnist1000_GNMF-alpha=0.1", 2): 0.5,
              ("benchmark/labels10/runs/mnist1000_GNMF", 2): 0.3,
              ("benchmark/tuned/labels10/folds/1/mnist1000_SDA", 2): 0.9}
+    homes = tuned_homes([(family_grid("gnmf"), ["mnist1000"]), (family_grid("cnmf"), ["mnist1000"])],
+                        ["labels10"], ["mnist1000"], Path("outputs/benchmark"))
+    twins = schedule.twin_folders(homes)
     out = Path("outputs/benchmark/tuned/labels10")
-    assert schedule.prior_seconds(costs, out / "folds/0/mnist1000_CNMF", 2) == 0.06  # nothing to tune
-    assert schedule.prior_seconds(costs, out / "folds/1/mnist1000_GNMF-alpha=0.1", 2) == 0.5  # its setting's run
-    assert schedule.prior_seconds(costs, out / "runs/mnist1000_GNMF", 2) == 0.3
-    assert schedule.prior_seconds(costs, out / "folds/1/mnist1000_SDA", 2) == 0.9  # its own, published
-    assert schedule.prior_seconds(costs, out / "folds/0/mnist1000_CNMF", 3) is None  # no twin at that k
-    assert schedule.prior_seconds(costs, Path("outputs/benchmark/labels30/runs/mnist1000_CNMF"), 2) is None
+    price = lambda job, k=2: schedule.prior_seconds(costs, out / job, k, twins)  # noqa: E731
+    assert price("folds/0/mnist1000_CNMF") == 0.06  # nothing to tune
+    assert price("folds/1/mnist1000_GNMF-alpha=0.1") == 0.5  # its setting's run
+    assert price("runs/mnist1000_GNMF") == 0.3
+    assert price("folds/1/mnist1000_SDA") == 0.9  # its own, published
+    assert price("folds/0/mnist1000_CNMF", 3) is None  # no twin at that k
+    assert schedule.prior_seconds(costs, out / "folds/0/mnist1000_CNMF", 2) is None  # no twins declared
+    assert schedule.prior_seconds(costs, Path("outputs/benchmark/labels30/runs/mnist1000_CNMF"), 2, twins) is None
 
 
 def test_reports_left_add_the_mean_time_of_the_reports_written_so_far():
