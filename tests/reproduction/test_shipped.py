@@ -136,6 +136,27 @@ def tuned():
     return found
 
 
+@pytest.fixture(scope="module")
+def settings():
+    """The shipped settings file, or None before a tuned run ships it."""
+    return shipped.load_settings()
+
+
+@pytest.fixture(scope="module")
+def replayed(settings):
+    """The settings file replayed by the rule's own code (:func:`src.tuning.growth.replay`): each track's
+    searched settings, the grids as they grew and the last choices; None when no settings file ships."""
+    from src.tuning import growth
+    from src.tuning.homes import family_grids
+
+    if settings is None:
+        return None
+    tracks = sorted(settings["track"].unique())
+    searched = {track: rows.drop(columns="track") for track, rows in settings.groupby("track")}
+    grown, _, last = growth.replay(searched, family_grids(tracks), tracks)
+    return searched, grown, last
+
+
 def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tuned):
     from src.tuning import choice
     from src.tuning.selection import REASONS
@@ -151,28 +172,14 @@ def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tu
     assert (tuned.loc[kept, "setting"] == tuned.loc[kept, "default_setting"]).all()
 
 
-def searched_grid(estimator, track, dataset):
-    """The method's grid as the run grew it on ``dataset`` in ``track``: every value the shipped settings file
-    holds there (the declared grid where no settings file ships)."""
-    from src.tuning.grids import family_grid, parse_setting
-
-    grid, searched = family_grid(estimator), shipped.load_settings()
-    if searched is None:
-        return grid
-    rows = searched[(searched["track"] == track) & (searched["dataset"] == dataset) & (searched["method"] == grid.label)]
-    found = [parse_setting(text) for text in rows["setting"].unique()]
-    return grid.with_values({param: sorted({setting[param] for setting in found}) for param in grid.values})
-
-
-def tuned_trial(tuned, track, dataset, estimator, k, trial, mirror, data_dir) -> pd.DataFrame:
-    """The rule run again on one trial: every setting's cell of the grid as it grew recomputed (and a label
-    method's folds), as a track's rows, then :func:`src.tuning.selection.select`; returns its tuned row."""
+def tuned_trial(grid, track, dataset, estimator, k, trial, mirror, data_dir) -> pd.DataFrame:
+    """The rule run again on one trial: every setting's cell of ``grid`` (the grid as it grew) recomputed (and
+    a label method's folds), as a track's rows, then :func:`src.tuning.selection.select`; returns its tuned row."""
     import json
 
     from src.tuning import selection
     from src.tuning.grids import setting_label, settings
 
-    grid = searched_grid(estimator, track, dataset)
     cells, folds = [], []
     fraction = {"labels10": 0.1, "labels30": 0.3}[track]
     for setting in settings(grid):
@@ -200,7 +207,7 @@ def tuned_trial(tuned, track, dataset, estimator, k, trial, mirror, data_dir) ->
 
 
 @pytest.mark.parametrize("estimator, reason", [("gnmf", "labelled"), ("semignmf", "cross-validated")])
-def test_a_tuned_trial_recomputed_chooses_the_shipped_setting(tuned, mirror, data_dir, estimator, reason):
+def test_a_tuned_trial_recomputed_chooses_the_shipped_setting(tuned, replayed, mirror, data_dir, estimator, reason):
     """One trial of each rule (a method without labels scored on the labelled samples, a label method
     cross-validated), the first shipped one whose setting moved off the default: recomputed, the same
     setting is chosen on the same score, and its cell has the shipped AC."""
@@ -208,13 +215,16 @@ def test_a_tuned_trial_recomputed_chooses_the_shipped_setting(tuned, mirror, dat
                  & (tuned["setting"] != tuned["default_setting"])]
     assert not rows.empty
     row = rows.sort_values(["track", "k", "trial"]).iloc[0]
-    found = tuned_trial(tuned, row["track"], "yale", estimator, int(row["k"]), int(row["trial"]), mirror, data_dir)
+    from src.tuning.grids import family_grid
+
+    grid = family_grid(estimator) if replayed is None else replayed[1].grid(row["track"], "yale", estimator)
+    found = tuned_trial(grid, row["track"], "yale", estimator, int(row["k"]), int(row["trial"]), mirror, data_dir)
     assert found["setting"] == row["setting"] and found["selection"] == reason
     assert found["validation_acc"] == pytest.approx(row["validation_acc"], abs=1e-12)
     assert found["acc"] == pytest.approx(row["acc"], abs=1e-12)
 
 
-def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(family, tuned, tmp_path):
+def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(family, tuned, settings, tmp_path):
     """A slice of the shipped files laid out as a benchmark folder: each track's runs hold its cells (method
     by short name, label full), the tuned rows are the tuned family's, the searched settings are absent without
     a settings file and its slice with one, and the marker names the files read; a lay-out replaces the one
@@ -240,32 +250,28 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
     assert set(record["files"]) == {str(family_path), str(tuned_path)}
     assert record["files"][str(family_path)] == hashlib.sha256(family_path.read_bytes()).hexdigest()
     assert shipped.unpacked(tmp_path) is None
-    searched = shipped.load_settings()
-    if searched is not None:  # with the settings file, each track's searched settings are its slice of it
-        settings_path = shipped.write(keep(searched), tmp_path / "settings.csv.gz")
+    if settings is not None:  # with the settings file, each track's searched settings are its slice of it
+        settings_path = shipped.write(keep(settings), tmp_path / "settings.csv.gz")
         out = shipped.unpack(tmp_path / "out", family_path, tuned_path, settings_path)
-        for track, rows in keep(searched).groupby("track"):
+        for track, rows in keep(settings).groupby("track"):
             assert len(tables.read(out, track)[1]) == len(rows)
         assert str(settings_path) in shipped.unpacked(out)["files"]
 
 
-def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alone(tuned):
+def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alone(tuned, replayed):
     """The settings file (every setting's scores, ``make results``) replayed by the rule's own code
     (:func:`src.tuning.growth.replay`, the grids grown as the run grew them) chooses every shipped tuned row's
     setting, for the same reason."""
     from src.presentation.ranking import ac_order
     from src.reproduction.contenders import LABEL_TRACKS
-    from src.tuning import choice, growth
-    from src.tuning.homes import family_grids
+    from src.tuning import choice
 
-    settings = shipped.load_settings()
-    if settings is None:
+    if replayed is None:
         pytest.skip(f"{shipped.SETTINGS_FILE} does not ship yet: the tuned benchmark's next run writes it "
                     "(python -m src.benchmark --tune, then make results)")
     assert shipped.SETTINGS_FILE.stat().st_size < 25e6
-    tracks = sorted(settings["track"].unique())
-    searched = {track: rows.drop(columns="track") for track, rows in settings.groupby("track")}
-    _, _, last = growth.replay(searched, family_grids(tracks), tracks)
+    searched, _, last = replayed
+    tracks = sorted(searched)
     derived = pd.concat([rows.assign(track=track) for track, rows in last.items()], ignore_index=True)
     family = tuned[~tuned["method"].isin(choice.ENTRANTS)]
     both = family.merge(derived, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))

@@ -262,9 +262,10 @@ def run_pool(chosen: list[Home], overrides: list[str], workers: int | None = Non
 def expect(tasks: list[Task], jobs: list[Job], opened: list[OpenRun], sources: list[Job] = (),
            twins: dict[str, tuple[str, ...]] | None = None) -> None:
     """Give each task its expected seconds, whether they were measured (a row on disk, else the published
-    cost of its job and k, or of its twin's in ``twins``: :func:`.schedule.twin_folders`), else the cost model at the unit costs the rows on disk measured (:func:`unit_costs`),
-    else the model calibrated on the measured tasks (:mod:`.schedule`), and the groups whose ratios the
-    forecast reads for it (:func:`.schedule.group_chain`); sort the tasks longest first."""
+    cost of its job and k, or of its twin's in ``twins``: :func:`.schedule.twin_folders`), else the cost
+    model at the unit costs the rows on disk measured (:func:`unit_costs`), else the model calibrated on the
+    measured tasks (:mod:`.schedule`), and the groups whose ratios the forecast reads for it
+    (:func:`.schedule.group_chain`); sort the tasks longest first."""
     models, recorded, priced, prior = [], [], [], schedule.published_costs()
     units = unit_costs(jobs, opened, sources)
     settings = [JobCost.of(job.spec, units) for job in jobs]
