@@ -381,3 +381,19 @@ def test_the_benchmark_counts_what_it_computed_and_what_it_copied(tmp_path):
     assert by[reproduction.AFTER, "the benchmark, 4 cores"].measured == 4.0
     missing = reproduction.benchmark_rows(tmp_path / "absent")
     assert len(missing) == 1 and "no make benchmark record" in missing[0].missing
+
+
+def test_record_only_reports_a_runs_record_without_data_or_fits(tmp_path, monkeypatch):
+    from tools.bench import __main__ as command
+    from tools.bench import data as bench_data
+
+    monkeypatch.setattr(reproduction, "default_loader", loader_of(run_table(), {"wall_seconds": 7.0, "cores": 2}))
+    monkeypatch.setattr(reproduction, "gemm_rates", lambda: RATES)
+    monkeypatch.setattr(reproduction, "shape_rates", lambda shapes: dict.fromkeys(shapes, 20.0))
+    monkeypatch.setattr(bench_data, "load", lambda *args: pytest.fail("a data set loaded"))
+    monkeypatch.setattr(Bench, "run", lambda self: pytest.fail("the whole bench ran"))
+    out = tmp_path / "out"
+    assert command.main(["--record-only", "--reproduction", str(tmp_path), "--out", str(out)]) == 0
+    text = (out / "bench.md").read_text()
+    assert "the run's record only" in text
+    assert "| all | all | 3 | 10.0 s |" in text and "| bound at own shapes | above it |" in text

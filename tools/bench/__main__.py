@@ -6,6 +6,8 @@ Usage::
     python -m tools.bench --quick                          # tiny sizes, few iterations: checks the code (~1 min)
     python -m tools.bench --methods nmf nmf_kl --datasets yale coil20 --out /tmp/bench
     python -m tools.bench --quick --reproduction /elsewhere/outputs/reproduce   # report on another reproduction
+    python -m tools.bench --record-only --reproduction outputs/benchmark   # item 1's section alone, on any run's
+                                                                          # schedule.csv (no data, no fits)
 
 Writes ``bench.md``, ``bench.csv`` and ``provenance.json`` into ``--out``. Exits 0 when the report was
 written, whatever the verdicts; 2 with one line for a bad argument or missing data.
@@ -62,6 +64,10 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--reproduction", type=Path, default=papers.OUTPUTS, metavar="DIR",
                         help="the outputs of the last make reproduce-all, which item 1 reports on "
                              f"(default {papers.OUTPUTS})")
+    parser.add_argument("--record-only", action="store_true",
+                        help="only where the run in --reproduction spent its time (work, arithmetic bound, "
+                             "schedules), from its schedule.csv: any pool run (make benchmark, --tune) as well; "
+                             "no data loaded, nothing fitted")
     return parser
 
 
@@ -82,7 +88,9 @@ def main(argv=None) -> int:
         return 2
     started, clock, load_before = provenance.now(), time.perf_counter(), os.getloadavg()
     try:
-        logger.info("loading %s", ", ".join(datasets))
+        if args.record_only:
+            datasets = []
+        logger.info("loading %s", ", ".join(datasets) or "no data set")
         loaded = {name: bench_data.load(name, plan.sizes.get(name), plan.seed) for name in datasets}
     except UserError as exc:  # missing data, bad mirror: one line, as the other entry points
         logger.error("%s", exc)
@@ -90,13 +98,15 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".work_", dir=out))
     try:
-        rows = Bench(plan, names, loaded, work, outputs=args.reproduction).run()
+        bench = Bench(plan, names, loaded, work, outputs=args.reproduction)
+        rows = bench.record_only() if args.record_only else bench.run()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     minutes = (time.perf_counter() - clock) / 60
     load_after = os.getloadavg()
     header = {
-        "mode": "quick (tiny sizes, few iterations)" if plan.quick else "full",
+        "mode": "the run's record only (item 1's section)" if args.record_only else
+                "quick (tiny sizes, few iterations)" if plan.quick else "full",
         "run": f"{started} to {provenance.now()} ({minutes:.1f} min)",
         "machine": f"{platform.node()}, {cores()} cores available; load average (1/5/15 min) before "
                    f"{'/'.join(f'{v:.2f}' for v in load_before)}, after {'/'.join(f'{v:.2f}' for v in load_after)} "
