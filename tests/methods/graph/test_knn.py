@@ -10,7 +10,11 @@ and the scalable neighbour search.
   with duplicated samples, and is reproducible from its seed. What the graph code hands to the search (the
   over-query, the seeded Generator) and keeps of it (the first k) is checked with a stand-in;
 * the heat kernel's default t on a random subset above the threshold is close to the exact one;
-* a bad ``knn_algorithm`` raises ConfigError naming the parameter and the value.
+* a bad ``knn_algorithm`` raises ConfigError naming the parameter and the value;
+* a repeated exact search is served from the process's kept searches: equal to a fresh one, a copy, keyed by
+  the samples, k, layout and threads, at most ``SEARCHES_KEPT_BYTES`` of them; the approximate one is never kept.
+
+Every test starts with no kept search (``fresh_searches``), so that each search it makes is its own.
 
 The real NN-descent runs share one module fixture. They take about a second with numba's disk cache warm;
 the first run after ``nndescent.py`` changed compiles it (about 13 s here), in whichever test file gets
@@ -38,6 +42,13 @@ from src.methods.sda import SDA
 from helpers import dense_knn, dense_label_graph, random_partial_labels, traced_peak
 
 GRAPH_METHODS = [GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF, SDA]
+
+
+@pytest.fixture(autouse=True)
+def fresh_searches():
+    kg.forget_searches()
+    yield
+    kg.forget_searches()
 
 
 def clustered(rng, n, m=20, n_clusters=10, spread=0.3):
@@ -74,6 +85,7 @@ def refuse_nndescent(monkeypatch):
         raise AssertionError("nndescent must not run here")
 
     monkeypatch.setattr(kg, "_nndescent_neighbours", refuse)
+    kg.forget_searches()  # what follows searches afresh, not from a search kept before
 
 
 @pytest.mark.parametrize("weight", kg.WEIGHTS)
@@ -359,3 +371,77 @@ def test_a_share_builds_the_graph_of_that_many_neighbours(name, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_allclose(share.fit_transform(X.T), count.fit_transform(X.T), rtol=1e-12)
+
+
+# -- repeated searches ------------------------------------------------------------------------------------------
+def counting_search(monkeypatch):
+    """Count the exact searches :func:`kg.nearest_neighbours` runs (scikit-learn's NearestNeighbors.fit)."""
+    fits = []
+    real = NearestNeighbors.fit
+
+    def fit(self, X, *args, **kwargs):
+        fits.append(np.asarray(X).shape)
+        return real(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(NearestNeighbors, "fit", fit)
+    return fits
+
+
+def test_a_repeated_exact_search_is_served_from_the_kept_one_and_equals_a_fresh_one(rng, monkeypatch):
+    fits = counting_search(monkeypatch)
+    X = rng.random((60, 8))
+    first = kg.nearest_neighbours(X, 5)
+    again = kg.nearest_neighbours(X.copy(), 5)  # the same values in another array
+    assert len(fits) == 1 and np.array_equal(first, again)
+    again[:] = 0  # a copy: the kept search is not changed through it
+    assert np.array_equal(kg.nearest_neighbours(X, 5), first) and len(fits) == 1
+    kg.forget_searches()
+    assert np.array_equal(kg.nearest_neighbours(X, 5), first) and len(fits) == 2  # fresh, and the same
+    for changed in (lambda: kg.nearest_neighbours(X, 4),  # another k
+                    lambda: kg.nearest_neighbours(np.asfortranarray(X), 5),  # another layout
+                    lambda: kg.nearest_neighbours(X.astype(np.float32), 5)):  # another dtype
+        changed()
+    assert len(fits) == 5
+    Y = X.copy()
+    Y[7, 3] += 1e-12  # one value changed by far less than any distance: another search all the same
+    kg.nearest_neighbours(Y, 5)
+    assert len(fits) == 6
+
+
+def test_every_fit_of_a_graph_method_on_the_same_samples_searches_once(rng, monkeypatch):
+    fits = counting_search(monkeypatch)
+    X = rng.random((50, 12))
+    y = partial_labels(50)
+    graphs = [cls(3, alpha=alpha, max_iter=5, n_starts=1, stopping="fixed", random_state=0).fit(X, y).graph_
+              for cls in (GNMF, PCGNMF) for alpha in (1.0, 10.0)]
+    assert len(fits) == 1
+    kg.forget_searches()
+    fresh = GNMF(3, alpha=1.0, max_iter=5, n_starts=1, stopping="fixed", random_state=0).fit(X, y).graph_
+    assert len(fits) == 2 and all((graph != fresh).nnz == 0 for graph in graphs)
+
+
+def test_the_kept_searches_are_bounded_and_the_least_recent_goes_first(rng, monkeypatch):
+    fits = counting_search(monkeypatch)
+    monkeypatch.setattr(kg, "SEARCHES_KEPT_BYTES", 2 * 30 * 3 * 8)  # two searches of 30 samples, k = 3
+    A, B, C = (rng.random((30, 4)) for _ in range(3))
+    for X in (A, B, A, C):  # A used again before C comes: B is the least recent
+        kg.nearest_neighbours(X, 3)
+    assert len(fits) == 3
+    kg.nearest_neighbours(A, 3)
+    assert len(fits) == 3
+    kg.nearest_neighbours(B, 3)
+    assert len(fits) == 4
+
+
+def test_the_approximate_search_is_never_kept(rng, monkeypatch):
+    calls = []
+
+    def stand_in(Y, k, generator):
+        calls.append(k)
+        return np.tile(np.arange(1, k + 1), (Y.shape[0], 1))
+
+    monkeypatch.setattr(kg, "_nndescent_neighbours", stand_in)
+    X = rng.random((100, 4))
+    for _ in range(2):
+        kg.nearest_neighbours(X, 3, algorithm="nndescent", random_state=0)
+    assert calls == [3, 3]
