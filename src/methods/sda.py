@@ -60,14 +60,21 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..errors import ConfigError
 from .core.estimator import LabelConstrainedMixin
+from .core.kept import Kept, samples_key
 from ..checks import NONNEGATIVE, POSITIVE_INT
 from .core.validation import CHECKED_BY_FIT, UNLABELLED, ParameterRulesMixin, SampleInputMixin
-from .graph.knn import ALGORITHM, knn_graph, laplacian
+from .graph.knn import ALGORITHM, knn_graph, laplacian, resolve_algorithm
 
 logger = logging.getLogger(__name__)
 
 RELATIVE_EIGENVALUE_FLOOR = 1e-10
 """Directions whose eigenvalue is at most this times the largest one carry no discriminant information."""
+
+SAMPLE_TERMS = Kept(128 * 2**20)
+"""The parts of a fit that depend on the samples alone, kept per process (up to 128 MB, the least recently used
+dropped first) and served again to the next fit on the same samples: the basis of their span (a thin SVD, when
+m > n) and the graph term Y^T L Y (with the exact kNN graph). A tuned run fits SDA's seven settings, each with two
+folds, on one trial's samples; the same arrays, bit for bit (:mod:`.core.kept`)."""
 
 
 def _between_class(X_rows: np.ndarray, Xc: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> tuple[np.ndarray, int]:
@@ -121,13 +128,11 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
 
     if solve_in_sample_space is None:
         solve_in_sample_space = m > n
+    samples = samples_key(X_rows)
     if solve_in_sample_space:
-        U, s, Vt = np.linalg.svd(Xc, full_matrices=False)  # Xc = U diag(s) Vt, rows of Vt span the samples
-        r = int(np.sum(s > s[0] * max(n, m) * np.finfo(float).eps)) if s.size and s[0] > 0 else 0
-        if r == 0:
+        P, Y = SAMPLE_TERMS.get(("basis", samples), lambda: _sample_basis(Xc))
+        if P.shape[1] == 0:
             return np.zeros((m, 0)), np.zeros(0)
-        P = Vt[:r].T  # (m x r) orthonormal basis of the span of the centred samples
-        Y = U[:, :r] * s[:r]  # Xc P, (n x r)
         Hb_proj = Hb @ P
     else:
         P, Y, Hb_proj = None, Xc, Hb
@@ -136,8 +141,14 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     Yl = Y[labelled]
     denominator = Yl.T @ Yl
     if alpha > 0:
-        L = laplacian(knn_graph(X_rows, n_neighbors, "binary", algorithm=knn_algorithm, random_state=random_state))
-        denominator += alpha * (Y.T @ (L @ Y))
+        def graph_term():  # J = Y^T L Y
+            L = laplacian(knn_graph(X_rows, n_neighbors, "binary", algorithm=knn_algorithm, random_state=random_state))
+            return Y.T @ (L @ Y)
+
+        exact = resolve_algorithm(knn_algorithm, n) == "exact"  # an approximate graph depends on its seed: not kept
+        J = SAMPLE_TERMS.get(("graph", samples, solve_in_sample_space, n_neighbors), graph_term) if exact \
+            else graph_term()
+        denominator += alpha * J
     denominator[np.diag_indices_from(denominator)] += beta
     denominator = 0.5 * (denominator + denominator.T)
     numerator = Hb_proj.T @ Hb_proj  # S_b
@@ -158,6 +169,15 @@ def sda_directions(X_rows: np.ndarray, y: np.ndarray, alpha: float, beta: float,
     flip = directions[np.abs(directions).argmax(axis=0), np.arange(d)] < 0
     directions[:, flip] *= -1.0
     return directions, eigenvalues
+
+
+def _sample_basis(Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P (m x r), an orthonormal basis of the span of the centred samples Xc (n x m), and Y = Xc P (n x r), from
+    a thin SVD; r is the numerical rank (0: P and Y have no columns)."""
+    n, m = Xc.shape
+    U, s, Vt = np.linalg.svd(Xc, full_matrices=False)  # Xc = U diag(s) Vt, rows of Vt span the samples
+    r = int(np.sum(s > s[0] * max(n, m) * np.finfo(float).eps)) if s.size and s[0] > 0 else 0
+    return Vt[:r].T, U[:, :r] * s[:r]
 
 
 class SDA(LabelConstrainedMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, SampleInputMixin,

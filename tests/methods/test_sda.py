@@ -139,3 +139,25 @@ def test_copkmeans_and_sda_stay_finite_on_degenerate_input(rng):
     assert Z.shape == (12, 4) and np.all(np.isfinite(Z))
     Z = SDA(n_components=4).fit_transform(np.repeat(X[:1], 12, axis=0), y_partial)  # all samples identical
     np.testing.assert_array_equal(Z, 0.0)
+
+
+def test_fits_on_the_same_samples_serve_the_basis_and_graph_term_and_give_a_fresh_fits_numbers(rng, monkeypatch):
+    from src.methods import sda
+    from src.methods.graph import knn
+
+    bases, searches = [], []
+    real_basis, real_search = sda._sample_basis, knn.NearestNeighbors.fit
+    monkeypatch.setattr(sda, "_sample_basis", lambda Xc: bases.append(1) or real_basis(Xc))
+    monkeypatch.setattr(knn.NearestNeighbors, "fit", lambda self, X: searches.append(1) or real_search(self, X))
+    sda.SAMPLE_TERMS.forget()
+    knn.SEARCHES.forget()
+    X = rng.random((30, 50))  # m > n: solved in the span of the samples
+    y = partial(rng, np.arange(30) % 3, 0.4)
+    settings = [dict(alpha=0.1, beta=0.1), dict(alpha=1.0, beta=0.1), dict(alpha=0.1, beta=10.0)]
+    kept = [SDA(3, **setting).fit(X, y).embedding_ for setting in settings]
+    assert len(bases) == 1 and len(searches) == 1  # one basis, one graph term, one search for the three fits
+    for setting, embedding in zip(settings, kept):
+        sda.SAMPLE_TERMS.forget()
+        knn.SEARCHES.forget()
+        np.testing.assert_array_equal(SDA(3, **setting).fit(X, y).embedding_, embedding)  # bit for bit
+    assert len(bases) == 4

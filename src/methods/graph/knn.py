@@ -49,9 +49,8 @@ tens of thousands of samples outweighs the whole factorization. ``algorithm`` ch
   bit for bit.
 
 Repeated searches: the methods of a tuned run fit the same samples many times (every setting, and a
-label method's folds); :func:`nearest_neighbours` keeps the exact searches of the process (the most recent, up to
-:data:`SEARCHES_KEPT_BYTES`), keyed by a digest of the samples, and serves a repeated one without searching
-again.
+label method's folds); :func:`nearest_neighbours` keeps the exact searches of the process (:data:`SEARCHES`), keyed by a digest
+of the samples, and serves a repeated one without searching again.
 
 The neighbour edges found by ``"nndescent"`` are exact edges with exact weights (recomputed in
 float64 from the samples); only an occasional edge is missing (replaced by a slightly farther
@@ -68,9 +67,7 @@ W. Dong, M. Charikar and K. Li, "Efficient k-nearest neighbor graph construction
 measures", Proc. WWW 2011, pp. 577-586 (NN-descent, :mod:`.nndescent`).
 """
 
-import hashlib
 import logging
-from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -80,7 +77,7 @@ from sklearn.preprocessing import normalize
 
 from ...errors import ConfigError
 from ...checks import POSITIVE, POSITIVE_INT, Rule, one_of
-from ..core.products import blas_threads
+from ..core.kept import Kept, samples_key
 from ..core.validation import UNLABELLED
 
 logger = logging.getLogger(__name__)
@@ -106,13 +103,11 @@ NNDESCENT_OVERQUERY = 3
 NNDESCENT_MIN_QUERY = 21
 """The fewest neighbours NN-descent searches, whatever k (see :data:`NNDESCENT_OVERQUERY`)."""
 
-SEARCHES_KEPT_BYTES = 64 * 2**20
-"""Bytes of exact neighbour searches a process keeps (:func:`nearest_neighbours`), the least recently used
-dropped first. A tuned run fits every setting of every graph method, and a label method's two folds, on the
-same samples: the same search, again and again. A search is an (n x k) index array, 8 n k bytes (120 kB for
-Caltech-101's ten classes, 1.2 MB at 30,000 samples and k = 5), so 64 MB keep every search of a tuned run."""
-
-_searches: OrderedDict[tuple, np.ndarray] = OrderedDict()
+SEARCHES = Kept(64 * 2**20)
+"""The exact neighbour searches a process keeps (:func:`nearest_neighbours`), up to 64 MB, the least recently
+used dropped first. A tuned run fits every setting of every graph method, and a label method's two folds, on
+the same samples: the same search, again and again. A search is an (n x k) index array, 8 n k bytes (120 kB for
+Caltech-101's ten classes, 1.2 MB at 30,000 samples and k = 5)."""
 
 
 WEIGHT = one_of(WEIGHTS)
@@ -184,9 +179,9 @@ def _nndescent_neighbours(Y: np.ndarray, k: int, rng: np.random.Generator) -> np
 def nearest_neighbours(X_rows, n_neighbors: int, algorithm: str = "auto", random_state=None) -> np.ndarray:
     """Indices of the ``n_neighbors`` nearest other samples of every sample (Euclidean), nearest first.
 
-    An exact search is kept (up to :data:`SEARCHES_KEPT_BYTES` per process) and the same search on the same samples
+    An exact search is kept (:data:`SEARCHES`) and the same search on the same samples
     returns a copy of it: the result of a fresh search, bit for bit, since the key holds everything it
-    depends on (:func:`_search_key`). The approximate search is never kept (its result depends on its seed).
+    depends on (:func:`~src.methods.core.kept.samples_key` and k). The approximate search is never kept (its result depends on its seed).
 
     Parameters
     ----------
@@ -210,30 +205,8 @@ def nearest_neighbours(X_rows, n_neighbors: int, algorithm: str = "auto", random
     k = n_neighbors
     if resolve_algorithm(algorithm, n) == "nndescent" and n > _nndescent_query(k):
         return _nndescent_neighbours(X_rows, k, np.random.default_rng(random_state))
-    key = _search_key(X_rows, k)
-    found = _searches.get(key)
-    if found is None:
-        found = NearestNeighbors(n_neighbors=k).fit(X_rows).kneighbors(return_distance=False)  # no self
-        _searches[key] = found
-        while sum(kept.nbytes for kept in _searches.values()) > SEARCHES_KEPT_BYTES and len(_searches) > 1:
-            _searches.popitem(last=False)
-    else:
-        _searches.move_to_end(key)
-    return found.copy()
-
-
-def _search_key(X_rows: np.ndarray, k: int) -> tuple:
-    """What an exact search's result depends on: the samples' values (a digest), their shape, dtype and memory
-    layout, k, and the BLAS threads that compute the distances (their rounding can break a tie differently)."""
-    flags = X_rows.flags
-    values = X_rows if flags.c_contiguous else X_rows.T if flags.f_contiguous else np.ascontiguousarray(X_rows)
-    digest = hashlib.sha256(values.data).hexdigest()  # read in place when contiguous; SHA instructions where the CPU has them
-    return digest, X_rows.shape, X_rows.dtype.str, flags.c_contiguous, flags.f_contiguous, k, blas_threads()
-
-
-def forget_searches() -> None:
-    """Drop every exact search this process keeps (:data:`SEARCHES_KEPT_BYTES`)."""
-    _searches.clear()
+    return SEARCHES.get((samples_key(X_rows), k),  # no self in the result
+                        lambda: NearestNeighbors(n_neighbors=k).fit(X_rows).kneighbors(return_distance=False))
 
 
 def mean_pairwise_distance(X_rows: np.ndarray) -> float:

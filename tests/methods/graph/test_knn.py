@@ -12,7 +12,7 @@ and the scalable neighbour search.
 * the heat kernel's default t on a random subset above the threshold is close to the exact one;
 * a bad ``knn_algorithm`` raises ConfigError naming the parameter and the value;
 * a repeated exact search is served from the process's kept searches: equal to a fresh one, a copy, keyed by
-  the samples, k, layout and threads, at most ``SEARCHES_KEPT_BYTES`` of them; the approximate one is never kept.
+  the samples, k, layout and threads, at most ``SEARCHES.limit_bytes`` of them; the approximate one is never kept.
 
 Every test starts with no kept search (``fresh_searches``), so that each search it makes is its own.
 
@@ -46,9 +46,9 @@ GRAPH_METHODS = [GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF, SDA]
 
 @pytest.fixture(autouse=True)
 def fresh_searches():
-    kg.forget_searches()
+    kg.SEARCHES.forget()
     yield
-    kg.forget_searches()
+    kg.SEARCHES.forget()
 
 
 def clustered(rng, n, m=20, n_clusters=10, spread=0.3):
@@ -85,7 +85,7 @@ def refuse_nndescent(monkeypatch):
         raise AssertionError("nndescent must not run here")
 
     monkeypatch.setattr(kg, "_nndescent_neighbours", refuse)
-    kg.forget_searches()  # what follows searches afresh, not from a search kept before
+    kg.SEARCHES.forget()  # what follows searches afresh, not from a search kept before
 
 
 @pytest.mark.parametrize("weight", kg.WEIGHTS)
@@ -395,7 +395,7 @@ def test_a_repeated_exact_search_is_served_from_the_kept_one_and_equals_a_fresh_
     assert len(fits) == 1 and np.array_equal(first, again)
     again[:] = 0  # a copy: the kept search is not changed through it
     assert np.array_equal(kg.nearest_neighbours(X, 5), first) and len(fits) == 1
-    kg.forget_searches()
+    kg.SEARCHES.forget()
     assert np.array_equal(kg.nearest_neighbours(X, 5), first) and len(fits) == 2  # fresh, and the same
     for changed in (lambda: kg.nearest_neighbours(X, 4),  # another k
                     lambda: kg.nearest_neighbours(np.asfortranarray(X), 5),  # another layout
@@ -415,14 +415,14 @@ def test_every_fit_of_a_graph_method_on_the_same_samples_searches_once(rng, monk
     graphs = [cls(3, alpha=alpha, max_iter=5, n_starts=1, stopping="fixed", random_state=0).fit(X, y).graph_
               for cls in (GNMF, PCGNMF) for alpha in (1.0, 10.0)]
     assert len(fits) == 1
-    kg.forget_searches()
+    kg.SEARCHES.forget()
     fresh = GNMF(3, alpha=1.0, max_iter=5, n_starts=1, stopping="fixed", random_state=0).fit(X, y).graph_
     assert len(fits) == 2 and all((graph != fresh).nnz == 0 for graph in graphs)
 
 
 def test_the_kept_searches_are_bounded_and_the_least_recent_goes_first(rng, monkeypatch):
     fits = counting_search(monkeypatch)
-    monkeypatch.setattr(kg, "SEARCHES_KEPT_BYTES", 2 * 30 * 3 * 8)  # two searches of 30 samples, k = 3
+    monkeypatch.setattr(kg.SEARCHES, "limit_bytes", 2 * 30 * 3 * 8)  # two searches of 30 samples, k = 3
     A, B, C = (rng.random((30, 4)) for _ in range(3))
     for X in (A, B, A, C):  # A used again before C comes: B is the least recent
         kg.nearest_neighbours(X, 3)
