@@ -74,7 +74,7 @@ SAMPLE_TERMS = Kept(128 * 2**20)
 """The parts of a fit that depend on the samples alone, kept per process (up to 128 MB, the least recently used
 dropped first) and served again to the next fit on the same samples: the basis of their span (a thin SVD, when
 m > n) and the graph term Y^T L Y (with the exact kNN graph). A tuned run fits SDA's seven settings, each with two
-folds, on one trial's samples; the same arrays, bit for bit (:mod:`.core.kept`)."""
+folds, on one trial's samples; the same arrays, bit for bit (:mod:`src.methods.core.kept`)."""
 
 
 def _between_class(X_rows: np.ndarray, Xc: np.ndarray, y: np.ndarray, labelled: np.ndarray) -> tuple[np.ndarray, int]:

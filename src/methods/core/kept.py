@@ -2,10 +2,10 @@
 
 A tuned run fits every setting of a method, and a label method's two folds, on the same samples of a trial.
 The parts of a fit that depend on the samples alone come out the same each time: the kNN search of the graph
-methods (:mod:`..graph.knn`), SDA's basis of the samples and its graph term (:mod:`..sda`). A :class:`Kept`
-store serves such a part again as a copy of the arrays first computed, the same numbers bit for bit, provided
-its key holds everything the part depends on: :func:`samples_key` for the samples, and the part's own
-settings beside it.
+methods (:mod:`src.methods.graph.knn`), SDA's basis of the samples and its graph term (:mod:`src.methods.sda`).
+A :class:`Kept` store serves such a part again as a copy of the arrays first computed, the same numbers bit
+for bit, provided its key holds everything the part depends on: :func:`samples_key` for the samples, and the
+part's own settings beside it.
 """
 
 from __future__ import annotations

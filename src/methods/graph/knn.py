@@ -49,8 +49,8 @@ tens of thousands of samples outweighs the whole factorization. ``algorithm`` ch
   bit for bit.
 
 Repeated searches: the methods of a tuned run fit the same samples many times (every setting, and a
-label method's folds); :func:`nearest_neighbours` keeps the exact searches of the process (:data:`SEARCHES`), keyed by a digest
-of the samples, and serves a repeated one without searching again.
+label method's folds); :func:`nearest_neighbours` keeps the exact searches of the process
+(:data:`SEARCHES`), keyed by a digest of the samples, and serves a repeated one without searching again.
 
 The neighbour edges found by ``"nndescent"`` are exact edges with exact weights (recomputed in
 float64 from the samples); only an occasional edge is missing (replaced by a slightly farther
@@ -179,9 +179,10 @@ def _nndescent_neighbours(Y: np.ndarray, k: int, rng: np.random.Generator) -> np
 def nearest_neighbours(X_rows, n_neighbors: int, algorithm: str = "auto", random_state=None) -> np.ndarray:
     """Indices of the ``n_neighbors`` nearest other samples of every sample (Euclidean), nearest first.
 
-    An exact search is kept (:data:`SEARCHES`) and the same search on the same samples
-    returns a copy of it: the result of a fresh search, bit for bit, since the key holds everything it
-    depends on (:func:`~src.methods.core.kept.samples_key` and k). The approximate search is never kept (its result depends on its seed).
+    An exact search is kept (:data:`SEARCHES`) and the same search on the same samples returns a copy of
+    it: the result of a fresh search, bit for bit, since the key holds everything it depends on
+    (:func:`~src.methods.core.kept.samples_key` and k). The approximate search is never kept (its result
+    depends on its seed).
 
     Parameters
     ----------
