@@ -88,6 +88,10 @@ Protocol KMeans, after every method but those that cluster by themselves (COP-KM
 baseline); on more than 100 dimensions scikit-learn runs Elkan's algorithm (src/protocol/clustering.py), counted
 as its first full assignment only. KMeans iterations are not recorded: 10 is assumed (6-20 measured on ORL, Yale
 and COIL20 embeddings). Estimators absent from the table get no bound (counted in the row's ``unmodelled``).
+
+The set-up terms (the kNN search, SDA's SVD and graph term) are counted in every cell, though a process serves
+them again to the next fit on the same samples (:mod:`src.methods.core.kept`): a served cell can take less
+than its bound, and a run's share above the bound is then understated.
 """
 
 from __future__ import annotations
