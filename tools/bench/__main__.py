@@ -82,14 +82,12 @@ def main(argv=None) -> int:
         if plan.cap_factor < 1:
             raise ConfigError(f"--cap-factor={plan.cap_factor} must be at least 1")
         names = select(split(args.methods))
-        datasets = check_datasets(split(args.datasets), plan)
+        datasets = [] if args.record_only else check_datasets(split(args.datasets), plan)  # a record needs no data
     except UserError as exc:
         logger.error("%s", exc)
         return 2
     started, clock, load_before = provenance.now(), time.perf_counter(), os.getloadavg()
     try:
-        if args.record_only:
-            datasets = []
         logger.info("loading %s", ", ".join(datasets) or "no data set")
         loaded = {name: bench_data.load(name, plan.sizes.get(name), plan.seed) for name in datasets}
     except UserError as exc:  # missing data, bad mirror: one line, as the other entry points

@@ -188,15 +188,18 @@ class Bench:
     # -- the items -------------------------------------------------------------------------------------
     def run(self) -> list[Target]:
         """Measure every item (1, 2, 6, 3, 5, 4: the child processes last); the rows in item order."""
-        for measure in (self.reproduce, self.last_reproduction, self.per_iteration, self.convergence, self.batched,
-                        self.dtypes, self.big):
-            measure()
-        return sorted(self.rows, key=lambda row: row.item)
+        return self._measured(self.reproduce, self.last_reproduction, self.per_iteration, self.convergence,
+                              self.batched, self.dtypes, self.big)
 
     def record_only(self) -> list[Target]:
         """Item 1's section alone, from the record of the run in ``outputs`` (:meth:`last_reproduction`): what
         that run's cells cost against the arithmetic bound, for any pool run that leaves ``schedule.csv``."""
-        self.last_reproduction()
+        return self._measured(self.last_reproduction)
+
+    def _measured(self, *measures) -> list[Target]:
+        """Run ``measures`` in turn; every row so far, in item order."""
+        for measure in measures:
+            measure()
         return sorted(self.rows, key=lambda row: row.item)
 
     def reproduce(self) -> None:
