@@ -29,6 +29,7 @@ from .npnmf import NPNMF
 from . import outside
 from .ntf import NTF
 from .pcgnmf import PCGNMF
+from .references import LabelSpreadingReference, NearestNeighbourReference, is_reference
 from .sda import SDA
 from .sparse_nmf import SparseNMF
 
@@ -52,6 +53,9 @@ REGISTRY = {
     "npnmf": NPNMF,
     "fnmf": FNMF,
     "pcgnmf": PCGNMF,
+    # the references of the label tracks: classifiers of the labelled samples, no factorization (.references)
+    "label_spreading": LabelSpreadingReference,
+    "knn": NearestNeighbourReference,
 }
 NAMES = tuple(REGISTRY)
 

@@ -23,7 +23,7 @@ from .. import methods
 from ..methods.core.validation import UNLABELLED
 from .clustering import best_kmeans
 from .metrics import accuracy, nmi
-from .partition import scores
+from .partition import given_back, scores
 from .trials import Trial
 
 #: Which samples AC and NMI are computed on (``protocol.score_on``).
@@ -35,13 +35,21 @@ SUBRUN_CHOICES = ("objective", "accuracy")
 #: Extra cluster assignments a cell can record beside its primary one (``protocol.readouts``), each from the
 #: same fitted representation: the largest coefficient, one KMeans run, the best of 10 runs by objective.
 READOUTS = {"argmax": None, "kmeans_once": 1, "kmeans_best10": 10}
+#: Readouts by the labels (``protocol.readouts`` too): the representation read by a reference of the label
+#: tracks (:mod:`src.methods.references`, at its fixed default) trained on the trial's labelled samples, as a
+#: person would classify in a factorization's space: the nearest labelled neighbour (SDA's paper's own
+#: protocol) and label spreading on it. The same classifier on the samples themselves is the reference's cell.
+LABEL_READOUTS = {"nearest_labelled": "knn", "spread_labelled": "label_spreading"}
+#: Every readout's name.
+READOUT_NAMES = (*READOUTS, *LABEL_READOUTS)
 
 
 @dataclass(frozen=True)
 class Fit:
     """One factorization of a trial's samples and its cluster assignment: scores and costs.
 
-    ``readouts`` maps each name of ``protocol.readouts`` to its (AC, NMI), NaN where it does not apply.
+    ``readouts`` maps each name of ``protocol.readouts`` to its scores (``acc``, ``nmi`` and, in a trial with
+    labelled and unlabelled samples, ``given``: :func:`readout_scores`), NaN where it does not apply.
     ``partition`` is the scored assignment itself, one cluster per sample of the trial (its order), which
     every other score can be computed from (:mod:`.partition`).
     """
@@ -57,7 +65,7 @@ class Fit:
     kmeans_objective: float  # NaN when no KMeans ran (argmax, a method that clusters by itself)
     fit_seconds: float
     kmeans_seconds: float
-    readouts: Mapping[str, tuple[float, float]]
+    readouts: Mapping[str, Mapping[str, float]]
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,34 @@ def largest_coefficient(representation, rank: int) -> np.ndarray | None:
     return Z.argmax(axis=1)
 
 
+def readout_labels(name: str, representation, argmax, trial: Trial, protocol) -> np.ndarray | None:
+    """The assignment of the readout ``name`` (:data:`READOUT_NAMES`) of one fit's ``representation``
+    (n_samples, r), or None where it does not apply: the largest coefficient (``argmax``, None for a
+    representation without one), KMeans on its own seed stream (:func:`readout_seed`), or a reference's classes
+    in the representation, told the trial's labels (None for a trial that labels no sample)."""
+    if name in LABEL_READOUTS:
+        if not (trial.y_partial != UNLABELLED).any():
+            return None
+        reference = methods.make(LABEL_READOUTS[name], n_components=trial.k)
+        return np.asarray(reference.fit_predict(representation, trial.y_partial))
+    if READOUTS[name] is None:
+        return argmax
+    labels, _ = best_kmeans(representation, trial.k, READOUTS[name], protocol.kmeans_metric,
+                            readout_seed(trial.kmeans_seed, READOUTS[name]), protocol.kmeans_init)
+    return labels
+
+
+def readout_scores(trial: Trial, labels, scored) -> dict[str, float]:
+    """A readout's AC and NMI on the ``scored`` samples and, in a trial with labelled and unlabelled samples,
+    the classes it gives back (``given``: :func:`.partition.given_back`); NaN where it did not apply."""
+    free = trial.y_partial == UNLABELLED
+    both = bool(free.any() and not free.all())
+    if labels is None:
+        return {"acc": math.nan, "nmi": math.nan, **({"given": math.nan} if both else {})}
+    return {"acc": accuracy(trial.y_true[scored], labels[scored]), "nmi": nmi(trial.y_true[scored], labels[scored]),
+            **({"given": given_back(trial, labels)} if both else {})}
+
+
 def final_objective(model) -> float:
     """The last value of the estimator's objective history, or NaN if it keeps none (or an empty one)."""
     history = getattr(model, "objective_history_", None)
@@ -164,7 +200,8 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
     representation keep KMeans). ``protocol.readouts`` names extra assignments of the same fit, scored
     into ``Fit.readouts`` (NaN where one does not apply): "argmax", "kmeans_once" (one KMeans run)
     and "kmeans_best10" (the best of 10 by objective), each KMeans readout on its own seed stream
-    (:func:`readout_seed`), so the primary numbers do not depend on which readouts are asked for.
+    (:func:`readout_seed`), so the primary numbers do not depend on which readouts are asked for; and the
+    readouts by the labels (:data:`LABEL_READOUTS`), "nearest_labelled" and "spread_labelled".
     """
     direct = clusters_directly(methods.estimator_class(method.name))
     rank = trial.k if direct else trial.k + protocol.rank_offset
@@ -189,16 +226,8 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
                 representation, trial.k, protocol.kmeans_restarts, protocol.kmeans_metric,
                 trial.kmeans_seed, protocol.kmeans_init)
         for name in protocol.readouts:
-            if READOUTS[name] is None:
-                labels = argmax
-            else:
-                labels, _ = best_kmeans(representation, trial.k, READOUTS[name], protocol.kmeans_metric,
-                                        readout_seed(trial.kmeans_seed, READOUTS[name]), protocol.kmeans_init)
-            if labels is None:
-                readouts[name] = (math.nan, math.nan)
-            else:
-                readouts[name] = (accuracy(trial.y_true[scored], labels[scored]),
-                                  nmi(trial.y_true[scored], labels[scored]))
+            readouts[name] = readout_scores(trial, readout_labels(name, representation, argmax, trial, protocol),
+                                            scored)
     kmeans_seconds = time.perf_counter() - start
     predicted = np.asarray(predicted)
     scored_ones = scores(trial.y_true, predicted, scored)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import string
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment
 
 from ..methods.core.validation import UNLABELLED
 from .metrics import accuracy, ari, nmi
@@ -80,12 +81,47 @@ def unlabelled_scores(trial: Trial, predicted, score_on: str) -> dict[str, float
     return {f"{name}_unlabelled": value for name, value in scores(trial.y_true, predicted, free).items()}
 
 
+def class_of_clusters(clusters: np.ndarray, y_partial: np.ndarray) -> np.ndarray:
+    """Each cluster's class (index: cluster 0..max), read from the known labels alone: the best one-to-one map
+    of clusters to classes on the known samples (``y_partial`` >= 0); a cluster the map leaves out takes its
+    most frequent known class, -1 if it has none. How ``python -m src.cluster`` names a person's clusters."""
+    clusters, y_partial = np.asarray(clusters), np.asarray(y_partial)
+    known = y_partial != UNLABELLED
+    n_clusters = int(clusters.max()) + 1
+    table = np.zeros((n_clusters, int(y_partial[known].max(initial=-1)) + 1))
+    np.add.at(table, (clusters[known], y_partial[known]), 1)
+    mapped = np.full(n_clusters, UNLABELLED)
+    rows, cols = linear_sum_assignment(-table)
+    mapped[rows] = cols
+    for c in np.flatnonzero(mapped == UNLABELLED):
+        if table[c].sum():
+            mapped[c] = int(table[c].argmax())
+    return mapped
+
+
+def given_back(trial: Trial, predicted) -> float:
+    """The classes given back: the share of the trial's unlabelled samples whose class is right when each
+    cluster of ``predicted`` (n_samples,) takes the class its labelled samples give it
+    (:func:`class_of_clusters`). No unknown label chooses the map, unlike AC's; a reference's partition is its
+    own classes with the known samples kept, so the map gives each sample its own predicted class back. NaN for
+    a trial without both labelled and unlabelled samples."""
+    predicted = np.asarray(predicted)
+    free = trial.y_partial == UNLABELLED
+    if not free.any() or free.all():
+        return float("nan")
+    classes = class_of_clusters(predicted, trial.y_partial)[predicted[free]]
+    return float(np.mean(classes == trial.y_true[free]))
+
+
 def place_columns(trial: Trial, predicted, score_on: str) -> dict:
     """What a row of ``trial`` reads from the cell's partition ``predicted`` beyond its own scores: the scores
-    on its unlabelled samples (:func:`unlabelled_scores`) and its sizes, ``n_samples`` and ``n_labelled``.
+    on its unlabelled samples (:func:`unlabelled_scores`), the classes it gives back to them (``given_unlabelled``,
+    :func:`given_back`, in a trial with both kinds of samples) and its sizes, ``n_samples`` and ``n_labelled``.
 
     Two tracks that share one clustering (an unsupervised method, whose partition no label changes) differ in
     these columns only.
     """
-    return {**unlabelled_scores(trial, predicted, score_on), "n_samples": trial.n_samples,
+    free = trial.y_partial == UNLABELLED
+    given = {"given_unlabelled": given_back(trial, predicted)} if free.any() and not free.all() else {}
+    return {**unlabelled_scores(trial, predicted, score_on), **given, "n_samples": trial.n_samples,
             "n_labelled": trial.n_labelled}

@@ -29,7 +29,7 @@ logger = logging.getLogger(__name__)
 #: The column of a row that keeps its cell's partition (:func:`src.protocol.partition.encode`).
 PARTITION = "partition"
 #: The columns of a row that depend on which of its trial's samples are labelled, beside its own scores.
-PLACE_COLUMNS = ("acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_samples", "n_labelled")
+PLACE_COLUMNS = ("acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "given_unlabelled", "n_samples", "n_labelled")
 CELL_DIR = "cells"
 RESULTS = "results.csv"
 COLUMNS = ("dataset", "method", "k", "trial")
@@ -101,9 +101,8 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
         "fit_seconds": sum(fit.fit_seconds for fit in cell.fits),
         "kmeans_seconds": sum(fit.kmeans_seconds for fit in cell.fits),
     }
-    for name, (acc, nmi) in chosen.readouts.items():
-        row[f"acc_{name}"] = acc
-        row[f"nmi_{name}"] = nmi
+    for name, values in chosen.readouts.items():
+        row.update({f"{score}_{name}": value for score, value in values.items()})
     row.update(place_columns(trial, chosen.partition, cell.score_on))
     if len(cell.fits) > 1:
         row.update(subruns=len(cell.fits), acc_by_objective=cell.by_objective.acc,

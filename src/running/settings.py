@@ -35,7 +35,7 @@ from ..checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, below, fraction_in,
 from ..data import Dataset, load_dataset
 from ..errors import ConfigError
 from ..methods.core.validation import check_data
-from ..protocol.cell import ASSIGNMENTS, READOUTS, SCORE_ON, SUBRUN_CHOICES, method_params
+from ..protocol.cell import ASSIGNMENTS, READOUT_NAMES, SCORE_ON, SUBRUN_CHOICES, method_params
 from ..protocol.clustering import INITS, METRICS
 from ..protocol.trials import LABEL_MODES
 
@@ -271,8 +271,8 @@ def protocol_spec(node: Mapping, dataset: str) -> ProtocolSpec:
     offset = NONNEGATIVE_INT.check("protocol.rank_offset", node["rank_offset"])
     readouts = node["readouts"]
     if isinstance(readouts, (str, bytes)) or not isinstance(readouts, Sequence) or \
-            any(not isinstance(name, str) or name not in READOUTS for name in readouts):
-        raise ConfigError(f"protocol.readouts={readouts!r} must be a list of names from {', '.join(READOUTS)}")
+            any(not isinstance(name, str) or name not in READOUT_NAMES for name in readouts):
+        raise ConfigError(f"protocol.readouts={readouts!r} must be a list of names from {', '.join(READOUT_NAMES)}")
     overrides = node["label_overrides"] or {}
     return ProtocolSpec(
         ks=tuple(ks),

@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
-from scipy.optimize import linear_sum_assignment
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.parallel import Parallel, delayed
@@ -35,6 +34,7 @@ from ..methods.core.validation import UNLABELLED
 from ..protocol.cell import clusters_directly, method_params
 from ..protocol.clustering import best_kmeans
 from ..protocol.metrics import accuracy
+from ..protocol.partition import class_of_clusters
 from ..protocol.trials import fold_of
 from . import choice, selection
 from .grids import Grid, contender_grid, family_grid, setting_text, settings
@@ -99,21 +99,6 @@ def mapped_accuracy(clusters: np.ndarray, y_partial: np.ndarray, held: np.ndarra
         return float("nan")
     return float(np.mean(class_of_clusters(clusters, told)[clusters[held]] == y_partial[held]))
 
-
-def class_of_clusters(clusters: np.ndarray, y_partial: np.ndarray) -> np.ndarray:
-    """Each cluster's class (index: cluster 0..max): the best one-to-one map of clusters to classes on the
-    known samples; a cluster the map leaves out takes its most frequent known class, -1 if it has none."""
-    known = y_partial != UNLABELLED
-    n_clusters = int(clusters.max()) + 1
-    table = np.zeros((n_clusters, int(y_partial[known].max()) + 1))
-    np.add.at(table, (clusters[known], y_partial[known]), 1)
-    mapped = np.full(n_clusters, UNLABELLED)
-    rows, cols = linear_sum_assignment(-table)
-    mapped[rows] = cols
-    for c in np.flatnonzero(mapped == UNLABELLED):
-        if table[c].sum():
-            mapped[c] = int(table[c].argmax())
-    return mapped
 
 
 class FamilyChoice(ClusterMixin, BaseEstimator):

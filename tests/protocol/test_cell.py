@@ -322,11 +322,12 @@ def test_a_cells_row_has_its_columns_in_one_order(y):
     assert list(result_row("toy", method, 0, cell)) == [
         "dataset", "method", "estimator", "k", "trial", "seed", "acc", "nmi", "ari", "rank", "n_iter", "converged",
         "objective", "kmeans_objective", "fit_seconds", "kmeans_seconds", "acc_argmax", "nmi_argmax",
-        "acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_samples", "n_labelled", "partition"]
+        "given_argmax", "acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "given_unlabelled", "n_samples",
+        "n_labelled", "partition"]
     settings = {"dataset": {"name": "toy", "preprocess": "none"}, "method": method.as_dict(),
                 "protocol": {"labels": {"mode": "none"}, "rank_offset": 0}, "seed": 0}
     row = result_row("toy", method, 0, cell, RunIdentity(settings, "abc", "def"), 12.5)
-    assert list(row)[24:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
+    assert list(row)[26:] == ["dataset_preprocess", "param_max_iter", "param_stopping", "protocol_labels_mode",
                               "protocol_rank_offset", "params", "config_hash", "code_fingerprint", "peak_rss_mb"]
     assert row["params"] == '{"max_iter": 5, "stopping": "fixed"}' and row["peak_rss_mb"] == 12.5
 
@@ -350,10 +351,71 @@ def test_a_class_clusters_directly_when_it_says_so_or_gives_only_a_clustering():
     from src import methods
     from src.protocol.cell import clusters_directly
     assert clusters_directly(methods.COPKMeans) and not clusters_directly(methods.NMF)
-    assert not any(clusters_directly(cls) for name, cls in methods.REGISTRY.items() if name != "copkmeans")
+    direct = {name for name, cls in methods.REGISTRY.items() if clusters_directly(cls)}
+    assert direct == {"copkmeans", "label_spreading", "knn"}  # the references' classes are their partition
 
     class OnlyPredicts:
         def fit_predict(self, X, y=None):
             return np.zeros(len(X), dtype=int)
 
     assert clusters_directly(OnlyPredicts)
+
+
+class Fixed:
+    """An estimator whose representation is given: the readouts by the labels read a known space."""
+
+    representation = None
+
+    def __init__(self, n_components=2, random_state=None):
+        self.n_components, self.random_state = n_components, random_state
+
+    def get_params(self, deep=True):
+        return {"n_components": self.n_components, "random_state": self.random_state}
+
+    def fit_transform(self, X, y=None):
+        return np.array(Fixed.representation, dtype=float)
+
+
+def test_the_readouts_by_the_labels_classify_in_the_representation(monkeypatch):
+    """On a line where class 0 is labelled at 0 and class 1 at 10, the nearest labelled neighbour gives the
+    samples below 5 class 0 and the others class 1, whatever the samples themselves are; label spreading on
+    two far groups gives each group its label."""
+    from src.protocol.trials import Trial
+    positions = np.array([0.0, 1.0, 2.0, 4.9, 5.2, 10.0, 9.0, 8.0, 3.0, 7.0])
+    y_true = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1])  # 3.0 and 7.0 are class 1
+    y_partial = np.array([0, -1, -1, -1, -1, 1, -1, -1, -1, -1])
+    Fixed.representation = positions[:, None]
+    monkeypatch.setitem(methods.REGISTRY, "fixed", Fixed)
+    trial = Trial(k=2, trial=0, index=np.arange(10), y_true=y_true, y_partial=y_partial, init_seed=0, kmeans_seed=0)
+    X = np.random.default_rng(0).random((10, 3))  # not what the readouts read
+    row = cell_row(X, {"name": "fixed", "label": "Fixed", "params": {}}, trial,
+                   readouts=["nearest_labelled", "spread_labelled"], labels={"mode": "fraction", "fraction": 0.1})
+    nearest = (positions >= 5).astype(int)
+    free = y_partial == -1
+    assert row["given_nearest_labelled"] == pytest.approx(np.mean(nearest[free] == y_true[free]))
+    assert row["given_nearest_labelled"] == pytest.approx(7 / 8)  # 3.0 is class 1, nearer class 0's 0.0
+    from src.protocol.metrics import accuracy
+    assert row["acc_nearest_labelled"] == pytest.approx(accuracy(y_true, nearest))
+    Fixed.representation = np.r_[np.zeros(5), np.full(5, 100.0)][:, None] + np.arange(10)[:, None] * 0.01
+    spread = cell_row(X, {"name": "fixed", "label": "Fixed", "params": {}}, trial,
+                      readouts=["spread_labelled"], labels={"mode": "fraction", "fraction": 0.1})
+    assert spread["given_spread_labelled"] == pytest.approx(np.mean(y_true[free] == np.repeat([0, 1], 5)[free]))
+
+
+def test_a_readout_by_the_labels_does_not_apply_without_a_label(y):
+    X = noisy_blobs(y)
+    trial = make_trial(y, "toy", 3, 0, 0, {"mode": "none"})
+    row = cell_row(X, {"name": "kmeans", "label": "KMeans", "params": {}}, trial, readouts=["nearest_labelled"],
+                   labels={"mode": "none"})
+    assert math.isnan(row["acc_nearest_labelled"]) and "given_nearest_labelled" not in row
+
+
+def test_the_nearest_labelled_readout_of_the_samples_is_the_nearest_neighbour_reference(y):
+    """KMeans's representation is the samples: its readout by the nearest labelled neighbour is the knn
+    reference's own cell."""
+    X = noisy_blobs(y)
+    trial = make_trial(y, "toy", 4, 1, 0, PROTOCOL["labels"])
+    readout = cell_row(X, {"name": "kmeans", "label": "KMeans", "params": {}}, trial, readouts=["nearest_labelled"])
+    reference = cell_row(X, {"name": "knn", "label": "kNN", "params": {}}, trial)
+    assert readout["given_nearest_labelled"] == reference["given_unlabelled"]
+    assert readout["acc_nearest_labelled"] == reference["acc"]

@@ -543,7 +543,7 @@ def kmeans_runs(spec) -> int:
     (0 for a method that clusters by itself)."""
     if clusters_directly(methods.estimator_class(spec.method.name)):
         return 0
-    return spec.protocol.kmeans_restarts + sum(READOUTS[name] or 0 for name in spec.protocol.readouts)
+    return spec.protocol.kmeans_restarts + sum(READOUTS.get(name) or 0 for name in spec.protocol.readouts)
 
 
 def costs(row: dict | None) -> dict:
