@@ -37,7 +37,7 @@ for method in ["nmf", "cf"]:
     for k in spec.protocol.ks:
         for trial in range(spec.protocol.n_trials):
             fit = compute_cell(spec, run.dataset, k, trial).chosen
-            readouts = {readout: acc for readout, (acc, _) in fit.readouts.items()}
+            readouts = {readout: scores["acc"] for readout, scores in fit.readouts.items()}
             rows.append({"method": spec.method.label, "k": k, "trial": trial,
                          "kmeans": fit.acc, **readouts})
 cells = pd.DataFrame(rows)

@@ -190,7 +190,7 @@ def test_every_label_constrained_method_is_refused_without_labels():
     from src.running.settings import needs_labels_check
 
     constrained = {name for name, cls in methods.REGISTRY.items() if getattr(cls, "needs_labels", False)}
-    assert constrained == {"cnmf", "cnmf_kl", "ccf", "semignmf", "copkmeans", "pcgnmf", "sda"}
+    assert constrained == {"cnmf", "cnmf_kl", "ccf", "semignmf", "copkmeans", "pcgnmf", "sda", "label_spreading", "knn"}
     for name in constrained:
         with pytest.raises(ConfigError, match=f"method={name} needs labelled samples.*protocol=cnmf"):
             needs_labels_check(name, {"mode": "none"}, "yale")

@@ -61,8 +61,8 @@ class ReferenceMixin(LabelConstrainedMixin):
     """What the two references share: the kind (``reference = True``), the labels they need, the known samples
     kept, the classes of every sample in ``labels_``.
 
-    A subclass gives :meth:`_classifier` (the scikit-learn estimator for X and the labels) and
-    :meth:`_predicted` (its classes of every sample of X).
+    A subclass gives ``_classifier`` (the scikit-learn estimator for X and the labels) and ``_predicted`` (its
+    classes of every sample of X).
     """
 
     #: The kind of the registry's methods that classify the labelled samples and factorize nothing.

@@ -90,8 +90,8 @@ def fit_task(X, name: str, params: dict, y_told: np.ndarray, blind: bool, k: int
 
 def mapped_accuracy(clusters: np.ndarray, y_partial: np.ndarray, held: np.ndarray) -> float:
     """The share of the ``held`` samples whose class is right when each cluster takes the class the other known
-    samples give it (:func:`class_of_clusters` of ``y_partial`` without the held samples' labels), as
-    ``FamilyChoice.labels_`` classes the unknown samples. Unlike the held-out AC, whose one-to-one map is
+    samples give it (:func:`src.protocol.partition.class_of_clusters` of ``y_partial`` without the held samples'
+    labels), as ``FamilyChoice.labels_`` classes the unknown samples. Unlike the held-out AC, whose one-to-one map is
     the best for the held samples themselves, no held label chooses the map: with few known samples a class
     the AC is optimistic, and this is what the classes given back score."""
     told = np.where(held, UNLABELLED, y_partial)

@@ -54,7 +54,8 @@ CAPABILITIES = {
     "batched": lambda name: bool(getattr(CLASSES[name], "batched", False)),
     "labels": lambda name: bool(getattr(CLASSES[name], "needs_labels", False)),
     "nonnegative": lambda name: bool(getattr(CLASSES[name], "nonnegative_data", False)),
-    "graph": lambda name: "n_neighbors" in parameters(name),
+    # a reference's neighbours are scikit-learn's own, tested in test_label_references.py
+    "graph": lambda name: "n_neighbors" in parameters(name) and not getattr(CLASSES[name], "reference", False),
     "basis": lambda name: callable(getattr(CLASSES[name], "inverse_transform", None)),
     "clusters": lambda name: bool(getattr(CLASSES[name], "clusters_directly", False)),
     "transformer": lambda name: not getattr(CLASSES[name], "clusters_directly", False),
