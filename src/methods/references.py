@@ -71,6 +71,14 @@ class ReferenceMixin(LabelConstrainedMixin):
     requires_labelled_samples = True
     nonnegative_data = False
     accept_sparse = True
+    _expected_failed_checks = {
+        "check_classifiers_classes": "y holds integer classes with -1 for an unknown label, as for every label "
+                                     "method of the registry: string classes are refused in one line",
+        "check_classifiers_regression_target": "a float y with non-integer values is refused in the registry's "
+                                               "one line, not in scikit-learn's words ('Unknown label type')",
+        "check_supervised_y_2d": "y is one partial label a sample, (n_samples,): a column vector is refused in one "
+                                 "line rather than raveled with a warning",
+    }
 
     def fit(self, X, y=None):
         """Classify the samples of X (n_samples, n_features) from the known labels of y (n_samples,), -1 unknown."""
@@ -118,6 +126,8 @@ class LabelSpreadingReference(ReferenceMixin, ClassifierMixin, SampleInputMixin,
         The known classes.
     classifier_ : sklearn.semi_supervised.LabelSpreading
         The fitted spreading (its ``transduction_`` is the classes before the known ones are put back).
+    n_iter_ : int
+        Iterations the spreading ran.
 
     References
     ----------
@@ -139,12 +149,13 @@ class LabelSpreadingReference(ReferenceMixin, ClassifierMixin, SampleInputMixin,
 
     def _classifier(self, X, y):
         if X.shape[0] < 2:
-            raise ConfigError("LabelSpreadingReference needs at least 2 samples")
+            raise ConfigError(f"LabelSpreadingReference needs at least 2 samples, got {X.shape[0]} sample")
         neighbours = min(int(self.n_neighbors), X.shape[0] - 1)
         return LabelSpreading(kernel="knn", n_neighbors=neighbours, alpha=float(self.alpha),
                               max_iter=self.max_iter).fit(X, y)
 
     def _predicted(self, X):
+        self.n_iter_ = int(self.classifier_.n_iter_)
         return self.classifier_.transduction_
 
 
