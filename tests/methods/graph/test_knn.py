@@ -39,7 +39,7 @@ from src.methods.npnmf import lle_weights, NPNMF
 from src.methods.pcgnmf import PCGNMF
 from src.methods.sda import SDA
 
-from helpers import dense_knn, dense_label_graph, random_partial_labels, traced_peak
+from helpers import AT_THE_CAP, dense_knn, dense_label_graph, random_partial_labels, traced_peak
 
 GRAPH_METHODS = [GNMF, SemiGNMF, PCGNMF, FNMF, NPNMF, SDA]
 
@@ -130,6 +130,7 @@ def test_npnmf_weights_auto_are_the_exact_weights(rng, monkeypatch):
 
 
 @pytest.mark.parametrize("cls", GRAPH_METHODS, ids=lambda c: c.__name__)
+@pytest.mark.filterwarnings(AT_THE_CAP)  # five iterations compared bit for bit
 def test_every_graph_method_fits_bit_for_bit_the_same_with_auto(cls, rng, monkeypatch):
     X, y = clustered(rng, 60, m=8), partial_labels(60)
     params = dict(n_components=3, random_state=0)
@@ -209,6 +210,7 @@ def test_nndescent_with_duplicated_samples_has_no_self_loops(clustered_graphs):
     assert shared_edge_fraction(W, kg.knn_graph(X_dup, k, algorithm="exact")) >= 0.9  # ties are ambiguous
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # two iterations compared: the graph is checked
 def test_npnmf_and_gnmf_use_the_seeded_nndescent_search(clustered_graphs):
     X, exact, approx = clustered_graphs
     M_exact = lle_weights(X, 5, algorithm="exact")
