@@ -9,9 +9,9 @@ the registry ``src.methods.REGISTRY``. The gallery (``auto_examples/``, git-igno
 the scripts ``examples/plot_*.py``, each run by the build on the real data sets (see ``sphinx_gallery_conf``).
 
 The build treats warnings as errors (``sphinx-build -W --keep-going -n``), and the Python warnings raised
-while it runs too (the filters below). Nitpicky mode checks every
-cross-reference but those to the third-party packages listed in ``nitpick_ignore_regex``: their
-inventories would need intersphinx, which downloads them, and the build must work offline.
+while it runs too (the filters below). Nitpicky mode checks every cross-reference but those to the third-party
+packages listed in ``nitpick_ignore_regex``: their inventories would need intersphinx, which downloads them,
+and the build must work offline.
 """
 
 import os
