@@ -28,6 +28,7 @@ from src.presentation import report
 from src.run import CONF_DIR
 from src.running.cells import run_experiment
 from src.resolvers import usable_cores
+from src.running.slurm import SCHEMA_WARNING
 
 REPO = Path(__file__).resolve().parents[1]
 TIMING = ["fit_seconds", "kmeans_seconds", "peak_rss_mb"]  # the only columns allowed to differ between runs
@@ -221,6 +222,8 @@ def test_submitit_local_multirun_reports_like_joblib(reference, tmp_path, reques
     assert report_table(sweep, tmp_path / "report") == report_table(reference_sweep, tmp_path / "reference_report")
 
 
+# Hydra's deprecation of the schema matching our launcher config uses on purpose (tests/running/test_slurm.py)
+@pytest.mark.filterwarnings(f"ignore:{SCHEMA_WARNING}:UserWarning")
 def test_slurm_launcher_composes_with_command_line_resources():
     overrides = ["hydra/launcher=submitit_slurm", "hydra.launcher.partition=short", "hydra.launcher.timeout_min=240",
                  "hydra.launcher.cpus_per_task=2", "hydra.launcher.array_parallelism=16"]

@@ -11,12 +11,13 @@ from src.methods.graph.label_matrix import label_matrix
 from src.methods.nmf import NMF
 from src.methods.nmf_kl import NMFKL
 
-from helpers import FIXED, assert_same_fit, partial_labels, random_init
+from helpers import AT_THE_CAP, FIXED, assert_same_fit, partial_labels, random_init
 
 
 # -- reductions: no label means the unconstrained method ------------------------------------------------
 @pytest.mark.parametrize("no_labels", [None, "all -1"])
 @pytest.mark.parametrize("constrained, plain", [(CNMF, NMF), (CNMFKL, NMFKL)])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 50 iterations of both compared, not converged fits
 def test_cnmf_without_labels_is_nmf(constrained, plain, no_labels, rng):
     X = rng.random((14, 9))
     y = None if no_labels is None else np.full(14, -1)

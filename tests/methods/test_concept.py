@@ -13,10 +13,11 @@ from src.methods.graph.label_matrix import label_matrix
 from src.methods.core.loop import Stopping, solve
 from src.methods.nmf import NMF
 
-from helpers import FIXED, assert_same_fit, check_float32_fit, monotone, partial_labels, random_init, traced_peak
+from helpers import AT_THE_CAP, FIXED, assert_same_fit, check_float32_fit, monotone, partial_labels, random_init, traced_peak
 
 
 @pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 50 iterations of both compared, not converged fits
 def test_ccf_without_labels_is_cf(sign, rng):
     X = rng.random((14, 9)) if sign == "nonnegative" else rng.normal(size=(14, 9))
     W0, V0 = rng.random((14, 3)), rng.random((14, 3))
@@ -79,6 +80,7 @@ def test_one_general_ccf_step_follows_eqs_23_and_27(rng):
 
 
 @pytest.mark.parametrize("cls", [CF, CCF])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 200 iterations: the rules are checked, not convergence
 def test_mixed_sign_data_run_the_general_rules(cls, rng):
     X = rng.normal(size=(25, 15))
     y = partial_labels(25, rng)
@@ -107,6 +109,7 @@ def test_implicit_kernel_equals_explicit_kernel(labelled, rng):
     np.testing.assert_allclose(runs["implicit"].history, runs["explicit"].history, rtol=1e-10)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # three iterations: the memory of the rules is traced
 def test_no_n_by_n_array_with_feature_data(rng):
     n, m = 3000, 20
     X = rng.random((n, m))
@@ -116,6 +119,7 @@ def test_no_n_by_n_array_with_feature_data(rng):
         assert peak < n * n * 8 / 20, f"{cls.__name__} peak {peak} bytes"
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # one iteration: the memory of the rules is traced
 def test_mixed_sign_data_do_build_the_kernel(rng):
     """The memory check above can fail: the general rules build K (n x n) and it shows."""
     n = 1000
@@ -126,6 +130,7 @@ def test_mixed_sign_data_do_build_the_kernel(rng):
 
 # -- normalization (eqs. 12-13) ------------------------------------------------------------------------
 @pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 20 iterations of both compared
 def test_normalizing_during_the_iterations_changes_nothing(sign, rng):
     """The updates are equivariant under (W D, Z D^-1), so eqs. 12-13 once at the end suffice."""
     X = rng.random((12, 6)) if sign == "nonnegative" else rng.normal(size=(12, 6))
@@ -140,6 +145,7 @@ def test_normalizing_during_the_iterations_changes_nothing(sign, rng):
 
 
 @pytest.mark.parametrize("cls", [CF, CCF])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 30 iterations suffice for the norms and the reconstruction
 def test_concepts_have_unit_norm_and_reconstruct_the_data(cls, rng):
     X = rng.random((12, 6))
     y = partial_labels(12, rng)
@@ -163,6 +169,7 @@ def test_concept_factors_from_nmf_by_hand(rng):
         np.testing.assert_allclose(W0[:, k], V[:, k] * d, rtol=1e-10)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 25 iterations: the start is checked
 def test_ccf_init_from_nmf_starts_from_the_mapped_nmf_factors(rng):
     X = rng.random((15, 8))
     y = partial_labels(15, rng)
@@ -213,6 +220,7 @@ def test_float32_fit_on_mixed_sign_data(cls, rng):
 
 # -- normalize_v: Deng Cai's NormalizeUV (NormV = 1) while iterating -------------------------------------------
 @pytest.mark.parametrize("sign", ["nonnegative", "mixed"])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 300 iterations of both compared
 def test_cf_normalize_v_changes_nothing_but_the_scale(sign, rng):
     """The control of LCF's normalize_v: CF's objective is invariant and its rules equivariant under
     (W D, V D^-1), so Cai's rescaling (initial starts, last selection update, every later update) leaves

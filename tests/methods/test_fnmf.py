@@ -15,7 +15,7 @@ from src.methods.fnmf import (
 from src.methods.graph.knn import knn_graph
 from src.methods.nmf import NMF
 
-from helpers import (FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone,
+from helpers import (AT_THE_CAP, FIXED, assert_same_fit, check_float32_fit, check_starts_together_equal_each_alone,
                      initial_factors, traced_peak)
 
 
@@ -56,6 +56,7 @@ def test_complement_graph_products_equal_the_dense_complement(rng):
     np.testing.assert_allclose(complement_traces(W, B), pairwise, rtol=1e-10)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # three iterations: the memory is traced
 def test_fnmf_never_builds_an_n_by_n_array():
     # tracemalloc also counts what other threads allocate meanwhile (the tests' background work: about 10 MB
     # seen), so n is large enough that one n x n array, even of booleans (100 MB), stands far above the rest
@@ -137,6 +138,7 @@ def test_fnmf_v_update_is_eq_14_with_a_constant_factor_when_u_has_unit_columns(r
     np.testing.assert_allclose(factors["V"][0], V1, rtol=1e-10)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 60 iterations of both compared, not converged fits
 def test_fnmf_with_farness_zero_is_nmf(rng):
     X = rng.random((20, 9))
     init = initial_factors(rng, 9, 20, 4)
@@ -159,6 +161,7 @@ def test_fnmf_objective_never_increases_and_is_bounded_below(farness, rng):
         assert np.all(factor >= 0) and np.all(np.isfinite(factor))
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 40 iterations of each compared
 def test_fnmf_is_invariant_to_the_scale_split_and_dimensionless(rng):
     X = rng.random((18, 8))
     init = initial_factors(rng, 8, 18, 3)
@@ -175,6 +178,7 @@ def test_fnmf_is_invariant_to_the_scale_split_and_dimensionless(rng):
     np.testing.assert_allclose(d.objective_history_, c**2 * a.objective_history_, rtol=1e-8)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 100 iterations of both compared
 def test_fnmf_pushes_far_samples_apart(rng):
     X = rng.random((40, 10))
     init = initial_factors(rng, 10, 40, 4)

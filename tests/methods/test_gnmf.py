@@ -10,11 +10,12 @@ from src.methods.graph.knn import knn_graph, label_graph
 from src.methods.graph.label_matrix import SameClassBlock
 from src.methods.nmf import NMF
 
-from helpers import (FIXED, assert_same_fit, check_objective_never_increases, check_starts_together_equal_each_alone,
+from helpers import (AT_THE_CAP, FIXED, assert_same_fit, check_objective_never_increases, check_starts_together_equal_each_alone,
                      dense_knn, dense_label_graph, initial_factors, random_partial_labels, traced_peak)
 
 
 # -- GNMF and SemiGNMF ----------------------------------------------------------------------------
+@pytest.mark.filterwarnings(AT_THE_CAP)  # one iteration: the defaults are checked
 def test_defaults_are_cais(rng):
     params = GNMF().get_params()
     assert params["alpha"] == 100 and params["n_neighbors"] == 5 and params["weight"] == "binary"
@@ -84,6 +85,7 @@ def test_normalize_init_is_cais_normalizeuv_then_the_same_rules(rng):
     assert np.all(np.isfinite(model.embedding_))
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # ten iterations of both compared
 def test_gnmf_with_alpha_differs_from_nmf(rng):
     X = rng.random((20, 9))
     init = initial_factors(rng, 9, 20, 4)
@@ -131,6 +133,7 @@ def test_semignmf_objective_never_increases_with_a_large_label_block(rng):
                                     n_labelled=25)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # three iterations: the graphs are checked
 def test_semignmf_keeps_the_knn_graph_and_writes_the_label_graph_out_on_demand(rng):
     X = rng.random((20, 6))
     y = random_partial_labels(rng, 20, 3, 9)
@@ -139,6 +142,7 @@ def test_semignmf_keeps_the_knn_graph_and_writes_the_label_graph_out_on_demand(r
     np.testing.assert_array_equal(model.graph_.toarray(), dense_label_graph(dense_knn(X, 3, "binary"), y))
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # three iterations: the memory is traced
 def test_semignmf_never_builds_the_label_block():
     n, m = 5000, 10
     rng = np.random.default_rng(0)

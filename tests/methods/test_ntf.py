@@ -6,7 +6,7 @@ import pytest
 from src.errors import ConfigError
 from src.methods.ntf import NTF, ntf_rules
 
-from helpers import FIXED
+from helpers import AT_THE_CAP, FIXED
 
 # ---------------------------------------------------------------------------------------------------------
 # NTF
@@ -67,6 +67,7 @@ def test_ntf_fits_an_exact_nonnegative_cp_tensor(rng):
     assert model.objective_history_[-1] < 1e-4 * np.sum(X**2)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 30 iterations: the shapes and the reconstruction are checked
 def test_ntf_representation_and_basis_reconstruct_the_images(rng):
     h, w, n, k = 4, 4, 9, 3
     X = rng.random((n, h * w))
@@ -80,6 +81,7 @@ def test_ntf_representation_and_basis_reconstruct_the_images(rng):
     assert model.objective_history_[-1] == pytest.approx(np.sum((X - reconstruction) ** 2), rel=1e-10)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 50 iterations of both compared
 def test_ntf_pixel_order_only_swaps_the_image_modes(rng):
     """Fortran-order rows (transposed images) pose the same problem with A and B exchanged."""
     h, w, n, k = 4, 3, 8, 2
@@ -96,6 +98,7 @@ def test_ntf_pixel_order_only_swaps_the_image_modes(rng):
     assert theirs.objective_history_[-1] == pytest.approx(ours.objective_history_[-1], rel=1e-2)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 300 iterations on degenerate data: finiteness is checked
 def test_ntf_degenerate_input_stays_finite(rng):
     X = rng.random((10, 3 * 3))
     X[3] = 0.0  # an all-zero sample
@@ -107,6 +110,7 @@ def test_ntf_degenerate_input_stays_finite(rng):
         assert np.all(factor >= 0) and np.all(np.isfinite(factor))
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # a few iterations compared: the seed and the init are checked
 def test_ntf_same_seed_same_result_and_init_not_modified(rng):
     X = rng.random((8, 6))
     a = NTF(n_components=2, max_iter=20, random_state=5, image_shape=(2, 3)).fit_transform(X)

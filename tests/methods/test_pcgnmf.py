@@ -7,7 +7,7 @@ from src.methods.gnmf import GNMF
 from src.methods.graph.knn import knn_graph
 from src.methods.pcgnmf import PCGNMF, PairwiseConstraints, pcgnmf_rules
 
-from helpers import (FIXED, assert_same_fit, check_starts_together_equal_each_alone,
+from helpers import (AT_THE_CAP, FIXED, assert_same_fit, check_starts_together_equal_each_alone,
                      initial_factors, random_partial_labels, traced_peak)
 
 
@@ -95,6 +95,7 @@ def test_pcgnmf_objective_gradient_is_the_appendix_eq_21(rng):
 
 
 @pytest.mark.parametrize("normalize_init", [False, True])
+@pytest.mark.filterwarnings(AT_THE_CAP)  # the same 50 iterations of each compared, not converged fits
 def test_pcgnmf_with_beta_zero_or_without_labels_is_gnmf(normalize_init, rng):
     X = rng.random((20, 9))
     y = random_partial_labels(rng, 20, 3, 10)
@@ -108,6 +109,7 @@ def test_pcgnmf_with_beta_zero_or_without_labels_is_gnmf(normalize_init, rng):
     assert np.abs(acting.factors_["V"] - gnmf.factors_["V"]).max() > 1e-3
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 150 iterations of both compared
 def test_pcgnmf_pulls_must_links_together(rng):
     X = rng.random((30, 10))
     y = random_partial_labels(rng, 30, 3, 15)
@@ -124,6 +126,7 @@ def test_pcgnmf_pulls_must_links_together(rng):
     assert cross_loading(on) < 0.5 * cross_loading(off)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # three iterations: the memory is traced
 def test_pcgnmf_never_builds_an_l_by_l_array():
     n, m = 5000, 10
     rng = np.random.default_rng(0)

@@ -16,6 +16,8 @@ from src.protocol.trials import label_counts, make_trial
 from src.running.results import result_row
 from src.running.settings import MethodSpec, check_protocol_on, freeze, protocol_spec
 
+from helpers import AT_THE_CAP
+
 DEFAULTS = yaml.safe_load((Path(__file__).resolve().parents[2] / "conf" / "protocol" / "unsupervised.yaml").read_text())
 PROTOCOL = {
     "ks": [2, 3],
@@ -106,6 +108,7 @@ def test_bad_protocol_values_name_the_parameter(change, match):
         check_protocol(change, n_classes=6, min_class_size=10)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 100 iterations (n_iter == 100): the cell's row is checked
 def test_run_cell_on_separable_data(y):
     rng = np.random.default_rng(0)
     centers = rng.random((6, 20)) * 5
@@ -165,6 +168,7 @@ def test_bad_kmeans_options():
         best_kmeans(np.ones((4, 2)), 2, 1, "manhattan", 0)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # 20 iterations: the choice of sub-run is checked
 def test_subruns_report_the_chosen_one_and_record_both_choices(y):
     X = np.random.default_rng(3).random((60, 8))
     trial = make_trial(y, "toy", 3, 0, 0, {"mode": "none"})

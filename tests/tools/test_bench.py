@@ -391,7 +391,8 @@ def test_quick_run_writes_the_report(tmp_path, mirror):
     assert done.returncode == 0, done.stderr[-2000:]
     text = (tmp_path / "bench.md").read_text()
     assert "## Targets" in text and "Quick mode" in text and "## Provenance" in text
-    rows = list(csv.DictReader(open(tmp_path / "bench.csv")))
+    with open(tmp_path / "bench.csv", newline="") as file:  # closed here: an open file left is a ResourceWarning
+        rows = list(csv.DictReader(file))
     assert {int(r["item"]) for r in rows} == set(targets.ITEMS)
     measured = {(r["item"], r["method"]) for r in rows if r["result"] in (PASS, FAIL, INFO)}
     assert {("2", "nmf"), ("3", "nmf"), ("4", "nmf"), ("4", "kmeans"), ("5", "nmf"), ("6", "nmf")} <= measured

@@ -19,7 +19,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils import get_tags
 
-from helpers import partial_labels
+from helpers import AT_THE_CAP_MESSAGE, partial_labels
 from src import methods
 from src.errors import ConfigError
 from src.methods.core.estimator import Factorization, LabelConstrainedMixin
@@ -53,7 +53,7 @@ def blobs(rng, n=30, m=6, k=3):
 
 def fitted(name, X, y=None, **params):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.filterwarnings("ignore", AT_THE_CAP_MESSAGE, ConvergenceWarning)  # fits to use, converged or not
         return make(name, **params).fit(X, y)
 
 
@@ -203,7 +203,7 @@ def test_feature_names_and_pandas_output(name, rng):
     frame = pd.DataFrame(X, columns=[f"pixel{i}" for i in range(6)])
     model = make(name).set_output(transform="pandas")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.filterwarnings("ignore", AT_THE_CAP_MESSAGE, ConvergenceWarning)  # the names are checked
         out = model.fit_transform(frame, partial_labels(30, rng))
     assert list(model.feature_names_in_) == list(frame.columns) and model.n_features_in_ == 6
     expected = (list(frame.columns) if name == "kmeans"

@@ -20,6 +20,8 @@ from src.methods.nlcf import NLCF
 from src.methods.nmf import NMF
 from src.methods.core.products import SampleBlocks
 
+from helpers import AT_THE_CAP
+
 M, N, K = 7, 20, 3
 
 
@@ -72,6 +74,7 @@ def assert_same_fit(model, reference):
 
 
 @pytest.mark.parametrize("name", list(METHODS))
+@pytest.mark.filterwarnings(AT_THE_CAP)  # four iterations (fit) compared, converged or not
 def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
     X_rows, y, cls, params, init = one_start_case(name, 7)
     whole = fit(cls, X_rows, y, init, 10**9, monkeypatch, **params)
@@ -81,6 +84,7 @@ def test_blocks_of_three_samples_equal_one_block(name, monkeypatch):
 
 
 @pytest.mark.parametrize("name", list(METHODS))
+@pytest.mark.filterwarnings(AT_THE_CAP)  # four iterations (fit) compared, converged or not
 def test_blocks_shared_among_threads_equal_one_block(name, monkeypatch):
     """Three threads, each with its own range of blocks, give the factors and objective of one block."""
     X_rows, y, cls, params, init = one_start_case(name, 5)
@@ -131,6 +135,7 @@ def test_blocks_of_stacked_starts_equal_one_block(name, monkeypatch):
     np.testing.assert_allclose(blocked.objective_history_, whole.objective_history_, rtol=1e-12)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # four iterations (fit) suffice
 def test_ccf_keeps_one_row_per_labelled_class_across_blocks(monkeypatch):
     rng = np.random.default_rng(3)
     y = labels_with_a_singleton_class()
@@ -197,6 +202,7 @@ def test_a_pass_reads_subnormal_entries_as_zeros_and_the_factor_keeps_them():
     np.testing.assert_allclose(XB, X @ kept, rtol=1e-13)
 
 
+@pytest.mark.filterwarnings(AT_THE_CAP)  # four iterations compared, converged or not
 def test_a_fit_through_subnormal_factors_is_the_fit_of_the_plain_products(monkeypatch):
     """Factors with subnormal entries (PCGNMF reaches them on COIL20): the products read them as zeros, the
     rules keep every bit, and the fit is the one of plain products (rtol 1e-12, no absolute tolerance, so a

@@ -19,6 +19,7 @@ import src.running.pool as pool
 from src.reproduction import homes as papers
 from src.running.pool import schedule
 from src.errors import UserError
+from src.running.slurm import SCHEMA_WARNING
 
 REPO = Path(__file__).resolve().parents[3]
 SCORES = ["acc", "nmi", "n_iter", "objective"]
@@ -171,7 +172,12 @@ class FakeTask:
         self.array.cancelled.append(self.job_id)
 
 
+#: Hydra's deprecation of the schema matching our launcher config uses on purpose (tests/running/test_slurm.py)
+SCHEMA_MATCHING = f"ignore:{SCHEMA_WARNING}:UserWarning"
+
+
 @pytest.mark.integration
+@pytest.mark.filterwarnings(SCHEMA_MATCHING)  # Hydra's, on composing the jobs with our SLURM launcher
 def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cells(tmp_path, monkeypatch):
     import src.running.pool.workers as workers
     from src.running.pool.workers import work
@@ -211,6 +217,7 @@ def test_on_slurm_cells_go_in_batches_and_a_dead_task_fails_only_its_missing_cel
                                 "(state CANCELLED)"]
 
 
+@pytest.mark.filterwarnings(SCHEMA_MATCHING)  # Hydra's, on composing the jobs with our SLURM launcher
 def test_on_a_machine_without_slurm_the_slurm_launcher_stops_before_anything_starts(tmp_path, monkeypatch):
     monkeypatch.setattr(pool, "missing_commands", lambda: ["sbatch", "srun"])
     monkeypatch.setattr(pool, "open_jobs", lambda jobs: pytest.fail("no job may be opened"))
