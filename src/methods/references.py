@@ -151,11 +151,12 @@ class LabelSpreadingReference(ReferenceMixin, ClassifierMixin, SampleInputMixin,
         if X.shape[0] < 2:
             raise ConfigError(f"LabelSpreadingReference needs at least 2 samples, got {X.shape[0]} sample")
         neighbours = min(int(self.n_neighbors), X.shape[0] - 1)
-        return LabelSpreading(kernel="knn", n_neighbors=neighbours, alpha=float(self.alpha),
-                              max_iter=self.max_iter).fit(X, y)
+        spread = LabelSpreading(kernel="knn", n_neighbors=neighbours, alpha=float(self.alpha),
+                                max_iter=self.max_iter).fit(X, y)
+        self.n_iter_ = int(spread.n_iter_)
+        return spread
 
     def _predicted(self, X):
-        self.n_iter_ = int(self.classifier_.n_iter_)
         return self.classifier_.transduction_
 
 

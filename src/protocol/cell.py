@@ -23,7 +23,7 @@ from .. import methods
 from ..methods.core.validation import UNLABELLED
 from .clustering import best_kmeans
 from .metrics import accuracy, nmi
-from .partition import given_back, scores
+from .partition import given_back, labels_some, scores
 from .trials import Trial
 
 #: Which samples AC and NMI are computed on (``protocol.score_on``).
@@ -165,8 +165,7 @@ def readout_labels(name: str, representation, argmax, trial: Trial, protocol) ->
 def readout_scores(trial: Trial, labels, scored) -> dict[str, float]:
     """A readout's AC and NMI on the ``scored`` samples and, in a trial with labelled and unlabelled samples,
     the classes it gives back (``given``: :func:`.partition.given_back`); NaN where it did not apply."""
-    free = trial.y_partial == UNLABELLED
-    both = bool(free.any() and not free.all())
+    both = labels_some(trial)
     if labels is None:
         return {"acc": math.nan, "nmi": math.nan, **({"given": math.nan} if both else {})}
     return {"acc": accuracy(trial.y_true[scored], labels[scored]), "nmi": nmi(trial.y_true[scored], labels[scored]),

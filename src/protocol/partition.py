@@ -71,13 +71,20 @@ def scores(y_true, predicted, samples=slice(None)) -> dict[str, float]:
     return {name: score(y_true[samples], predicted[samples]) for name, score in SCORES.items()}
 
 
+def labels_some(trial: Trial) -> bool:
+    """Whether the trial has both labelled and unlabelled samples: where the scores of its unlabelled samples
+    and the classes given back to them mean something."""
+    free = trial.y_partial == UNLABELLED
+    return bool(free.any() and not free.all())
+
+
 def unlabelled_scores(trial: Trial, predicted, score_on: str) -> dict[str, float]:
     """The row's scores of the trial's unlabelled samples alone, ``<score>_unlabelled``: when all samples are
     scored (``score_on="all"``) and the trial has both labelled and unlabelled samples, since a point whose
     class the method was told flatters it; else none."""
-    free = trial.y_partial == UNLABELLED
-    if score_on != "all" or not free.any() or free.all():
+    if score_on != "all" or not labels_some(trial):
         return {}
+    free = trial.y_partial == UNLABELLED
     return {f"{name}_unlabelled": value for name, value in scores(trial.y_true, predicted, free).items()}
 
 
@@ -105,10 +112,10 @@ def given_back(trial: Trial, predicted) -> float:
     (:func:`class_of_clusters`). No unknown label chooses the map, unlike AC's; a reference's partition is its
     own classes with the known samples kept, so the map gives each sample its own predicted class back. NaN for
     a trial without both labelled and unlabelled samples."""
+    if not labels_some(trial):
+        return float("nan")
     predicted = np.asarray(predicted)
     free = trial.y_partial == UNLABELLED
-    if not free.any() or free.all():
-        return float("nan")
     classes = class_of_clusters(predicted, trial.y_partial)[predicted[free]]
     return float(np.mean(classes == trial.y_true[free]))
 
@@ -121,7 +128,6 @@ def place_columns(trial: Trial, predicted, score_on: str) -> dict:
     Two tracks that share one clustering (an unsupervised method, whose partition no label changes) differ in
     these columns only.
     """
-    free = trial.y_partial == UNLABELLED
-    given = {"given_unlabelled": given_back(trial, predicted)} if free.any() and not free.all() else {}
+    given = {"given_unlabelled": given_back(trial, predicted)} if labels_some(trial) else {}
     return {**unlabelled_scores(trial, predicted, score_on), **given, "n_samples": trial.n_samples,
             "n_labelled": trial.n_labelled}
