@@ -15,7 +15,7 @@ without a convergence flag with None.
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -51,7 +51,9 @@ class Fit:
     ``readouts`` maps each name of ``protocol.readouts`` to its scores (``acc``, ``nmi`` and, in a trial with
     labelled and unlabelled samples, ``given``: :func:`readout_scores`), NaN where it does not apply.
     ``partition`` is the scored assignment itself, one cluster per sample of the trial (its order), which
-    every other score can be computed from (:mod:`.partition`).
+    every other score can be computed from (:mod:`.partition`). ``representation`` is the fitted
+    representation (None for a method that clusters by itself), kept in memory so that a run sharing the
+    cell with other labelled samples reads it out by its own labels (:func:`readouts_for`); no row keeps it.
     """
 
     acc: float
@@ -66,6 +68,7 @@ class Fit:
     fit_seconds: float
     kmeans_seconds: float
     readouts: Mapping[str, Mapping[str, float]]
+    representation: np.ndarray | None = field(default=None, repr=False, compare=False)  # (n_samples, r)
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,31 @@ def fit_and_cluster(X, method, trial: Trial, protocol, init_seed: int, image_sha
         fit_seconds=fit_seconds,
         kmeans_seconds=kmeans_seconds,
         readouts=readouts,
+        representation=None if direct else np.asarray(representation),
     )
+
+
+def readouts_for(cell: Cell, trial: Trial, names, score_on: str) -> dict[str, Mapping[str, float]]:
+    """The readouts ``names`` of ``cell``'s reported fit as a run with ``trial`` records them.
+
+    A cell of a method that takes no labels serves every label track (:func:`src.running.pool.jobs.sharing_key`
+    leaves the readouts by the labels out): its KMeans and largest-coefficient readouts are the same in each,
+    while a readout by the labels (:data:`LABEL_READOUTS`) reads the representation with the labelled samples of
+    the run's own ``trial``, and is computed here again when those differ from the cell's own. ``score_on`` is
+    the run's ``protocol.score_on``. A method that clusters by itself has no readouts.
+    """
+    chosen = cell.chosen
+    if chosen.representation is None:
+        return {}
+    same = np.array_equal(trial.y_partial, cell.trial.y_partial)
+    scored = trial.y_partial == UNLABELLED if score_on == "unlabelled" else slice(None)
+    out = {}
+    for name in names:
+        if name in chosen.readouts and (same or name not in LABEL_READOUTS):
+            out[name] = chosen.readouts[name]
+        elif name in LABEL_READOUTS:
+            out[name] = readout_scores(trial, readout_labels(name, chosen.representation, None, trial, None), scored)
+    return out
 
 
 def run_cell(X: np.ndarray, method, trial: Trial, protocol, image_shape=None) -> Cell:

@@ -39,8 +39,13 @@ logger = logging.getLogger(__name__)
 FILE = PAPERS_DIR / "benchmark" / "family_cells.csv.gz"
 #: Its columns, in order.
 COLUMNS = ("track", "dataset", "method", "label", "estimator", "k", "trial", "acc", "nmi", "ari", "acc_unlabelled",
-           "nmi_unlabelled", "ari_unlabelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter", "converged",
-           "warnings", "seed", "config_hash", "code_fingerprint", "data_sha256", "partition")
+           "nmi_unlabelled", "ari_unlabelled", "given_unlabelled", "acc_nearest_labelled", "given_nearest_labelled",
+           "acc_spread_labelled", "given_spread_labelled", "objective", "fit_seconds", "kmeans_seconds", "n_iter",
+           "converged", "warnings", "seed", "config_hash", "code_fingerprint", "data_sha256", "partition")
+#: The columns of a label track's cells that read the labelled samples without a refit: the classes given back
+#: (:func:`src.protocol.partition.given_back`) and the readouts by the labels (:data:`src.protocol.cell.LABEL_READOUTS`),
+#: AC and classes given back of each; NaN in the unsupervised track.
+LABEL_COLUMNS = COLUMNS[COLUMNS.index("given_unlabelled"):COLUMNS.index("objective")]
 
 
 def short_name(label: str) -> str:
@@ -144,9 +149,10 @@ def load(path: Path | None = None) -> pd.DataFrame:
 #: tuning rule chose (:mod:`src.tuning.selection`; in the unsupervised track the oracle's) of every method with
 #: a grid, without partitions; a method with nothing to tune is its row of :data:`FILE`.
 TUNED_FILE = PAPERS_DIR / "benchmark" / "tuned_cells.csv.gz"
-#: Its columns, in order: :data:`COLUMNS` but the partition, then what the rule chose and why, and for the
-#: choice's entrants (:mod:`src.tuning.choice`) the method they chose.
-TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition"), "setting", "default_setting", "selection",
+#: Its columns, in order: :data:`COLUMNS` but the partition and the :data:`LABEL_COLUMNS` (the tuned runs read no
+#: representation out by the labels, and keep no partition to score the classes given back from), then what the
+#: rule chose and why, and for the choice's entrants (:mod:`src.tuning.choice`) the method they chose.
+TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition" and column not in LABEL_COLUMNS), "setting", "default_setting", "selection",
                  "validation_acc", "n_validation", "chosen_method", "chosen_estimator")
 
 

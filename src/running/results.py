@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..files import write_atomic
+from ..protocol.cell import readouts_for
 from ..protocol.partition import decode, encode, place_columns
 from .cell_warnings import COLUMN as WARNINGS
 
@@ -77,7 +78,9 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
         clustering (the same samples and seeds, other labelled samples: an unsupervised method in a label
         track); its sizes and the scores of its unlabelled samples (``acc_unlabelled``, ``nmi_unlabelled``,
         ``ari_unlabelled``, when all samples are scored and the trial has labelled ones) are read from the
-        partition (:func:`src.protocol.partition.place_columns`). Default: the cell's own.
+        partition (:func:`src.protocol.partition.place_columns`), and its readouts by the labels from the
+        representation (:func:`src.protocol.cell.readouts_for`, the readouts that ``run``'s protocol names).
+        Default: the cell's own.
     warned : str, optional
         What the cell warned while it ran (:func:`src.running.cell_warnings.recorded`), the column
         ``warnings`` ("" for nothing); no such column when not given.
@@ -101,7 +104,10 @@ def result_row(dataset: str, method, seed: int, cell, run: RunIdentity | None = 
         "fit_seconds": sum(fit.fit_seconds for fit in cell.fits),
         "kmeans_seconds": sum(fit.kmeans_seconds for fit in cell.fits),
     }
-    for name, values in chosen.readouts.items():
+    protocol = run.settings.get("protocol", {}) if run is not None else {}
+    readouts = readouts_for(cell, trial, protocol["readouts"], protocol["score_on"]) if "readouts" in protocol \
+        else chosen.readouts
+    for name, values in readouts.items():
         row.update({f"{score}_{name}": value for score, value in values.items()})
     row.update(place_columns(trial, chosen.partition, cell.score_on))
     if len(cell.fits) > 1:

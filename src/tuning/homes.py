@@ -25,10 +25,17 @@ import numpy as np
 import yaml
 
 from ..config_dir import CONF_DIR
+from ..protocol.cell import READOUTS
 from ..protocol.trials import label_counts
 from ..reproduction.contenders import LABEL_TRACKS, Sweeps, quoted
 from .grids import Grid, family_grid, setting_label, setting_text, settings
 from .selection import FOLDS, MIN_VALIDATION, takes_labels
+
+
+#: The tuned cells' readouts: the label-free ones. The readouts by the labels are the fixed-setting cells'
+#: (``make benchmark``); at every setting and fold of every grid they would cost what the benchmark's report
+#: prices from the fixed cells, for numbers the tuning rule does not read.
+TUNED_READOUTS = f"protocol.readouts=[{','.join(READOUTS)}]"
 
 
 def experiment(track: str) -> dict:
@@ -121,7 +128,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                 if text == default:
                     continue
                 there = [d for d in on if text in texts[d]]
-                sweeps += [(f"experiment=benchmark/{track}", *chosen, *overrides(declared, setting),
+                sweeps += [(f"experiment=benchmark/{track}", TUNED_READOUTS, *chosen, *overrides(declared, setting),
                             f"hydra.sweep.dir={quoted(runs)}")
                            for chosen in choosing(there, given)]
             if not folds:
@@ -130,7 +137,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                 ks = None if fold_ks is None else fold_ks(track, dataset)
                 if ks is not None and not ks:
                     continue
-                where = (f"experiment=benchmark/{track}", *choosing([dataset], given)[0],
+                where = (f"experiment=benchmark/{track}", TUNED_READOUTS, *choosing([dataset], given)[0],
                          *([f"protocol.ks=[{','.join(map(str, ks))}]"] if ks is not None else []))
                 for setting in settings(at[dataset]):
                     for fold in range(FOLDS):

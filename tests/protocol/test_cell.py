@@ -423,3 +423,32 @@ def test_the_nearest_labelled_readout_of_the_samples_is_the_nearest_neighbour_re
     reference = cell_row(X, {"name": "knn", "label": "kNN", "params": {}}, trial)
     assert readout["given_nearest_labelled"] == reference["given_unlabelled"]
     assert readout["acc_nearest_labelled"] == reference["acc"]
+
+
+def test_a_shared_cell_is_read_out_by_each_runs_own_labels(monkeypatch):
+    """One fit of a method that takes no labels serves every label track: a run whose trial labels other
+    samples reads the representation out by its own labels, as a cell computed for it would, and keeps the
+    label-free readouts of the fit; a run that names no readout by the labels gets none."""
+    from src.protocol.cell import readouts_for
+    from src.protocol.trials import Trial
+    positions = np.array([0.0, 1.0, 2.0, 4.9, 5.2, 10.0, 9.0, 8.0, 3.0, 7.0])
+    y_true = np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
+    Fixed.representation = positions[:, None]
+    monkeypatch.setitem(methods.REGISTRY, "fixed", Fixed)
+    method = MethodSpec("fixed", "Fixed", freeze({}))
+
+    def trial(y_partial):
+        return Trial(k=2, trial=0, index=np.arange(10), y_true=y_true, y_partial=np.array(y_partial),
+                     init_seed=0, kmeans_seed=0)
+
+    ends = trial([0, -1, -1, -1, -1, 1, -1, -1, -1, -1])  # labelled at 0 and 10
+    middle = trial([-1, -1, -1, 0, -1, 1, -1, -1, -1, -1])  # labelled at 4.9 and 10
+    protocol = spec(readouts=["kmeans_once", "nearest_labelled"], labels={"mode": "fraction", "fraction": 0.1})
+    shared = run_cell(np.zeros((10, 3)), method, ends, protocol)
+    own = run_cell(np.zeros((10, 3)), method, middle, protocol)
+    read = readouts_for(shared, middle, ["kmeans_once", "nearest_labelled"], "all")
+    assert read["nearest_labelled"] == pytest.approx(own.chosen.readouts["nearest_labelled"])
+    assert read["nearest_labelled"]["given"] == pytest.approx(5 / 8)  # 3.0, 5.2 and 7.0 are nearer 4.9
+    assert shared.chosen.readouts["nearest_labelled"]["given"] == pytest.approx(7 / 8)
+    assert read["kmeans_once"] == shared.chosen.readouts["kmeans_once"]
+    assert readouts_for(shared, middle, ["kmeans_once"], "all").keys() == {"kmeans_once"}

@@ -14,7 +14,8 @@ protocol setting the method reads. The trial's classes, samples and seeds never 
 the scores a row reports (:func:`reads_labels`): for a method that takes labels (``needs_labels``), and for a
 protocol that scores the unlabelled samples only (``score_on: unlabelled``). An unsupervised method's cell
 is therefore one cell for the unsupervised track and both label tracks; each job's row reads the scores of
-its own unlabelled samples from the cell's partition (:func:`src.running.results.result_row`). The method's
+its own unlabelled samples from the cell's partition, and its readouts by the labels from the cell's
+representation (:func:`src.running.results.result_row`, :func:`src.protocol.cell.readouts_for`). The method's
 label only names the row. Such a cell is computed once and its row written into each job's directory, under
 that job's settings (:class:`Task`).
 """
@@ -42,6 +43,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from ... import methods, resolvers
 from ...config_dir import CONF_DIR
+from ...protocol.cell import LABEL_READOUTS
 from ..settings import RunSpec, run_spec
 from ..sweep import sweep_jobs
 
@@ -359,6 +361,8 @@ def sharing_keys(spec: RunSpec, cells) -> list[str]:
     settings["method"].pop("label")
     if not reads_labels(spec):
         settings["protocol"].pop("labels")
+    # each run reads a shared cell out by its own labels (src.protocol.cell.readouts_for)
+    settings["protocol"]["readouts"] = [name for name in settings["protocol"]["readouts"] if name not in LABEL_READOUTS]
     text = json.dumps(settings, sort_keys=True, default=str)
     return [hashlib.sha256(f"[{text}, {json.dumps(k, default=str)}, {json.dumps(trial, default=str)}]".encode())
             .hexdigest() for k, trial in cells]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..results import RunIdentity, load_cell, rebase_row, save_cell
 from ..cells import OpenRun, cell_paths, run_identity, stale_reason, trial_of
+from ...protocol.cell import LABEL_READOUTS
 from .jobs import Job, sharing_keys
 
 
@@ -56,6 +57,8 @@ def copy_cells(jobs: list[Job], opened: list[OpenRun], sources: list[Job]) -> di
         for index, k, trial in wanted[key]:
             run = opened[index]
             dataset, spec = run.prepared.dataset, jobs[index].spec
+            if any(name in LABEL_READOUTS for name in spec.protocol.readouts):
+                continue  # read out by its labels from the representation, which no row on disk keeps
             rebased = rebase_row(row, identity, dataset.name, spec.method, run.identity,
                                  trial_of(run.identity, dataset, k, trial, spec.seed))
             save_cell(run.paths[k, trial], rebased)

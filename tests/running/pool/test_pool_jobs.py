@@ -60,6 +60,21 @@ def test_anything_a_cell_reads_keeps_it_apart(tmp_path, change):
     assert sharing_key(plain, 2, 0) != sharing_key(other, 2, 0)
 
 
+def test_a_readout_by_the_labels_leaves_a_cell_shared_and_a_label_free_one_does_not(tmp_path):
+    """Each run reads a shared cell out by its own labels (src.protocol.cell.readouts_for), so asking for that
+    readout changes no key; a KMeans readout is computed with the fit, and does."""
+    chosen, overrides = toy_papers(tmp_path, ("toy",))
+
+    def nmf(*change):
+        return [job for job in expand(sweeps(chosen, [*overrides, *change]))
+                if job.spec.method.name == "nmf"][0].spec
+
+    plain = nmf("protocol.readouts=[argmax]")
+    assert sharing_key(plain, 2, 0) == sharing_key(nmf("protocol.readouts=[argmax,nearest_labelled,spread_labelled]"),
+                                                   2, 0)
+    assert sharing_key(plain, 2, 0) != sharing_key(nmf("protocol.readouts=[argmax,kmeans_once]"), 2, 0)
+
+
 def test_a_relabelled_method_shares_its_cells(tmp_path):
     chosen, overrides = toy_papers(tmp_path, ("toy2",))
     plain = [job for job in expand(sweeps(chosen, overrides)) if job.spec.method.name == "nmf"][0]
