@@ -46,7 +46,6 @@ import pandas as pd
 import yaml
 from scipy.stats import kendalltau
 
-from .. import methods
 from ..running import provenance
 from ..running.cell_warnings import distinct
 from ..files import write_atomic
@@ -54,9 +53,10 @@ from ..running.pool import schedule
 from ..running.progress import duration
 from ..running.results import MixedResultsError, find_results, read_results
 from ..reproduction import homes as papers
-from ..reproduction.shipped import load_track, short_name, unpack, unpacked
-from . import bayesian, choice_report, convergence, tuning_report
+from ..reproduction.shipped import TUNED_UNPACKED, load_track, short_name, tuned_beside, unpack, unpacked
+from . import bayesian, choice_report, convergence, references_report, tuning_report
 from .figures import plot_metrics_vs_k
+from .references_report import LABEL, LABEL_FREE, REFERENCE, of_kind
 from .ranking import (ALPHA, CD_CAPTION, METRICS, Ranking, ac_order, answer_lines, cd_diagram, claim_verdict,
                       disagreements, format_p, join_names, ranking_lines, ranking_over, slug)
 from .verdicts import single_trial_notes, trials_per_k
@@ -214,25 +214,16 @@ def takeaway(frame: pd.DataFrame, ranking: Ranking | None, track: str, scoring: 
     last = ranking.order[-1]
     parts.append(f"{last} is placed last (worse than {len(ranking.beaten_by(last))} methods).")
     if track != "unsupervised":
-        labelled = set(frame.loc[frame["estimator"].map(takes_labels), "method"])
+        labelled, free = set(of_kind(frame, LABEL)), set(of_kind(frame, LABEL_FREE))
         top_label = next((m for m in ranking.order if m in labelled), None)
-        top_free = next((m for m in ranking.order if m not in labelled), None)
+        top_free = next((m for m in ranking.order if m in free), None)
         if top_label and top_free:
             verdict = ("significantly better than" if ranking.better(top_label, top_free) else
                        "significantly worse than" if ranking.better(top_free, top_label) else
                        "not separated by the Wilcoxon-Holm test from")
             parts.append(f"Scored on {SCORING_NAMES[scoring]}, the best label method, {top_label}, is {verdict} the "
-                         f"best unsupervised reference, {top_free}.")
+                         f"best label-free method, {top_free}.")
     return " ".join(parts)
-
-
-def takes_labels(estimator: str) -> bool:
-    """Whether the registry's estimator ``estimator`` takes labels (a label track's own method, not a
-    reference)."""
-    try:
-        return bool(getattr(methods.estimator_class(estimator), "needs_labels", False))
-    except ValueError:  # an outside method that no longer imports: its rows say it took no labels
-        return False
 
 
 def scoring_shift(frame: pd.DataFrame) -> list[str]:
@@ -256,20 +247,21 @@ def scoring_shift(frame: pd.DataFrame) -> list[str]:
     return lines
 
 
-def references_note(frame: pd.DataFrame, unsupervised: pd.DataFrame | None) -> list[str]:
-    """What a label track's references are: an unsupervised method's clustering does not depend on which
-    samples are labelled, so the pool computes it once (:func:`src.running.pool.jobs.sharing_key`) and one cell
-    serves this track and the unsupervised track; only its scores on this track's unlabelled samples, read
-    from the cell's partition, are this track's own."""
-    references = frame[~frame["estimator"].map(takes_labels)]
-    if references.empty:
+def shared_note(frame: pd.DataFrame, unsupervised: pd.DataFrame | None) -> list[str]:
+    """What a label track's label-free methods share: an unsupervised method's clustering does not depend on
+    which samples are labelled, so the pool computes it once (:func:`src.running.pool.jobs.sharing_key`) and one
+    cell serves this track and the unsupervised track; its scores on this track's unlabelled samples, read from
+    the cell's partition, and its readouts by this track's labels are this track's own."""
+    free = frame[frame["method"].isin(of_kind(frame, LABEL_FREE))]
+    if free.empty:
         return []
     keys = ["dataset", "label", "k", "trial"]
-    both = 0 if unsupervised is None else len(references.merge(unsupervised[keys], on=keys))
-    return [f"The {references['method'].nunique()} unsupervised references of this track take no labels: each "
-            f"of their cells is one clustering with the unsupervised track's, computed once ({both:,} of their "
-            f"{len(references):,} cells serve both tracks here); only their scores on this track's unlabelled "
-            "samples, read from the cell's kept partition, are this track's own.", ""]
+    both = 0 if unsupervised is None else len(free.merge(unsupervised[keys], on=keys))
+    return [f"The {free['method'].nunique()} label-free methods of this track take no labels: each of their "
+            f"cells is one clustering with the unsupervised track's, computed once ({both:,} of their "
+            f"{len(free):,} cells serve both tracks here); their scores on this track's unlabelled samples, read "
+            "from the cell's kept partition, and their representation read out by this track's labelled samples "
+            "are this track's own.", ""]
 
 
 def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.DataFrame | None = None) \
@@ -282,7 +274,7 @@ def track_section(track: str, frame: pd.DataFrame, out: Path, unsupervised: pd.D
              f"for every method; {len(frame):,} cells from `{track}/runs`.", "",
              "<details><summary>Settings of each method</summary>", "", *settings_table(frame), "", "</details>", ""]
     if track != "unsupervised":
-        lines += references_note(frame, unsupervised)
+        lines += shared_note(frame, unsupervised)
     for dataset in datasets:
         k_figure(frame[frame["dataset"] == dataset], f"{TITLES.get(track, track)}: {dataset}",
                  out / f"{track}_figure_{slug(dataset)}.png")
@@ -352,29 +344,42 @@ def claim_rows(frames: dict[str, pd.DataFrame], home: Path = papers.HOME) -> lis
             found.append({**entry, "datasets": "-", "verdict": "not run", "why": "the track has no runs"})
             continue
         rows = scored(frame, scoring)
+        references = of_kind(rows, REFERENCE)
         own = sorted(set(directions.get("datasets", [])) & set(rows["dataset"]))
         others = sorted(set(rows["dataset"]) - set(own))
         for label, datasets in (("the paper's: ", own), ("the others: ", others)):
             if not datasets:
                 continue
-            ranking = ranking_over(rows, "acc", datasets)
+            ranking = ranking_over(rows[~rows["method"].isin(references)], "acc", datasets)
             if ranking is None:
                 continue
             check = claim_verdict(ranking, claimed, [m for m in ranking.methods if m not in claimed])
+            against = claim_verdict(ranking_over(rows, "acc", datasets), claimed, references) if references else None
             found.append({**entry, "datasets": label + ", ".join(datasets), "verdict": check.verdict,
-                          "why": check.sentence.split(": ", 1)[-1].replace("|", "/")})
+                          "why": check.sentence.split(": ", 1)[-1].replace("|", "/"),
+                          "references": against.verdict if against else "-",
+                          "why_references": against.sentence.split(": ", 1)[-1].replace("|", "/") if against else ""})
     return found
 
 
 def claims_section(frames: dict[str, pd.DataFrame], home: Path = papers.HOME) -> list[str]:
     """Each paper's headline claim (its methods above every baseline it reports) against the whole family
     of its track (:data:`CLAIMS`), on the paper's own data sets and on the others, for AC."""
-    lines = ["## The papers' claims against the whole family", "", CLAIMS_INTRO, "",
-             "| paper | track, scored on | paper's methods | data sets | verdict | why |", "|---|---|---|---|---|---|"]
-    for row in claim_rows(frames, home):
+    rows = claim_rows(frames, home)
+    against = any(row.get("references", "-") != "-" for row in rows)
+    lines = ["## The papers' claims against the whole family", "", CLAIMS_INTRO
+             + (" **Against the references** (not in any paper: the classifiers of the same labels, "
+                "LabelSpreading and the nearest labelled neighbour): the same test of the paper's method against "
+                "the references alone, in the ranking that holds them; the verdict against the family leaves "
+                "them out." if against else ""), "",
+             "| paper | track, scored on | paper's methods | data sets | verdict | why |"
+             + (" against the references | why |" if against else ""),
+             "|---|---|---|---|---|---|" + ("---|---|" if against else "")]
+    for row in rows:
         where = row["track"] if row["verdict"] == "not run" else f"{row['track']}, {SCORING_NAMES[row['scoring']]}"
         lines.append(f"| {row['paper']} | {where} | {', '.join(row['methods'])} | {row['datasets']} | "
-                     f"{row['verdict']} | {row['why']} |")
+                     f"{row['verdict']} | {row['why']} |"
+                     + (f" {row.get('references', '-')} | {row.get('why_references', '')} |" if against else ""))
     return lines + [""]
 
 
@@ -433,7 +438,7 @@ def cost_section(out: Path) -> list[str]:
 
 def distinct_cells(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The tracks' cells with each cell that several tracks share counted once (an unsupervised method's
-    clustering serves every track: :func:`references_note`), as the command's closing lines count them
+    clustering serves every track: :func:`shared_note`), as the command's closing lines count them
     (:func:`src.running.cell_warnings.distinct`)."""
     return distinct(pd.concat([frame.assign(track=track) for track, frame in frames.items()], ignore_index=True))
 
@@ -488,8 +493,11 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
              + ". The answer first; how it was run and what it cost at the end.", ""]
     lines += single_trial_lines(ran)
     answers = tuning_report.answer_rankings(ran, tuned, ranking_over)
-    lines += tuning_report.answer_section(out, answers, TITLES)
+    notes = {track: references_report.answer_lines(ran[track], found[0]) for track, found in answers.items()}
+    lines += tuning_report.answer_section(out, answers, TITLES, notes)
     lines += bayesian.section(bayesian_rankings(answers), out)
+    lines += references_report.section({t: f for t, f in ran.items() if t in answers},
+                                       {track: found[0] for track, found in answers.items()}, TITLES)
     lines += tuning_report.tuned_section(out, ran, tuned, TITLES, claim_rows)
     lines += choice_report.section(tuned, {track: found[1] for track, found in answers.items()}, TITLES)
     for track, frame in ran.items():
@@ -506,6 +514,16 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
               "Tracks: " + "; ".join(f"{TITLES.get(t, t)} ({'run' if t in ran else 'not run'})" for t in tracks)
               + ".", ""]
     lines += cost_section(out)
+    beside = out / TUNED_UNPACKED
+    if beside.is_file() and tuned:
+        source = json.loads(beside.read_text())
+        lines += ["## Where the tuned cells come from", "",
+                  "The fixed-setting cells are this run's; the tuned sections read the tuned cells that ship with "
+                  "the repository, laid out beside them (`python -m src.presentation.benchmark_report "
+                  "--tuned-from-shipped`): " + "; ".join(f"`{Path(path).name}` (sha256 `{digest[:16]}`)"
+                                                        for path, digest in source["files"].items())
+                  + f", computed under code fingerprint {', '.join(source['code_fingerprints'])}. A method without "
+                  "shipped tuned cells (the references) is left out of the tuned rankings.", ""]
     source = unpacked(out)
     if source is not None:
         lines += ["## Where the cells come from", "",
@@ -533,11 +551,16 @@ def main(argv=None) -> int:
     parser.add_argument("--from-shipped", action="store_true",
                         help="first lay out the cells that ship with the repository (papers/benchmark/*_cells.csv.gz) "
                         "as the benchmark's folder, replacing it, then write the report from them (no fit)")
+    parser.add_argument("--tuned-from-shipped", action="store_true",
+                        help="first lay out the shipped tuned cells beside the fixed-setting cells a run left in "
+                        "--out (papers/benchmark/tuned_*.csv.gz), then write the report with its tuned sections")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     try:
         if args.from_shipped:
             logger.info("laid out the shipped cells in %s", unpack(Path(args.out)))
+        elif args.tuned_from_shipped:
+            logger.info("laid out the shipped tuned cells beside the runs: %s", tuned_beside(Path(args.out)))
         logger.info("wrote %s", build(Path(args.out)))
     except (FileNotFoundError, MixedResultsError, ValueError) as exc:
         logger.error("%s", exc)

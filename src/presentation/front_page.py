@@ -54,7 +54,7 @@ from ..errors import UserError
 from ..files import write_atomic
 from ..running.pool import schedule
 from ..running.pool.schedule import write_costs
-from . import benchmark_report, tuning_report
+from . import benchmark_report, references_report, tuning_report
 from ..tuning import tables
 from ..tuning.homes import track_datasets
 from ..reproduction import homes as papers
@@ -268,14 +268,16 @@ def benchmark_row(folder: Path, link: Path = SNAPSHOT) -> str | None:
             continue
         line = f"{benchmark_report.TITLES.get(track, track).lower()}: {first_words(ranking)}"
         tuned = tuning_report.read(folder, [track]).get(track)
-        command = "python -m src.benchmark --tune" if tuned is not None else command
+        if tuned is not None and not (folder / shipped.TUNED_UNPACKED).is_file():  # else the shipped tuned cells
+            command = "python -m src.benchmark --tune"
         if tuned is not None and track != "unsupervised":
             best = benchmark_report.ranking_over(tuning_report.tuned_frame(tuned[0], frame), "acc")
             if best is not None and first_words(best) == first_words(ranking):
                 line += " at fixed settings and with every method tuned alike"
             elif best is not None:
                 line += f" at fixed settings, {first_words(best)} with every method tuned alike"
-        found.append(line)
+        against = references_report.in_words(frame, ranking)
+        found.append(f"{line} ({against})" if against else line)
     answer = (f"By the pairwise AC tests (Wilcoxon-Holm), {'; '.join(found)}. | "
               f"[report]({link.as_posix()}/benchmark/report.md) |")
     if recorded is None:

@@ -377,11 +377,13 @@ def answer_rankings(fixed: dict[str, pd.DataFrame], tuned: dict[str, tuple[pd.Da
     return found
 
 
-def answer_section(out: Path, answers: dict[str, tuple[Ranking, Ranking | None]], titles: dict[str, str]) \
-        -> list[str]:
+def answer_section(out: Path, answers: dict[str, tuple[Ranking, Ranking | None]], titles: dict[str, str],
+                   notes: dict[str, list[str]] | None = None) -> list[str]:
     """The report's opening: per track of ``answers`` (:func:`answer_rankings`), the first group by the
     pairwise tests at fixed settings and tuned, where the mean ranks disagree with them
-    (:func:`.ranking.answer_lines`), one figure each, and the moves (one figure)."""
+    (:func:`.ranking.answer_lines`), the track's ``notes`` lines (a label track's references), one figure each,
+    and the moves (one figure)."""
+    notes = notes or {}
     lines = ["## The answer", "",
              "Per track, the **first group**: the methods that no two-sided Wilcoxon signed-rank test over the "
              f"(data set, k) blocks, Holm-adjusted over all pairs (alpha = {ALPHA:g}), finds any other method "
@@ -396,7 +398,7 @@ def answer_section(out: Path, answers: dict[str, tuple[Ranking, Ranking | None]]
         if tuned_ranking is None:
             rank_figure(f"{title}: fixed settings", fixed_ranking, None, "", out / image)
             lines += [f"### {title}", "", " ".join(answer_lines(fixed_ranking, "AC", "At the fixed settings")),
-                      "", "(`python -m src.benchmark --tune` adds every method tuned alike.)", "",
+                      "", *notes.get(track, []), "(`python -m src.benchmark --tune` adds every method tuned alike.)", "",
                       f"![{title}: standing by the pairwise tests]({image})", ""]
             continue
         rank_figure(f"{title}: fixed settings and {name}", fixed_ranking, tuned_ranking, name, out / image)
@@ -404,7 +406,7 @@ def answer_section(out: Path, answers: dict[str, tuple[Ranking, Ranking | None]]
         lead = ("With every method tuned by the rule" if name == "tuned" else
                 "With each method at its oracle setting (a diagnostic: the test labels chose it)")
         lines += [f"### {title}", "", " ".join(answer_lines(fixed_ranking, "AC", "At the fixed settings")), "",
-                  " ".join(answer_lines(tuned_ranking, "AC", lead)), "",
+                  " ".join(answer_lines(tuned_ranking, "AC", lead)), "", *notes.get(track, []),
                   f"![{title}: standing by the pairwise tests, fixed and {name}]({image})", ""]
     if moves:
         move_figure(moves, out / "answer_moves.png")

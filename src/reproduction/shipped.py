@@ -30,8 +30,11 @@ import yaml
 
 from ..config_dir import PAPERS_DIR
 from ..data import load_dataset
+from ..methods import estimator_class
+from ..methods.references import is_reference
 from ..files import write_atomic
 from ..running.results import find_results, read_results
+from . import homes
 
 logger = logging.getLogger(__name__)
 
@@ -175,13 +178,24 @@ def load_tuned(path: Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(path).reindex(columns=list(TUNED_COLUMNS)) if path.is_file() else None
 
 
+def reference_estimator(estimator: str) -> bool:
+    """Whether ``estimator`` is a reference of the label tracks (:mod:`src.methods.references`): it declares a
+    grid, so its fixed row is no tuned row; until its tuned cells ship it is left out of the tuned family."""
+    try:
+        return is_reference(estimator_class(estimator))
+    except ValueError:  # an outside method that no longer imports
+        return False
+
+
 def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFrame | None:
     """The whole tuned family: the shipped tuned rows, and each untuned method's row of ``family`` (its one
-    setting); None when no tuned row ships. Tracks and data sets the tuned file lacks are left out."""
+    setting) but a reference's whose tuned rows do not ship (:func:`reference_estimator`); None when no tuned row
+    ships. Tracks and data sets the tuned file lacks are left out."""
     if tuned is None or tuned.empty:
         return None
     covered = tuned[["track", "dataset"]].drop_duplicates()
     fixed = family.merge(covered, on=["track", "dataset"])
+    fixed = fixed[~fixed["estimator"].map(reference_estimator)]
     fixed = fixed[~fixed.set_index(["track", "dataset", "method"]).index.isin(
         tuned.set_index(["track", "dataset", "method"]).index.unique())]
     fixed = fixed.drop(columns="partition", errors="ignore").assign(setting="", default_setting="",
@@ -251,24 +265,61 @@ def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None =
         folder.mkdir(parents=True, exist_ok=True)
         cells = rows.drop(columns=["track", "label"]).assign(method=label)
         write_atomic(folder / "results.csv", cells.to_csv(index=False, float_format="%.17g"))
-    read = [family_path]
-    if tuned is not None:
-        (out / "tuned").mkdir(parents=True, exist_ok=True)
-        for track, rows in tuned.groupby("track", sort=True):
-            write_atomic(out / "tuned" / f"{track}.csv",
-                         rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
-        read.append(tuned_path)
-        settings_path = Path(settings_path or SETTINGS_FILE)
-        settings = load_settings(settings_path)
-        if settings is not None:
-            for track, rows in settings.groupby("track", sort=True):
-                write_atomic(out / "tuned" / f"{track}_settings.csv",
-                             rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
-            read.append(settings_path)
-    record = {"files": {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in read},
-              "code_fingerprints": sorted(family["code_fingerprint"].astype(str).unique())}
-    write_atomic(out / UNPACKED, json.dumps(record, indent=2) + "\n")
+    read = [family_path, *lay_out_tuned(out, tuned, tuned_path, settings_path)]
+    write_atomic(out / UNPACKED, json.dumps(files_record(read, family), indent=2) + "\n")
     return out
+
+
+def files_record(read: list[Path], cells: pd.DataFrame) -> dict:
+    """The files ``read`` with their sha256, and the code fingerprints of the ``cells`` they hold."""
+    return {"files": {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in read},
+            "code_fingerprints": sorted(cells["code_fingerprint"].astype(str).unique())}
+
+
+def lay_out_tuned(out: Path, tuned: pd.DataFrame | None, tuned_path: Path, settings_path: Path | None = None) \
+        -> list[Path]:
+    """Write the tuned family ``tuned`` (:func:`tuned_family`) as ``out/tuned/<track>.csv``, and the shipped
+    settings (``settings_path``, default :data:`SETTINGS_FILE`) as ``out/tuned/<track>_settings.csv``; returns
+    the shipped files read (none when ``tuned`` is None)."""
+    if tuned is None:
+        return []
+    (out / "tuned").mkdir(parents=True, exist_ok=True)
+    for track, rows in tuned.groupby("track", sort=True):
+        write_atomic(out / "tuned" / f"{track}.csv", rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+    read = [Path(tuned_path)]
+    settings_path = Path(settings_path or SETTINGS_FILE)
+    settings = load_settings(settings_path)
+    if settings is not None:
+        for track, rows in settings.groupby("track", sort=True):
+            write_atomic(out / "tuned" / f"{track}_settings.csv",
+                         rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+        read.append(settings_path)
+    return read
+
+
+#: The file that marks a run's benchmark folder whose tuned tables were laid out from the shipped tuned cells
+#: (:func:`tuned_beside`), with what it read.
+TUNED_UNPACKED = "tuned_unpacked.json"
+
+
+def tuned_beside(out: Path, tuned_path: Path | None = None, settings_path: Path | None = None) -> Path | None:
+    """Lay the shipped tuned cells out beside the fixed-setting cells that a run left in ``out`` (the family's
+    untuned methods' rows read from those runs), so that the run's report has the tuned sections without the
+    hours of ``--tune``; :data:`TUNED_UNPACKED` records the files read and their code fingerprints, which the
+    report cites. Returns that record's path, or None when no tuned cells ship."""
+    out, tuned_path = Path(out), Path(tuned_path or TUNED_FILE)
+    frames = [frame.assign(track=track) for track in homes.names(homes.BENCHMARK_HOME)
+              if (frame := load_track(out / track / "runs")) is not None]
+    if not frames:
+        raise FileNotFoundError(f"no results under {out}/<track>/runs: run `make benchmark` first")
+    shipped_tuned = load_tuned(tuned_path)
+    tuned = tuned_family(pd.concat(frames, ignore_index=True), shipped_tuned)
+    read = lay_out_tuned(out, tuned, tuned_path, settings_path)
+    if not read:
+        return None
+    path = out / TUNED_UNPACKED
+    write_atomic(path, json.dumps(files_record(read, shipped_tuned), indent=2) + "\n")
+    return path
 
 
 def unpacked(out: Path) -> dict | None:

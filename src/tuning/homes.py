@@ -128,7 +128,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                 if text == default:
                     continue
                 there = [d for d in on if text in texts[d]]
-                sweeps += [(f"experiment=benchmark/{track}", TUNED_READOUTS, *chosen, *overrides(declared, setting),
+                sweeps += [(f"experiment=benchmark/{track}", *chosen, TUNED_READOUTS, *overrides(declared, setting),
                             f"hydra.sweep.dir={quoted(runs)}")
                            for chosen in choosing(there, given)]
             if not folds:
@@ -137,7 +137,7 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
                 ks = None if fold_ks is None else fold_ks(track, dataset)
                 if ks is not None and not ks:
                     continue
-                where = (f"experiment=benchmark/{track}", TUNED_READOUTS, *choosing([dataset], given)[0],
+                where = (f"experiment=benchmark/{track}", *choosing([dataset], given)[0], TUNED_READOUTS,
                          *([f"protocol.ks=[{','.join(map(str, ks))}]"] if ks is not None else []))
                 for setting in settings(at[dataset]):
                     for fold in range(FOLDS):

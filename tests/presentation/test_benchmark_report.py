@@ -101,16 +101,17 @@ def test_the_front_page_gets_a_row_for_the_benchmark(toy_report):
     assert front_page.benchmark_row(out / "absent") is None
 
 
-def test_a_label_tracks_references_are_said_to_share_the_unsupervised_tracks_cells():
+def test_a_label_tracks_label_free_methods_are_said_to_share_the_unsupervised_tracks_cells():
     cells = [{"dataset": "orl", "label": label, "method": label, "estimator": estimator, "k": 2, "trial": trial,
               "acc": acc, "nmi": 0.5} for label, estimator, trial, acc in
-             (("NMF", "nmf", 0, 0.7), ("NMF", "nmf", 1, 0.8), ("CNMF", "cnmf", 0, 0.9))]
+             (("NMF", "nmf", 0, 0.7), ("NMF", "nmf", 1, 0.8), ("CNMF", "cnmf", 0, 0.9), ("kNN", "knn", 0, 0.9))]
     track = pd.DataFrame(cells)
     alone = track[(track["estimator"] == "nmf") & (track["trial"] == 0)].copy()
-    text = " ".join(benchmark_report.references_note(track, alone))
-    assert "1 unsupervised references" in text and "1 of their 2 cells serve both tracks" in text  # CNMF: labels
-    assert "0 of their 2 cells" in " ".join(benchmark_report.references_note(track, None))
-    assert benchmark_report.references_note(track[track["estimator"] == "cnmf"], alone) == []
+    text = " ".join(benchmark_report.shared_note(track, alone))
+    # CNMF takes labels, kNN is a reference: neither is counted
+    assert "1 label-free methods" in text and "1 of their 2 cells serve both tracks" in text
+    assert "0 of their 2 cells" in " ".join(benchmark_report.shared_note(track, None))
+    assert benchmark_report.shared_note(track[track["estimator"].isin(["cnmf", "knn"])], alone) == []
 
 
 def track(typical: dict, datasets=("orl", "yale"), ks=range(2, 10), trials: int = 5, seed: int = 0) -> pd.DataFrame:

@@ -61,11 +61,12 @@ def test_the_sweeps_compose_to_the_contenders_jobs_alone(tmp_path):
     assert label_job.spec.protocol.ks == tuple(range(2, 11)) and label_job.spec.seed == 0
 
 
-def test_your_data_runs_every_family_method_at_k_up_to_its_classes(tmp_path):
+def test_your_data_runs_every_family_method_and_the_references_at_k_up_to_its_classes(tmp_path):
     homes = contenders.family_homes(["labels10"], contenders.user_data_overrides(str(tmp_path / "mine.npz"), 4),
                                     tmp_path / "out")
     jobs = plan_jobs(homes, [])
-    assert len(jobs) == 18 and {job.spec.dataset.name for job in jobs} == {"mine"}
+    assert len(jobs) == 18 + 2 and {job.spec.dataset.name for job in jobs} == {"mine"}
+    assert {"label_spreading", "knn"} <= {job.spec.method.name for job in jobs}
     assert {job.spec.protocol.ks for job in jobs} == {(2, 3, 4)}
 
 

@@ -13,6 +13,9 @@ from src.tuning import grids
 from src.tuning.homes import family_grids
 
 TRACKS = ("unsupervised", "labels10", "labels30")
+#: The references of the label tracks (src/methods/references.py): classifiers, whose grids count neighbours and
+#: a spreading share, not a factorization's weights over decades.
+REFERENCES = ("knn", "label_spreading")
 #: Grids a paper gives, taken as they are (the issue names them).
 PAPER_GRIDS = {("gnmf", "alpha"): (1.0, 10.0, 100.0, 1000.0), ("semignmf", "alpha"): (1.0, 10.0, 100.0, 1000.0)}
 
@@ -35,7 +38,7 @@ def test_every_method_of_the_benchmark_declares_a_grid_or_says_it_has_none(famil
         assert "tune" in node, f"conf/method/{name}.yaml declares no tune"
 
 
-@pytest.mark.parametrize("name", sorted(family_grids(TRACKS)))
+@pytest.mark.parametrize("name", sorted(set(family_grids(TRACKS)) - set(REFERENCES)))
 def test_each_grid_holds_its_default_four_values_and_three_decades(name, family):
     grid = family[name]
     for param, values in grid.values.items():
@@ -49,6 +52,18 @@ def test_each_grid_holds_its_default_four_values_and_three_decades(name, family)
             assert span >= 3 - 1e-9, (name, param, values)
         if (name, param) in PAPER_GRIDS:
             assert values == PAPER_GRIDS[(name, param)]
+
+
+@pytest.mark.parametrize("name", REFERENCES)
+def test_a_references_grid_holds_its_default_about_it_within_its_growth_bounds(name, family):
+    grid = family[name]
+    assert grid.tuned
+    bounds = grids.method_config(name)["grow"]
+    for param, values in grid.values.items():
+        low, high = bounds[param]["bounds"]
+        assert grid.defaults[param] in values and len(set(values)) == len(values) >= 3
+        assert min(values) < grid.defaults[param] < max(values) or grid.defaults[param] == min(values) == low
+        assert low <= min(values) and max(values) <= high
 
 
 def test_methods_without_a_weight_have_nothing_to_tune(family):
