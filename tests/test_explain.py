@@ -99,6 +99,27 @@ def test_each_reading_changes_what_it_should_and_nothing_else(toy):
     assert "The text: \"within 20 iterations\"" in text
 
 
+def test_no_reading_judges_the_references_rows(toy):
+    """The references' rows, in the primary run or a reading's fits, change no reading's numbers (issue 69):
+    above every method of the toy, they would be the "best other" of a gain if a reading read them."""
+    paper, outputs, out = toy
+    published = yaml.safe_load(paper.published.read_text())
+    published["claims"].append({"dataset": "yale", "method": "CNMF", "baseline": "best other", "metric": "acc",
+                                "gain": 2.0, "source": "l.9"})
+    paper.published.write_text(yaml.safe_dump(published))
+    explain_report.explain_paper(paper, outputs, out)
+    plain = pd.read_csv(out / "toy" / "readings.csv")
+    references = pd.concat([fake_rows("yale", "LabelSpreading", "label_spreading", 0.9, seed=8),
+                            fake_rows("yale", "kNN", "knn", 0.85, seed=9)])
+    merged = outputs / "toy" / "results.csv"
+    pd.concat([pd.read_csv(merged), references]).to_csv(merged, index=False)
+    refit = out / "toy" / "refit" / "runs" / "yale_references"
+    refit.mkdir()
+    references.to_csv(refit / "results.csv", index=False)
+    explain_report.explain_paper(paper, outputs, out)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "toy" / "readings.csv"), plain)
+
+
 def test_the_report_shows_the_forest_with_the_readings_and_what_each_reading_brings_back(toy):
     paper, outputs, out = toy
     text = explain_report.explain_paper(paper, outputs, out).read_text()

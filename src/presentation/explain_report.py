@@ -29,7 +29,7 @@ from ..reproduction.homes import Paper
 from ..reproduction.readings import FILE, NotRun, Reading, done_record, load_readings, reading_work, runs_dir
 from ..running import provenance
 from ..running.results import MixedResultsError, find_results, read_results
-from .paper_report import choose_tuned, draw_forest, family_spec
+from .paper_report import choose_tuned, draw_forest, family_spec, without_references
 from .scorecard import fmt
 from .verdict_figures import FOREST
 from .verdicts import MARGIN, TOO_FEW_TRIALS
@@ -42,12 +42,13 @@ CELL_KEY = ["dataset", "method", "k", "trial"]
 
 
 def primary_frame(paper: Paper, outputs: Path) -> pd.DataFrame:
-    """The primary run's merged rows (``outputs/reproduce/<paper>/results.csv``); one line if missing."""
+    """The primary run's merged rows (``outputs/reproduce/<paper>/results.csv``), the references' left out
+    (:func:`src.presentation.paper_report.without_references`: no reading judges them); one line if missing."""
     merged = paper.out(outputs) / "results.csv"
     if not merged.is_file():
         raise UserError(f"{merged} does not exist: run make reproduce-{paper.name} first (the readings are paired "
                         "with its trials)")
-    return pd.read_csv(merged)
+    return without_references(pd.read_csv(merged))
 
 
 def with_readout(frame: pd.DataFrame, readout: str) -> pd.DataFrame:
@@ -74,7 +75,7 @@ def with_sweeps(frame: pd.DataFrame, reading: Reading, out: Path, published: dic
     files = fitted_results(out, reading)
     if files is None:
         raise NotRun(f"reading {reading.name} has no finished sweeps under {runs_dir(out, reading)}")
-    fitted = read_results(files)
+    fitted = without_references(read_results(files))  # a reading reads the paper's methods alone
     if published.get("estimators"):
         fitted = fitted[fitted["estimator"].isin(published["estimators"])]
     fitted = fitted.drop(columns=["_source"], errors="ignore")

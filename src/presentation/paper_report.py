@@ -22,10 +22,18 @@ Claims are tested on the paired trials: for each (k, trial) cell both methods sa
 and initialization, so the 90 differences are paired; a one-sided Wilcoxon signed-rank test asks whether
 the method beats the baseline. All p-values of a report are adjusted together with Holm's method; a claim
 counts as reproduced when our gain is positive and its adjusted p < 0.05.
+
+The references of the label tracks (:mod:`src.methods.references`: a classifier of the labelled samples, which
+none of the papers compared with) may run on the same trials (a sweep of the paper's ``reproduce.yaml``). Their
+rows are set apart before anything else reads the runs (:func:`split_references`): they enter no table, figure,
+claim, verdict or ranking, nor the merged ``results.csv`` the scorecard and the readings read, and are kept in
+``references.csv`` beside it. One section of their own (:func:`references_section`) sets them beside the
+paper's method, as an extra.
 """
 
 import argparse
 import logging
+import math
 import sys
 from pathlib import Path
 
@@ -33,11 +41,13 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from .. import methods
+from ..methods.references import is_reference
 from ..reproduction import homes as papers
 from ..running import provenance
 from . import convergence, published as numbers_of
 from .published import gain_verdict as verdict, paired_gain, tested_gain
-from .report import method_order, write_reports
+from .report import describe_protocol, method_order, write_reports
 from ..errors import ConfigError
 from ..files import write_atomic
 from ..running.results import MixedResultsError, find_results, read_results
@@ -49,6 +59,37 @@ from .verdicts import TOO_FEW_TRIALS, holm, single_trial_note
 logger = logging.getLogger(__name__)
 
 METRIC_NAMES = {"acc": "AC", "nmi": "NMI"}
+#: The registry names of the references (:func:`src.methods.references.is_reference`): the ``estimator`` of
+#: their rows.
+REFERENCES = frozenset(name for name, cls in methods.REGISTRY.items() if is_reference(cls))
+#: Where a report keeps the references' rows, beside the merged ``results.csv`` of the paper's methods.
+REFERENCES_FILE = "references.csv"
+#: The heading of :func:`references_section`.
+REFERENCES_HEADING = ("## Beside the paper: what a person with the same labels would use instead "
+                      "(an extra, not in the paper)")
+
+
+def split_references(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of the paper's methods and those of the references (:data:`REFERENCES`), apart.
+
+    The paper compared with no classifier: a reference's row must enter none of its tables, claims or
+    rankings, and a baseline read as "best other" must never be one, so every reader of a paper's rows takes
+    the first part only. Each part keeps the columns it fills: a column only the other part fills (the
+    references' parameters, the paper's methods' readouts) goes with that part, so that the paper's rows have
+    the columns they had without the references.
+    """
+    reference = frame["estimator"].isin(REFERENCES)
+    ours, theirs = frame[~reference], frame[reference]
+
+    def filled_by_the_other(rows, other):
+        return [c for c in frame if len(rows) and rows[c].isna().all() and other[c].notna().any()]
+
+    return ours.drop(columns=filled_by_the_other(ours, theirs)), theirs.drop(columns=filled_by_the_other(theirs, ours))
+
+
+def without_references(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the paper's methods alone (:func:`split_references`)."""
+    return split_references(frame)[0]
 
 
 def family_spec(spec) -> dict:
@@ -99,10 +140,10 @@ def choose_tuned(frame: pd.DataFrame, families: dict) -> tuple[pd.DataFrame, lis
 def paper_numbers(name: str, merged: Path, home: Path = papers.HOME) -> list[dict]:
     """Every published number of paper ``name`` with ours beside it, from its merged ``results.csv`` (not yet
     judged), as the scorecard reads it: the tables' rows with the tuned families stood by their label-free
-    value (:func:`choose_tuned`)."""
+    value (:func:`choose_tuned`), and no reference's (:func:`without_references`)."""
     paper = papers.load(name, home)
     published = yaml.safe_load(paper.published.read_text())
-    frame, _ = choose_tuned(pd.read_csv(merged), published.get("families", {}))
+    frame, _ = choose_tuned(without_references(pd.read_csv(merged)), published.get("families", {}))
     tables = pd.read_csv(paper.tables) if paper.tables.is_file() else None
     return numbers_of.numbers(name, frame, published, tables)
 
@@ -219,6 +260,109 @@ def claims_section(frame: pd.DataFrame, published: dict) -> list[str]:
     return lines
 
 
+def beside_means(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    """AC, NMI and the classes given back (``given_unlabelled``, where the rows have it) of each method of
+    ``order``, in percent, on the (k, trial) cells of one data set that all of them have.
+
+    Each is the mean over k of the per-k means, the papers' average over k (:func:`paired_gain`'s too). One row
+    per method, indexed by it; ``cells`` counts the shared cells.
+    """
+    rows = rows[rows["method"].isin(order)]
+    cells = rows.groupby(["k", "trial"])["method"].nunique()
+    shared = cells.index[cells == len(order)]
+    rows = rows.set_index(["k", "trial"]).loc[shared].reset_index()
+    columns = [c for c in ("acc", "nmi", "given_unlabelled") if c in rows]
+    means = rows.groupby(["method", "k"])[columns].mean().groupby("method").mean() * 100
+    return means.reindex(order).assign(cells=len(shared))
+
+
+def beside_tests(rows: pd.DataFrame, own: str, best: str) -> dict[str, tuple]:
+    """The paper's method ``own`` against the reference ``best`` on one data set's rows, per metric: the paired
+    one-sided Wilcoxon tests of :func:`paired_gain` both ways, (own above best, best above own)."""
+    return {metric: (paired_gain(rows, rows["dataset"].iloc[0], own, best, metric),
+                     paired_gain(rows, rows["dataset"].iloc[0], best, own, metric)) for metric in METRIC_NAMES}
+
+
+def beside_verdict(above, below) -> str:
+    """Whether the paper's method is better than, worse than or not separated from a reference, from the two
+    one-sided tests of :func:`beside_tests` (Holm-adjusted): one that :func:`gain_verdict` calls
+    reproduced separates them. Read before the reference's name: "better than LabelSpreading"."""
+    if not tested_gain(above):
+        return "not tested (too few trials) against"
+    if verdict(above) == "reproduced":
+        return "better than"
+    if verdict(below) == "reproduced":
+        return "worse than"
+    return "not separated from"
+
+
+def beside_sentence(dataset: str, protocol: str, own: str, best: str, tests: dict[str, tuple] | None) -> str:
+    """The section's sentence on one data set, built from its tests (:func:`beside_tests`, Holm-adjusted; None
+    when the paper's method has no rows there)."""
+    if tests is None:
+        return f"- **{dataset}** ({protocol}): {own} has no rows here, nothing to set beside the references."
+    parts = []
+    for i, (metric, (above, below)) in enumerate(tests.items()):
+        against = f"{best}, the best reference," if i == 0 else "it"
+        numbers = ""
+        if tested_gain(above):
+            p = above["p_holm"] if above["gain"] > 0 else below["p_holm"]
+            numbers = f" ({above['gain']:+.2f} points, p (Holm) = {p:.3g}, {above['n_pairs']} pairs)"
+        parts.append(f"{beside_verdict(above, below)} {against} in {METRIC_NAMES[metric]}{numbers}")
+    return f"- **{dataset}** ({protocol}): {own} is {' and '.join(parts)}."
+
+
+def references_section(table_rows: pd.DataFrame, references: pd.DataFrame, published: dict) -> list[str]:
+    """The paper's own method beside the references on the same trials, an extra the paper does not have.
+
+    ``table_rows`` are the rows of the paper's tables (:func:`choose_tuned`), ``references`` the references'
+    rows of the same runs (:func:`split_references`); the paper's own method is the first of its
+    ``directions: methods``. Per data set, the means of :func:`beside_means` and, against the reference of
+    best AC there, the paired tests of :func:`beside_tests`, Holm-adjusted over this section's tests alone (the
+    report's claims keep their own adjustment), each data set's reading in one sentence
+    (:func:`beside_sentence`). None without references' rows or an own method.
+    """
+    own = ((published.get("directions") or {}).get("methods") or [None])[0]
+    if references.empty or own is None:
+        return []
+    names = sorted(references["method"].unique())
+    blocks = []
+    for dataset, refs in references.groupby("dataset"):
+        rows = pd.concat([table_rows[(table_rows["dataset"] == dataset) & (table_rows["method"] == own)], refs])
+        present, here = own in set(rows["method"]), sorted(refs["method"].unique())
+        means = beside_means(rows, [own, *here] if present else here)
+        best = means.loc[here, "acc"].idxmax() if means.loc[here, "acc"].notna().any() else here[0]
+        blocks.append((dataset, describe_protocol(refs), means, best, beside_tests(rows, own, best) if present
+                       else None))
+    tested = [r for *_, tests in blocks for pair in (tests or {}).values() for r in pair if tested_gain(r)]
+    for result, adjusted in zip(tested, holm([r["p"] for r in tested])):
+        result["p_holm"] = adjusted
+    given = "given_unlabelled" in references
+    lines = [REFERENCES_HEADING, "",
+             f"**An extra, not in the paper: the paper did not compare {own} with a classifier.** A person with "
+             f"the same labelled samples could classify the unlabelled ones instead of clustering: the references "
+             f"({', '.join(names)}; `src/methods/references.py`) do, on the very trials of {own} (same classes, "
+             "labelled samples and scoring, the paper's protocol). They enter no table, claim, verdict or ranking "
+             f"of this report; their rows are in `{REFERENCES_FILE}`.", "",
+             "Means in percent, over the (k, trial) cells every method of the data set has (average over k). AC "
+             "and NMI are scored as the paper scores them (the labelled samples too, where it scores every sample)"
+             + ("; the classes given back count the unlabelled samples alone: the share whose class is right when "
+                "each cluster takes the class of its labelled samples" if given else "") + ". Tests: the paired "
+             f"one-sided Wilcoxon signed-rank tests of the report's claims, both ways, of {own} against the "
+             f"reference of best AC on the data set, Holm-adjusted over this section's {len(tested)} tests.", "",
+             "| data set | method | AC | NMI |" + (" classes given back |" if given else "") + " cells |",
+             "|---" * (5 + given) + "|"]
+    for dataset, _, means, best, _ in blocks:
+        for method, row in means.iterrows():
+            label = method if method == own else f"{method} (reference{', best' if method == best else ''})"
+            values = [row["acc"], row["nmi"], *([row.get("given_unlabelled", math.nan)] if given else [])]
+            lines.append(f"| {dataset} | {label} | " + " | ".join("n/a" if pd.isna(v) else f"{v:.2f}" for v in values)
+                         + f" | {int(row['cells'])} |")
+    lines += ["", *[beside_sentence(dataset, protocol, own, best, tests)
+                    for dataset, protocol, _, best, tests in blocks], ""]
+    return lines
+
+
 def published_tables_section(frame: pd.DataFrame, published_tables: pd.DataFrame, names: dict) -> list[str]:
     """Our mean per (k, method) beside the paper's printed table, cell by cell, with the differences."""
     lines = ["## Our numbers beside the paper's tables", "",
@@ -311,9 +455,14 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     frame = read_results(files)
     if datasets:
         frame = frame[frame["dataset"].isin(datasets)]
+    frame, references = split_references(frame)  # an extra: read by references_section alone
     if published.get("estimators"):  # the paper's methods only, when runs are shared with another paper
         frame = frame[frame["estimator"].isin(published["estimators"])]
     write_atomic(out / "results.csv", frame.to_csv(index=False))
+    if not references.empty:
+        write_atomic(out / REFERENCES_FILE, references.to_csv(index=False))
+    else:  # an earlier build's references are not this one's
+        (out / REFERENCES_FILE).unlink(missing_ok=True)
     table_rows, chosen = choose_tuned(frame, published.get("families", {}))
     write_reports(table_rows, out)
     for dataset, rows in frame.groupby("dataset"):
@@ -328,7 +477,9 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     lines = [f"# Reproduction report: {paper.upper()}", "", f"Paper: {published['paper']}", "",
              f"Built by `python -m src.presentation.paper_report {paper}` from {len(frame)} result rows "
              f"({frame['dataset'].nunique()} data sets, {frame['method'].nunique()} method variants); "
-             "every number below comes from those rows.", ""]
+             "every number below comes from those rows"
+             + (f", but for the {len(references)} rows of the references in their own section" if len(references)
+                else "") + ".", ""]
     note = single_trial_note(frame)
     if note:
         logger.warning("%s: %s", paper, note)
@@ -355,6 +506,7 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     lines += subrun_section(frame)
     lines += claims_section(table_rows, published) + [""]
     lines += ranking_section(table_rows, published, out)
+    lines += references_section(table_rows, references, published)
     lines += convergence.section(frame)
     lines += ["## Notes and known causes of differences", ""] + [f"- {note}" for note in published.get("notes", [])]
     extra = out / "extra.md"
