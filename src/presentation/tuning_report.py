@@ -63,7 +63,7 @@ def edge_table(out: Path, searched: dict[str, pd.DataFrame]) -> pd.DataFrame | N
     if label:
         grown, first, last = growth.replay(label, family_grids(list(label)), list(label))
         return grown.edges(first, last)
-    path = Path(out) / tables.TUNED_DIR / EDGES_FILE
+    path = Path(out) / TUNED_DIR / EDGES_FILE
     return pd.read_csv(path) if path.is_file() else None
 
 

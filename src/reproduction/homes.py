@@ -40,6 +40,9 @@ OUTPUTS = Path("outputs") / "reproduce"
 BENCHMARK_HOME = PAPERS_DIR / "benchmark"
 #: Where ``make benchmark`` writes (relative to the working directory).
 BENCHMARK_OUTPUTS = Path("outputs") / "benchmark"
+#: The tuned benchmark's folder inside a benchmark's (``outputs/benchmark/tuned/``): the other settings' and the
+#: folds' cells (:mod:`src.tuning.homes`) and the tuned tables (:mod:`src.tuning.tables`).
+TUNED_DIR = "tuned"
 SETTINGS = "reproduce.yaml"
 KEYS = ("sweeps", "depends_on", "report", "parts")
 #: Where a paper's own code (its extra figures) lives: ``src/presentation/papers/<name>.py``.

@@ -30,9 +30,8 @@ from ..running.progress import counted
 from ..running.provenance import git_state
 from ..running.pool import PoolFailed, run_pool
 from ..running.results import MixedResultsError
-from ..tuning.tables import TUNED_DIR
 from . import homes as papers
-from .homes import Paper
+from .homes import TUNED_DIR, Paper
 
 logger = logging.getLogger(__name__)
 

@@ -283,15 +283,15 @@ def lay_out_tuned(out: Path, tuned: pd.DataFrame | None, tuned_path: Path, setti
     the shipped files read (none when ``tuned`` is None)."""
     if tuned is None:
         return []
-    (out / "tuned").mkdir(parents=True, exist_ok=True)
+    (out / homes.TUNED_DIR).mkdir(parents=True, exist_ok=True)
     for track, rows in tuned.groupby("track", sort=True):
-        write_atomic(out / "tuned" / f"{track}.csv", rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+        write_atomic(out / homes.TUNED_DIR / f"{track}.csv", rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
     read = [Path(tuned_path)]
     settings_path = Path(settings_path or SETTINGS_FILE)
     settings = load_settings(settings_path)
     if settings is not None:
         for track, rows in settings.groupby("track", sort=True):
-            write_atomic(out / "tuned" / f"{track}_settings.csv",
+            write_atomic(out / homes.TUNED_DIR / f"{track}_settings.csv",
                          rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
         read.append(settings_path)
     return read

@@ -31,6 +31,7 @@ from ..errors import ConfigError, UserError
 from ..files import write_atomic
 from ..reproduction import shipped
 from ..reproduction.contenders import LABEL_TRACKS, Sweeps, method_overrides
+from ..reproduction.homes import TUNED_DIR
 from ..resolvers import safe_name
 from ..running import gate
 from ..running.pool import plan_jobs
@@ -220,7 +221,7 @@ def grow(out: Path, tracks: list[str], datasets: list[str] | None, classes: Trac
             break
         logger.info("tuned grids, round %d: %d grew (%s)", round_number, len(added),
                     "; ".join(f"{t} {d} {n} {p} -> {v:g}" for t, d, n, p, v in added))
-    folder = Path(out) / tables_module.TUNED_DIR
+    folder = Path(out) / TUNED_DIR
     folder.mkdir(parents=True, exist_ok=True)
     record = [{"track": track, "dataset": dataset, "estimator": name, "values": {p: list(v) for p, v in values.items()}}
               for (track, dataset, name), values in sorted(growth.grown.items())]

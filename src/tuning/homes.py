@@ -28,6 +28,7 @@ from ..config_dir import CONF_DIR
 from ..protocol.cell import READOUTS
 from ..protocol.trials import label_counts
 from ..reproduction.contenders import LABEL_TRACKS, Sweeps, quoted
+from ..reproduction.homes import TUNED_DIR
 from .grids import Grid, family_grid, setting_label, setting_text, settings
 from .selection import FOLDS, MIN_VALIDATION, takes_labels
 
@@ -112,8 +113,8 @@ def tuned_homes(grids: list[tuple[Grid, list[str]]], tracks: list[str], datasets
     homes = []
     for track in tracks:
         sweeps = []
-        runs, own = Path(out) / "tuned" / track / "runs", Path(out) / track / "runs"
-        fold_dirs = [Path(out) / "tuned" / track / "folds" / str(fold) for fold in range(FOLDS)]
+        runs, own = Path(out) / TUNED_DIR / track / "runs", Path(out) / track / "runs"
+        fold_dirs = [Path(out) / TUNED_DIR / track / "folds" / str(fold) for fold in range(FOLDS)]
         twins = ((runs, (own,)), *((folder, (runs, own)) for folder in fold_dirs))
         for declared, where in grids:
             on = [d for d in where if d in datasets]

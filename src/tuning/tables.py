@@ -29,12 +29,12 @@ import pandas as pd
 
 from ..files import write_atomic
 from ..reproduction.contenders import LABEL_TRACKS
+from ..reproduction.homes import TUNED_DIR
 from ..reproduction.shipped import load_track
 from .grids import Grid, setting_text
 from .selection import (FOLD_COLUMNS, FOLDS, KEY, Trials, in_grid, oracle, select, takes_labels, untuned, validated,
                         with_settings)
 
-TUNED_DIR = "tuned"
 #: The columns of a cell the searched-settings table keeps: its test scores (every sample, and the unlabelled
 #: ones), its iterations and whether it converged.
 CELL_COLUMNS = ("acc", "nmi", "ari", "acc_unlabelled", "nmi_unlabelled", "ari_unlabelled", "n_iter", "converged")
