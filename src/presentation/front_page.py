@@ -419,7 +419,9 @@ def write_index(index: Path, alt: str | None, target: Path) -> None:
 
 def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
     """Rewrite the family's shipped cells (:mod:`src.reproduction.shipped`) when ``make benchmark`` left every
-    track's runs in ``benchmark``; None (and the shipped file kept) otherwise."""
+    track's runs in ``benchmark``, and the tuned ones when ``--tune`` left its tables there (not when they were
+    laid out from the shipped tuned cells, :func:`src.reproduction.shipped.tuned_beside`); None (and the shipped
+    file kept) otherwise."""
     tracks = papers.names(benchmark_report.HOME)
     if not all((benchmark / track / "runs").is_dir() for track in tracks):
         logger.info("no complete benchmark in %s: the family's shipped cells %s are kept", benchmark, target)
@@ -434,7 +436,9 @@ def ship_family_cells(benchmark: Path, target: Path) -> Path | None:
                     ", ".join(missing), target)
         return None
     written = shipped.refresh(benchmark, tracks, target)
-    if all(tables.read(benchmark, track) is not None for track in tracks):
+    if (benchmark / shipped.TUNED_UNPACKED).is_file():  # its tuned tables are the shipped ones, laid out
+        logger.info("the tuned tables in %s were laid out from the shipped tuned cells: those are kept", benchmark)
+    elif all(tables.read(benchmark, track) is not None for track in tracks):
         family = shipped.load(written)
         digests = dict(zip(family["dataset"], family["data_sha256"]))
         found = tuning_report.read(benchmark, tracks)  # with the choice's entrants
