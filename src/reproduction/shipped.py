@@ -273,7 +273,7 @@ def unpack(out: Path, family_path: Path | None = None, tuned_path: Path | None =
 def files_record(read: list[Path], cells: pd.DataFrame) -> dict:
     """The files ``read`` with their sha256, and the code fingerprints of the ``cells`` they hold."""
     return {"files": {str(path): hashlib.sha256(path.read_bytes()).hexdigest() for path in read},
-            "code_fingerprints": sorted(cells["code_fingerprint"].astype(str).unique())}
+            "code_fingerprints": sorted(cells["code_fingerprint"].dropna().astype(str).unique())}
 
 
 def lay_out_tuned(out: Path, tuned: pd.DataFrame | None, tuned_path: Path, settings_path: Path | None = None) \

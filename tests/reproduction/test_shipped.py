@@ -2,6 +2,7 @@
 
 import gzip
 import hashlib
+import json
 
 import numpy as np
 import pandas as pd
@@ -175,8 +176,6 @@ def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tu
 def tuned_trial(grid, track, dataset, estimator, k, trial, mirror, data_dir) -> pd.DataFrame:
     """The rule run again on one trial: every setting's cell of ``grid`` (the grid as it grew) recomputed (and
     a label method's folds), as a track's rows, then :func:`src.tuning.selection.select`; returns its tuned row."""
-    import json
-
     from src.tuning import selection
     from src.tuning.grids import setting_label, settings
 
@@ -245,7 +244,9 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
         pd.testing.assert_series_equal(found.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True),
                                        rows.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True))
         rows_tuned, searched = tables.read(out, track)
-        assert searched is None and set(rows_tuned["method"]) - set(choice.ENTRANTS) == set(rows["method"])
+        untuned_references = set(rows.loc[rows["estimator"].map(shipped.reference_estimator), "method"])
+        assert searched is None
+        assert set(rows_tuned["method"]) - set(choice.ENTRANTS) == set(rows["method"]) - untuned_references
     record = shipped.unpacked(out)
     assert set(record["files"]) == {str(family_path), str(tuned_path)}
     assert record["files"][str(family_path)] == hashlib.sha256(family_path.read_bytes()).hexdigest()
@@ -256,6 +257,29 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
         for track, rows in keep(settings).groupby("track"):
             assert len(tables.read(out, track)[1]) == len(rows)
         assert str(settings_path) in shipped.unpacked(out)["files"]
+
+
+def test_the_shipped_tuned_cells_laid_out_beside_a_runs_cells_join_its_fixed_rows(family, tuned, tmp_path):
+    """A run's folder (here the shipped slice laid out, its marker removed) gains the shipped tuned rows, each
+    untuned method's row from the run's own cells and no row of a reference without tuned cells; the marker
+    names the tuned file and the tuned cells' code."""
+    from src.tuning import choice, tables
+
+    keep = lambda frame: frame[frame["dataset"].eq("yale") & frame["k"].le(3)]  # noqa: E731
+    tuned_path = shipped.write(keep(tuned), tmp_path / "tuned.csv.gz")
+    out = shipped.unpack(tmp_path / "run", shipped.write(keep(family), tmp_path / "family.csv.gz"),
+                         tmp_path / "no_tuned.csv.gz")
+    (out / shipped.UNPACKED).unlink()
+    assert not (out / "tuned").exists()
+    record = shipped.tuned_beside(out, tuned_path, tmp_path / "no_settings.csv.gz")
+    assert json.loads(record.read_text())["files"] == {str(tuned_path): hashlib.sha256(tuned_path.read_bytes()).hexdigest()}
+    for track, rows in keep(family).groupby("track"):
+        rows_tuned, _ = tables.read(out, track)
+        methods = set(rows_tuned["method"]) - set(choice.ENTRANTS)
+        assert methods == set(rows.loc[~rows["estimator"].map(shipped.reference_estimator), "method"])
+        fixed = rows_tuned[rows_tuned["selection"] == "nothing to tune"]
+        assert len(fixed) == len(rows[rows["method"].isin(fixed["method"].unique())])
+    assert shipped.tuned_beside(out, tmp_path / "none.csv.gz") is None
 
 
 def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alone(tuned, replayed):
