@@ -42,7 +42,8 @@ def family_file(tmp_path_factory, data_dir):
                  kmeans_seconds=0.1, n_iter=5, seed=0, config_hash="h", code_fingerprint="f", data_sha256=digest)
             for track in contenders.TRACKS for method, name in FAMILY.items() if track != "unsupervised"
             or name != "cnmf" for k in (2, 3) for trial in (0, 1) for acc in [rng.uniform(0.3, 0.6)]]
-    return shipped.write(pd.DataFrame(rows)[list(shipped.COLUMNS)], tmp_path_factory.mktemp("family") / "cells.csv.gz")
+    return shipped.write(pd.DataFrame(rows).reindex(columns=list(shipped.COLUMNS)),
+                         tmp_path_factory.mktemp("family") / "cells.csv.gz")
 
 
 @pytest.fixture

@@ -344,6 +344,7 @@ def test_a_tuned_benchmarks_row_names_its_command_and_each_label_tracks_tuned_fi
         order = first[frame]
         return SimpleNamespace(methods=tuple(order), leaders=tuple(order[:1]), better=lambda a, b: a == order[0],
                                beats=lambda m: order[1:] if m == order[0] else [])
+    monkeypatch.setattr(front_page.references_report, "in_words", lambda frame, ranking: "")  # no references
     monkeypatch.setattr(front_page.benchmark_report, "ranking_over", ranked)
     row = front_page.benchmark_row(tmp_path)
     assert row.startswith("| **the family** | `python -m src.benchmark --tune` |")
@@ -359,6 +360,7 @@ def test_a_benchmark_laid_out_from_the_shipped_cells_gets_a_row_without_a_cost(t
     (tmp_path / "report.md").write_text("# benchmark\n")
     monkeypatch.setattr(front_page.benchmark_report, "load_track", lambda runs: "fixed")
     monkeypatch.setattr(front_page.tuning_report, "read", lambda folder, tracks: {})
+    monkeypatch.setattr(front_page.references_report, "in_words", lambda frame, ranking: "")  # no references
     monkeypatch.setattr(front_page.benchmark_report, "ranking_over", lambda frame, metric: SimpleNamespace(
         methods=("B", "A"), leaders=("A",), better=lambda a, b: a == "A", beats=lambda m: ["B"] if m == "A" else [],
         mean_ranks={"B": 1.4, "A": 1.6}))

@@ -80,3 +80,10 @@ def test_a_readout_is_tested_against_the_same_classifier_on_the_samples():
     assert report.helps(table.loc[("SDA", "spread_labelled")]) == "helps"  # 0.73 against LabelSpreading's 0.72
     text = " ".join(report.readout_lines(report.readout_rows(frame)))
     assert "kNN (nearest_labelled) in a label method's representation: helps for SDA; hurts for CNMF." in text
+
+
+def test_the_readmes_row_names_the_references_standing_in_a_few_words():
+    frame = track()
+    ranking = ranking_over(frame, "acc")
+    assert report.in_words(frame, ranking) == "references: LabelSpreading in the first group, kNN below 1"
+    assert report.in_words(frame[frame["estimator"] != "knn"].drop(columns=[]), None) == ""
