@@ -441,6 +441,34 @@ def cost_section(frame: pd.DataFrame, out: Path) -> list[str]:
     return lines
 
 
+def write_rows(frame: pd.DataFrame, published: dict, out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The paper's rows and the references' (an extra, read by :func:`references_section` alone), written as
+    ``out/results.csv`` and ``out/references.csv`` (an earlier build's references removed when none are left);
+    with ``estimators`` in ``published``, the paper's methods only (runs shared with another paper)."""
+    frame, references = split_references(frame)
+    if published.get("estimators"):
+        frame = frame[frame["estimator"].isin(published["estimators"])]
+    write_atomic(out / "results.csv", frame.to_csv(index=False))
+    if not references.empty:
+        write_atomic(out / REFERENCES_FILE, references.to_csv(index=False))
+    else:
+        (out / REFERENCES_FILE).unlink(missing_ok=True)
+    return frame, references
+
+
+def write_grid_tables(frame: pd.DataFrame, published: dict, out: Path) -> None:
+    """Every grid value of the tuned baselines per data set, as ``table_<dataset>_grid.{md,tex,csv}``."""
+    for dataset, rows in frame.groupby("dataset"):
+        tuned = rows[rows["estimator"].isin([family_spec(f)["estimator"]
+                                              for f in published.get("families", {}).values()])]
+        if not tuned.empty:
+            table = paper_table(tuned, method_order(tuned))
+            caption = f"Every grid value of the tuned baselines on {dataset}"
+            write_atomic(out / f"table_{dataset}_grid.md", to_markdown(table, caption))
+            write_atomic(out / f"table_{dataset}_grid.tex", to_latex(table, caption))
+            write_atomic(out / f"table_{dataset}_grid.csv", to_csv(tuned, method_order(tuned)))
+
+
 def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = None,
           home: Path = papers.HOME) -> Path:
     """Write the paper's tables, figures and ``report.md`` into ``out``; returns the report's path.
@@ -455,25 +483,10 @@ def build(paper: str, runs: list[Path], out: Path, datasets: list[str] | None = 
     frame = read_results(files)
     if datasets:
         frame = frame[frame["dataset"].isin(datasets)]
-    frame, references = split_references(frame)  # an extra: read by references_section alone
-    if published.get("estimators"):  # the paper's methods only, when runs are shared with another paper
-        frame = frame[frame["estimator"].isin(published["estimators"])]
-    write_atomic(out / "results.csv", frame.to_csv(index=False))
-    if not references.empty:
-        write_atomic(out / REFERENCES_FILE, references.to_csv(index=False))
-    else:  # an earlier build's references are not this one's
-        (out / REFERENCES_FILE).unlink(missing_ok=True)
+    frame, references = write_rows(frame, published, out)
     table_rows, chosen = choose_tuned(frame, published.get("families", {}))
     write_reports(table_rows, out)
-    for dataset, rows in frame.groupby("dataset"):
-        tuned = rows[rows["estimator"].isin([family_spec(f)["estimator"]
-                                              for f in published.get("families", {}).values()])]
-        if not tuned.empty:
-            table = paper_table(tuned, method_order(tuned))
-            caption = f"Every grid value of the tuned baselines on {dataset}"
-            write_atomic(out / f"table_{dataset}_grid.md", to_markdown(table, caption))
-            write_atomic(out / f"table_{dataset}_grid.tex", to_latex(table, caption))
-            write_atomic(out / f"table_{dataset}_grid.csv", to_csv(tuned, method_order(tuned)))
+    write_grid_tables(frame, published, out)
     lines = [f"# Reproduction report: {paper.upper()}", "", f"Paper: {published['paper']}", "",
              f"Built by `python -m src.presentation.paper_report {paper}` from {len(frame)} result rows "
              f"({frame['dataset'].nunique()} data sets, {frame['method'].nunique()} method variants); "

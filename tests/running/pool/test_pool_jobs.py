@@ -14,7 +14,8 @@ def sweeps(chosen, overrides=()):
 @pytest.mark.integration  # the jobs of every paper's reproduction, as its dry run planned them (conftest.py)
 def test_a_papers_jobs_are_its_sweeps_jobs_in_their_run_directories(every_papers_dry_run):
     jobs = [job for job in every_papers_dry_run.jobs if job.paper == "cnmf"]
-    assert len(jobs) == 21 + 2 + 24  # 3 data sets x 7 methods, NTF on two, GNMF/SemiGNMF x 4 alphas x 3
+    assert len(jobs) == 21 + 2 + 24 + 6  # 3 data sets x 7 methods, NTF on two, GNMF/SemiGNMF x 4 alphas x 3, 2 references x 3
+    assert [job.number for job in jobs if job.sweep == 3] == list(range(6))
     for job in jobs:
         name = f"{job.spec.dataset.name}_{safe_name(job.spec.method.label)}"
         assert str(job.out_dir) == f"outputs/reproduce/cnmf/runs/{name}"
