@@ -39,7 +39,7 @@ from .. import methods
 from ..methods.references import is_reference
 from ..protocol.cell import LABEL_READOUTS
 from . import bayesian
-from .ranking import ALPHA, Ranking, blocks_over_datasets, format_p, join_names, leaders_sentence, ranking_over
+from .ranking import ALPHA, Ranking, blocks_over_datasets, format_p, join_names, ranking_over
 from .verdicts import holm
 
 #: The kinds of method a label track holds.
@@ -95,9 +95,11 @@ def answer_lines(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]:
     lines = [f"What a person with the same labels would use instead (references, not in any paper): by AC, "
              + "; ".join(standing(ranking, m) for m in references) + "."]
     if by_given is not None:
-        lines.append(f"By the {GIVEN_NAME} (the unlabelled samples' classes named from the known labels), "
-                     + leaders_sentence(by_given, GIVEN_NAME) + " "
+        lines.append(f"By the {GIVEN_NAME} (the unlabelled samples' classes named from the known labels), the "
+                     f"first group is {join_names(by_given.leaders)}: "
                      + "; ".join(standing(by_given, m) for m in references if m in by_given.methods) + ".")
+    lines.append("The references run at their defaults; until their tuned cells ship, the tuned ranking leaves "
+                 "them out.")
     return [" ".join(lines), ""]
 
 
