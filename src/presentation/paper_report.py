@@ -264,7 +264,7 @@ def beside_means(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """AC, NMI and the classes given back (``given_unlabelled``, where the rows have it) of each method of
     ``order``, in percent, on the (k, trial) cells of one data set that all of them have.
 
-    Each is the mean over k of the per-k means, the papers' average over k (:func:`paired_gain`'s too). One row
+    Each is the mean over k of the per-k means, the papers' average over k (:func:`.published.paired_gain`'s too). One row
     per method, indexed by it; ``cells`` counts the shared cells.
     """
     rows = rows[rows["method"].isin(order)]
@@ -278,14 +278,14 @@ def beside_means(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 
 def beside_tests(rows: pd.DataFrame, own: str, best: str) -> dict[str, tuple]:
     """The paper's method ``own`` against the reference ``best`` on one data set's rows, per metric: the paired
-    one-sided Wilcoxon tests of :func:`paired_gain` both ways, (own above best, best above own)."""
+    one-sided Wilcoxon tests of :func:`.published.paired_gain` both ways, (own above best, best above own)."""
     return {metric: (paired_gain(rows, rows["dataset"].iloc[0], own, best, metric),
                      paired_gain(rows, rows["dataset"].iloc[0], best, own, metric)) for metric in METRIC_NAMES}
 
 
 def beside_verdict(above, below) -> str:
     """Whether the paper's method is better than, worse than or not separated from a reference, from the two
-    one-sided tests of :func:`beside_tests` (Holm-adjusted): one that :func:`gain_verdict` calls
+    one-sided tests of :func:`beside_tests` (Holm-adjusted): one that :func:`.published.gain_verdict` calls
     reproduced separates them. Read before the reference's name: "better than LabelSpreading"."""
     if not tested_gain(above):
         return "not tested (too few trials) against"
