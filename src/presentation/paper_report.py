@@ -41,8 +41,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .. import methods
-from ..methods.references import is_reference
+from ..running.settings import REFERENCE, method_kind
 from ..reproduction import homes as papers
 from ..running import provenance
 from . import convergence, published as numbers_of
@@ -59,9 +58,6 @@ from .verdicts import TOO_FEW_TRIALS, holm, single_trial_note
 logger = logging.getLogger(__name__)
 
 METRIC_NAMES = {"acc": "AC", "nmi": "NMI"}
-#: The registry names of the references (:func:`src.methods.references.is_reference`): the ``estimator`` of
-#: their rows.
-REFERENCES = frozenset(name for name, cls in methods.REGISTRY.items() if is_reference(cls))
 #: Where a report keeps the references' rows, beside the merged ``results.csv`` of the paper's methods.
 REFERENCES_FILE = "references.csv"
 #: The heading of :func:`references_section`.
@@ -70,7 +66,7 @@ REFERENCES_HEADING = ("## Beside the paper: what a person with the same labels w
 
 
 def split_references(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rows of the paper's methods and those of the references (:data:`REFERENCES`), apart.
+    """The rows of the paper's methods and those of the references (:func:`src.running.settings.method_kind`), apart.
 
     The paper compared with no classifier: a reference's row must enter none of its tables, claims or
     rankings, and a baseline read as "best other" must never be one, so every reader of a paper's rows takes
@@ -78,7 +74,8 @@ def split_references(frame: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     references' parameters, the paper's methods' readouts) goes with that part, so that the paper's rows have
     the columns they had without the references.
     """
-    reference = frame["estimator"].isin(REFERENCES)
+    references = [name for name in frame["estimator"].unique() if method_kind(name) == REFERENCE]
+    reference = frame["estimator"].isin(references)
     ours, theirs = frame[~reference], frame[reference]
 
     def filled_by_the_other(rows, other):
@@ -264,8 +261,8 @@ def beside_means(rows: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """AC, NMI and the classes given back (``given_unlabelled``, where the rows have it) of each method of
     ``order``, in percent, on the (k, trial) cells of one data set that all of them have.
 
-    Each is the mean over k of the per-k means, the papers' average over k (:func:`.published.paired_gain`'s too). One row
-    per method, indexed by it; ``cells`` counts the shared cells.
+    Each is the mean over k of the per-k means, the papers' average over k (:func:`.published.paired_gain`'s
+    too). One row per method, indexed by it; ``cells`` counts the shared cells.
     """
     rows = rows[rows["method"].isin(order)]
     cells = rows.groupby(["k", "trial"])["method"].nunique()

@@ -16,8 +16,8 @@ This module writes what the benchmark's report says of them:
   (``given_nearest_labelled``, ``given_spread_labelled``) against the same classifier on the samples themselves,
   which says whether the factorization helps that classifier.
 
-A method's kind (:func:`kind`) is read from the registry: a reference classifies, a label method factorizes with
-the labels, a label-free method without them.
+A method's kind (:func:`src.running.settings.method_kind`) is read from the registry: a reference classifies, a label method
+factorizes with the labels, a label-free method without them.
 
 References
 ----------
@@ -35,32 +35,16 @@ import math
 import pandas as pd
 from scipy.stats import wilcoxon
 
-from .. import methods
-from ..methods.references import is_reference
+from ..running.settings import LABEL, LABEL_FREE, REFERENCE, method_kind as kind
 from ..protocol.cell import LABEL_READOUTS
 from . import bayesian
 from .ranking import ALPHA, Ranking, blocks_over_datasets, format_p, join_names, ranking_over
 from .verdicts import holm
 
-#: The kinds of method a label track holds.
-REFERENCE, LABEL, LABEL_FREE = "reference", "label method", "label-free"
 #: The column of the classes given back.
 GIVEN = "given_unlabelled"
 #: What the classes given back are called in sentences.
 GIVEN_NAME = "classes given back"
-
-
-def kind(estimator: str) -> str:
-    """The kind of the registry's estimator ``estimator``: :data:`REFERENCE`, :data:`LABEL` or
-    :data:`LABEL_FREE` (an outside method that no longer imports counts as label-free: its rows say it took no
-    labels)."""
-    try:
-        cls = methods.estimator_class(estimator)
-    except ValueError:
-        return LABEL_FREE
-    if is_reference(cls):
-        return REFERENCE
-    return LABEL if getattr(cls, "needs_labels", False) else LABEL_FREE
 
 
 def of_kind(frame: pd.DataFrame, wanted: str) -> list[str]:
@@ -85,10 +69,15 @@ def standing(ranking: Ranking, method: str) -> str:
     return f"{method} is {where}, better than {beats} of {others} (mean {100 * ranking.means[method]:.1f})"
 
 
+def ranked_references(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]:
+    """The references of ``frame`` that ``ranking`` ranks."""
+    return [m for m in of_kind(frame, REFERENCE) if ranking is not None and m in ranking.methods]
+
+
 def answer_lines(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]:
     """A label track's answer on its references: their standing by AC (``ranking``, every sample scored) and by
     the classes given back, and the best label method's against them by both."""
-    references = [m for m in of_kind(frame, REFERENCE) if ranking is not None and m in ranking.methods]
+    references = ranked_references(frame, ranking)
     if not references:
         return []
     by_given = given_ranking(frame)
@@ -106,7 +95,7 @@ def answer_lines(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]:
 def in_words(frame: pd.DataFrame, ranking: Ranking | None) -> str:
     """The references' standing by AC in a few words, for the README's row: "references: LabelSpreading in the
     first group, kNN below 2"; empty without a reference."""
-    references = [m for m in of_kind(frame, REFERENCE) if ranking is not None and m in ranking.methods]
+    references = ranked_references(frame, ranking)
     words = [f"{m} in the first group" if m in ranking.leaders else f"{m} below {len(ranking.beaten_by(m))}"
              for m in references]
     return f"references: {', '.join(words)}" if words else ""
@@ -158,7 +147,8 @@ def readout_rows(frame: pd.DataFrame) -> pd.DataFrame:
             difference = blocks["readout"] - blocks["samples"]
             p = wilcoxon(difference).pvalue if (difference != 0).any() else 1.0
             rows.append({"method": method, "kind": kind(mine["estimator"].iloc[0]), "readout": readout,
-                         "classifier": names[reference], "blocks": len(blocks), "in_representation": blocks["readout"].mean(),
+                         "classifier": names[reference], "blocks": len(blocks),
+                         "in_representation": blocks["readout"].mean(),
                          "on_samples": blocks["samples"].mean(), "difference": difference.mean(), "p": p})
     table = pd.DataFrame(rows)
     if not table.empty:

@@ -30,8 +30,7 @@ import yaml
 
 from ..config_dir import PAPERS_DIR
 from ..data import load_dataset
-from ..methods import estimator_class
-from ..methods.references import is_reference
+from ..running.settings import REFERENCE, method_kind
 from ..files import write_atomic
 from ..running.results import find_results, read_results
 from . import homes
@@ -155,8 +154,8 @@ TUNED_FILE = PAPERS_DIR / "benchmark" / "tuned_cells.csv.gz"
 #: Its columns, in order: :data:`COLUMNS` but the partition and the :data:`LABEL_COLUMNS` (the tuned runs read no
 #: representation out by the labels, and keep no partition to score the classes given back from), then what the
 #: rule chose and why, and for the choice's entrants (:mod:`src.tuning.choice`) the method they chose.
-TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition" and column not in LABEL_COLUMNS), "setting", "default_setting", "selection",
-                 "validation_acc", "n_validation", "chosen_method", "chosen_estimator")
+TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition" and column not in LABEL_COLUMNS), "setting",
+                 "default_setting", "selection", "validation_acc", "n_validation", "chosen_method", "chosen_estimator")
 
 
 def collect_tuned(tables: dict[str, pd.DataFrame], digests: dict[str, str]) -> pd.DataFrame:
@@ -181,10 +180,7 @@ def load_tuned(path: Path | None = None) -> pd.DataFrame | None:
 def reference_estimator(estimator: str) -> bool:
     """Whether ``estimator`` is a reference of the label tracks (:mod:`src.methods.references`): it declares a
     grid, so its fixed row is no tuned row; until its tuned cells ship it is left out of the tuned family."""
-    try:
-        return is_reference(estimator_class(estimator))
-    except ValueError:  # an outside method that no longer imports
-        return False
+    return method_kind(estimator) == REFERENCE
 
 
 def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -283,16 +279,18 @@ def lay_out_tuned(out: Path, tuned: pd.DataFrame | None, tuned_path: Path, setti
     the shipped files read (none when ``tuned`` is None)."""
     if tuned is None:
         return []
+    def per_track(cells: pd.DataFrame, suffix: str) -> None:
+        for track, rows in cells.groupby("track", sort=True):
+            write_atomic(out / homes.TUNED_DIR / f"{track}{suffix}.csv",
+                         rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+
     (out / homes.TUNED_DIR).mkdir(parents=True, exist_ok=True)
-    for track, rows in tuned.groupby("track", sort=True):
-        write_atomic(out / homes.TUNED_DIR / f"{track}.csv", rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+    per_track(tuned, "")
     read = [Path(tuned_path)]
     settings_path = Path(settings_path or SETTINGS_FILE)
     settings = load_settings(settings_path)
     if settings is not None:
-        for track, rows in settings.groupby("track", sort=True):
-            write_atomic(out / homes.TUNED_DIR / f"{track}_settings.csv",
-                         rows.drop(columns="track").to_csv(index=False, float_format="%.17g"))
+        per_track(settings, "_settings")
         read.append(settings_path)
     return read
 

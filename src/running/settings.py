@@ -35,6 +35,7 @@ from ..checks import BOOLEAN, NONNEGATIVE_INT, POSITIVE_INT, below, fraction_in,
 from ..data import Dataset, load_dataset
 from ..errors import ConfigError
 from ..methods.core.validation import check_data
+from ..methods.references import is_reference
 from ..protocol.cell import ASSIGNMENTS, READOUT_NAMES, SCORE_ON, SUBRUN_CHOICES, method_params
 from ..protocol.clustering import INITS, METRICS
 from ..protocol.trials import LABEL_MODES
@@ -110,6 +111,24 @@ class MethodSpec:
     def as_dict(self) -> dict:
         """The method as plain containers: ``{"name": ..., "label": ..., "params": {...}}``."""
         return {"name": self.name, "label": self.label, "params": thaw(self.params)}
+
+
+#: The kinds of method (:func:`method_kind`): a reference classifies the labelled samples and factorizes nothing
+#: (:mod:`src.methods.references`), a label method factorizes with the labels, a label-free method without them.
+REFERENCE, LABEL, LABEL_FREE = "reference", "label method", "label-free"
+
+
+def method_kind(name: str) -> str:
+    """The kind of the method ``name`` (a registry name or an import path): :data:`REFERENCE`, :data:`LABEL` or
+    :data:`LABEL_FREE`; an outside method that no longer imports counts as label-free (its rows say it took no
+    labels)."""
+    try:
+        cls = methods.estimator_class(name)
+    except ValueError:
+        return LABEL_FREE
+    if is_reference(cls):
+        return REFERENCE
+    return LABEL if getattr(cls, "needs_labels", False) else LABEL_FREE
 
 
 @dataclass(frozen=True)
