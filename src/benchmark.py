@@ -7,6 +7,7 @@ Usage::
     python -m src.benchmark --datasets yale          # the tracks on one data set
     python -m src.benchmark --dry-run                # the cells: to compute, copied from the reproduction
     python -m src.benchmark --report-only            # rebuild outputs/benchmark/report.md from the runs
+    python -m src.benchmark --tune --methods knn     # tune one method alone, into the shipped tuned files
     python -m src.benchmark --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
 The tracks are the homes of ``papers/benchmark/`` (``reproduce.yaml``, as a paper's), with their settings in
@@ -56,6 +57,7 @@ from .reproduction import contenders as opened
 from .reproduction import homes as papers
 from .reproduction.runner import Writers, terminate
 from .running.command_line import add_pool_arguments, with_experiment_group
+from .tuning import homes as tuning_homes
 
 
 def main(argv=None) -> int:
@@ -69,6 +71,11 @@ def main(argv=None) -> int:
                         help="tune every method alike: each grid (conf/method/, tune) searched per trial on the "
                              "labels the method may see, the oracle beside the unsupervised track (src/tuning/); "
                              "with --dataset, on your file")
+    parser.add_argument("--methods", nargs="+", default=[], metavar="NAME",
+                        choices=sorted(tuning_homes.family_grids(tracks)),
+                        help="with --tune: tune these family methods alone (registry names), against the family "
+                             "as it ships; their tuned rows and settings take the place of theirs in "
+                             "papers/benchmark/tuned_cells.csv.gz and tuned_settings.csv.gz")
     outside_args = parser.add_argument_group("your method or your data against the family")
     outside_args.add_argument("--method", nargs="+", default=[], metavar="METHOD",
                               help="estimators outside the repository: package.module:Class, path/to/file.py:Class, "

@@ -23,10 +23,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import tuning
+from ..tuning import tables as tuned_tables
 from ..errors import UserError
 from ..running.command_line import check_pool_arguments
 from ..running.pool import PoolFailed
 from . import homes as papers
+from . import shipped
 from .outside import run_outside
 from .rounds import Rounds
 from .runner import WALL, Writers, add_piece, start_clock, stop_clock
@@ -60,39 +62,68 @@ def narrowed(track: papers.Paper, datasets: list[str] | None) -> papers.Paper:
     return replace(track, sweeps=tuple(sweeps))
 
 
+def of_methods(track: papers.Paper, runs: list[str], only: list[str] | None) -> papers.Paper:
+    """The track's home with its sweeps narrowed to the methods ``only`` names (None: as it is): a sweep's own
+    ``method=`` intersected with them, a sweep over the experiment's methods (``runs``) given theirs; a sweep
+    left with none is left out."""
+    if not only:
+        return track
+    sweeps = []
+    for sweep in track.sweeps:
+        given = [override for override in sweep if override.startswith("method=")]
+        kept = [name for name in (given[0].split("=", 1)[1].split(",") if given else runs) if name in only]
+        if kept:
+            sweeps.append((*(o for o in sweep if not o.startswith("method=")), f"method={','.join(kept)}"))
+    return replace(track, sweeps=tuple(sweeps))
+
+
 def command_words(args) -> str:
     """The benchmark's command as a person types it, with the arguments that choose its cells."""
     words = ["python -m src.benchmark", *(["--tune"] if args.tune else [])]
     if sorted(args.tracks) != sorted(papers.names(papers.BENCHMARK_HOME)):
         words += ["--tracks", *args.tracks]
     words += ["--datasets", *args.datasets] if args.datasets else []
+    words += ["--methods", *args.methods] if getattr(args, "methods", None) else []
     return " ".join(words)
 
 
 def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> int:
-    """The family's own benchmark (``args``: the command line's ``tracks``, ``datasets``, ``tune``,
-    ``report_only`` and pool options): its cells, its tuned tables with ``--tune``, its report."""
+    """The family's own benchmark (``args``: the command line's ``tracks``, ``datasets``, ``tune``, ``methods``,
+    ``report_only`` and pool options): its cells, its tuned tables with ``--tune``, its report. With
+    ``--tune --methods``, the methods named alone are tuned against the family as it ships, and their tuned rows
+    and settings take the place of theirs in the shipped tuned files (:func:`.shipped.join_tuned`), with no
+    report: the benchmark's report is rebuilt from the shipped files (``--tuned-from-shipped``)."""
     tracks = papers.names(papers.BENCHMARK_HOME)
+    only = list(getattr(args, "methods", None) or []) or None
+    if only:
+        if not args.tune:
+            raise UserError("--methods narrows a tuned run: give --tune too (python -m src.benchmark --tune "
+                            f"--methods {' '.join(only)})")
+        args.tracks = [track for track in args.tracks
+                       if set(only) & {*tuning.homes.track_methods(track), *tuning.family_grids([track])}]
+        if not args.tracks:
+            raise UserError(f"--methods {' '.join(only)}: no track of the benchmark runs them")
     classes = tuning.TrackClasses(args.overrides)  # each data set loaded once, for the folds and the tables
     if not args.report_only:
-        chosen = [narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets)
+        chosen = [of_methods(narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets),
+                             tuning.homes.track_methods(track), only)
                   for track in args.tracks]
         others = [narrowed(papers.load(track, papers.BENCHMARK_HOME, "benchmark"), args.datasets)
                   for track in tracks if track not in args.tracks]  # their cells on disk serve these tracks
         started = None if args.dry_run else start_clock(out)
         compute = Rounds(chosen, args, out, writers, sources=others + sources(args.overrides))
         if args.dry_run:
-            compute(tuning.family_homes(args.tracks, args.datasets, out, classes) if args.tune else [])
+            compute(tuning.family_homes(args.tracks, args.datasets, out, classes, only=only) if args.tune else [])
             if args.tune:
-                predicted = tuning.predicted_growth(args.tracks, args.datasets)
-                start = tuning.Growth(tuning.family_grids(args.tracks), tuple(args.tracks))
+                predicted = tuning.predicted_growth(args.tracks, args.datasets, only)
+                start = tuning.Growth(tuning.family_grids(args.tracks, only), tuple(args.tracks))
                 logger.info("dry run: the grids are expected to grow %d value(s) past their edges, about %.0f s "
                             "of cell work more (predicted from the shipped choices: src/tuning/growth.py)",
                             len(predicted.added()) if predicted else 0, tuning.later_work(predicted, start, classes))
             return 0
         try:
             if args.tune:
-                tuning.grow(out, args.tracks, args.datasets, classes, compute)
+                tuning.grow(out, args.tracks, args.datasets, classes, compute, only)
             else:
                 compute([])
         except KeyboardInterrupt:  # a stopped piece's time was spent: the whole's sum names it
@@ -102,7 +133,13 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
         logger.info("the benchmark's cells took %d s (%s)", seconds, Path(out) / WALL)
         add_piece(out, command_words(args), seconds, compute.summary())
     elif args.tune:
-        tuning.grow(out, args.tracks, args.datasets, classes)
+        tuning.grow(out, args.tracks, args.datasets, classes, only=only)
+    if only:
+        found = {track: tables for track in args.tracks if (tables := tuned_tables.read(out, track)) is not None}
+        for path in shipped.join_tuned(found, only):
+            logger.info("wrote %s (commit it; python -m src.presentation.benchmark_report --tuned-from-shipped "
+                        "rebuilds the report)", path)
+        return 0
     logger.info("wrote %s", writers.benchmark(out))
     return 0
 

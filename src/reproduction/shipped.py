@@ -221,6 +221,34 @@ def load_settings(path: Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(path, low_memory=False) if path.is_file() else None
 
 
+def join_tuned(tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]], only: list[str],
+               tuned_path: Path | None = None, settings_path: Path | None = None) -> tuple[Path, Path]:
+    """Put the tuned tables of a run that tuned the estimators ``only`` alone (``python -m src.benchmark --tune
+    --methods ...``: track -> (tuned rows, searched settings), :mod:`src.tuning.tables`) into the shipped tuned
+    files, in the place of those estimators' rows in the run's tracks; every other row is kept as it ships.
+    Each data set's digest is the shipped family cells'. Returns the two files written."""
+    tuned_path, settings_path = Path(tuned_path or TUNED_FILE), Path(settings_path or SETTINGS_FILE)
+    family = load()
+    digests = dict(zip(family["dataset"], family["data_sha256"]))
+    new_rows = collect_tuned({track: rows for track, (rows, _) in tables.items()}, digests)
+    new_settings = collect_settings({track: searched for track, (_, searched) in tables.items()})
+
+    def replaced(old: pd.DataFrame | None, new: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+        if old is None:
+            return new
+        theirs = old["track"].isin(list(tables)) & old["estimator"].isin(list(only))
+        kept = old[~theirs]
+        return pd.concat([kept, new.reindex(columns=kept.columns)], ignore_index=True).sort_values(
+            order, ignore_index=True)
+
+    write(replaced(load_tuned(tuned_path), new_rows, ["track", "dataset", "method", "k", "trial"]), tuned_path)
+    write(replaced(load_settings(settings_path), new_settings,
+                   ["track", "dataset", "method", "k", "trial", "setting"]), settings_path)
+    logger.info("the tuned rows and settings of %s -> %s, %s (the other rows as they shipped)", ", ".join(only),
+                tuned_path, settings_path)
+    return tuned_path, settings_path
+
+
 #: The file that marks a benchmark folder laid out from the shipped cells (:func:`unpack`), with what it read.
 UNPACKED = "unpacked.json"
 

@@ -158,11 +158,11 @@ def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], dat
 
 
 def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, classes: TrackClasses,
-                 growth: Growth | None = None):
+                 growth: Growth | None = None, only: list[str] | None = None):
     """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's),
-    each grid as ``growth`` has grown it (None: as declared); a person's data set (``classes.given``) runs
-    every grid but NTF's, which runs beside the benchmark's image data sets only."""
-    declared = family_grids(tracks)
+    each grid as ``growth`` has grown it (None: as declared, of the methods ``only`` names alone where given); a person's data
+    set (``classes.given``) runs every grid but NTF's, which runs beside the benchmark's image data sets only."""
+    declared = dict(growth.start) if growth is not None else family_grids(tracks, only)
     image = [d for d in track_datasets(tracks[0]) if d != "caltech101"]  # NTF: the image data sets (no grid)
     everywhere = [*track_datasets(tracks[0]), *classes.given]
     pairs = [(grid, image if name == "ntf" else everywhere) for name, grid in declared.items()]
@@ -173,11 +173,12 @@ def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, class
                        fold_ks=classes.fold_ks, grid_at=grid_at, given=classes.given)
 
 
-def tabulate(out: Path, tracks: list[str], grids: Growth, classes: TrackClasses) -> dict[str, tuple]:
+def tabulate(out: Path, tracks: list[str], grids: Growth, classes: TrackClasses,
+             only: list[str] | None = None) -> dict[str, tuple]:
     """Assemble and write each track's tuned tables (:mod:`.tables`) from the cells under ``out``, each trial
     dealt from the data set's classes as the track reads them (``classes``), each method's grid as ``grids``
-    has it on the data set (a contender's: a :class:`~.growth.Growth` that never stepped). Returns each
-    track's (tuned rows, searched settings)."""
+    has it on the data set (a contender's: a :class:`~.growth.Growth` that never stepped), of the estimators
+    ``only`` names alone where given. Returns each track's (tuned rows, searched settings)."""
     found = {}
     for track in tracks:
         if not (Path(out) / track / "runs").is_dir():
@@ -185,7 +186,7 @@ def tabulate(out: Path, tracks: list[str], grids: Growth, classes: TrackClasses)
             continue
         trials = classes.trials(track)
         try:
-            tuned, searched = tuned_track(Path(out), track, functools.partial(grids.find, track), trials)
+            tuned, searched = tuned_track(Path(out), track, functools.partial(grids.find, track), trials, only)
         except FileNotFoundError as exc:
             raise ConfigError(f"--tune: {exc}") from None
         write(Path(out), track, tuned, searched)
@@ -200,20 +201,21 @@ GRIDS_FILE, EDGES_FILE = "grids.json", "edges.csv"
 
 
 def grow(out: Path, tracks: list[str], datasets: list[str] | None, classes: TrackClasses,
-         compute: Callable[[list, int, float], None] | None = None) -> Growth:
+         compute: Callable[[list, int, float], None] | None = None, only: list[str] | None = None) -> Growth:
     """The family's tuned run, round after round (:mod:`.growth`): ``compute(homes, round, later)`` fits the
     homes of the grids as they stand (None: read the cells on disk only), ``later`` the work the rounds after
     it are expected to add (:func:`later_work`, for the time left); the tables are written and the grids
-    grow where the rule's choices pile; the rounds end when nothing grows. The grids and the edge table are
+    grow where the rule's choices pile; the rounds end when nothing grows. ``only`` (registry names) tunes
+    those alone, the rest of the family as it ships (``--tune --methods``). The grids and the edge table are
     written under ``out/tuned/`` (:data:`GRIDS_FILE`, :data:`EDGES_FILE`)."""
-    growth = Growth(family_grids(tracks), tuple(tracks))
-    predicted = predicted_growth(tracks, datasets) if compute is not None else None
+    growth = Growth(family_grids(tracks, only), tuple(tracks))
+    predicted = predicted_growth(tracks, datasets, only) if compute is not None else None
     first = None
     for round_number in itertools.count(1):
         if compute is not None:
             compute(family_homes(tracks, datasets, out, classes, growth), round_number,
                     later_work(predicted, growth, classes))
-        tables = tabulate(out, tracks, growth, classes)
+        tables = tabulate(out, tracks, growth, classes, only)
         choices = {track: tuned for track, (tuned, _) in tables.items()}
         first = choices if first is None else first
         added = growth.step(choices)
@@ -231,13 +233,15 @@ def grow(out: Path, tracks: list[str], datasets: list[str] | None, classes: Trac
     return growth
 
 
-def predicted_growth(tracks: list[str], datasets: list[str] | None) -> Growth | None:
+def predicted_growth(tracks: list[str], datasets: list[str] | None, only: list[str] | None = None) \
+        -> Growth | None:
     """The grids a run of ``tracks`` on ``datasets`` is expected to grow to, before it knows: the growth of the
     shipped settings replayed (:func:`.growth.replay`, every round), or where only the tuned cells ship (the
     choices among the declared grids), each edge where they pile grown on to its bound (on Yale and ORL 9 of the
     14 edges that grew once grew again, to their bounds); None where nothing ships. Exact when the shipped cells were computed by the same
-    code on the same data, a guess otherwise: it only prices the time left (:func:`later_work`)."""
-    start = family_grids(tracks)
+    code on the same data, a guess otherwise: it only prices the time left (:func:`later_work`). ``only``:
+    the grids of the methods it names alone (:func:`grow`)."""
+    start = family_grids(tracks, only)
     settings = shipped.load_settings()
     if settings is not None:
         settings = settings[settings["track"].isin(tracks) & (settings["dataset"].isin(datasets) if datasets

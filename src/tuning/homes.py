@@ -54,11 +54,12 @@ def track_datasets(track: str) -> list[str]:
     return str(experiment(track)["hydra"]["sweeper"]["params"]["dataset"]).split(",")
 
 
-def family_grids(tracks) -> dict[str, Grid]:
+def family_grids(tracks, only=None) -> dict[str, Grid]:
     """The grid of every family method the tracks run, by registry name (the rows' ``estimator``), NTF's
-    (image data sets only, its own sweep) included."""
+    (image data sets only, its own sweep) included; ``only`` (registry names) keeps those alone
+    (``python -m src.benchmark --tune --methods ...``)."""
     names = sorted({name for track in tracks for name in track_methods(track)} | {"ntf"})
-    return {name: family_grid(name) for name in names}
+    return {name: family_grid(name) for name in names if only is None or name in only}
 
 
 def family_overrides(grid: Grid, setting) -> list[str]:

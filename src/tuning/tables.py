@@ -53,15 +53,20 @@ def read_cells(out: Path, track: str) -> tuple[pd.DataFrame | None, pd.DataFrame
     return fixed, other, (pd.concat(folds, ignore_index=True) if folds else None)
 
 
-def tuned_track(out: Path, track: str, grid_of: Callable[[str, str], Grid | None], trials: Trials) \
-        -> tuple[pd.DataFrame, pd.DataFrame]:
+def tuned_track(out: Path, track: str, grid_of: Callable[[str, str], Grid | None], trials: Trials,
+                only: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tuned rows and the searched settings of ``track`` (module docstring) from the cells under ``out``;
     ``grid_of(dataset, estimator)`` gives the grid an estimator (the rows' ``estimator``) searches on a data
-    set (grown there: :mod:`src.tuning.growth`), None for one without."""
+    set (grown there: :mod:`src.tuning.growth`), None for one without; ``only``: the estimators it names
+    alone (the others' cells on disk are not read)."""
     fixed, other, folds = read_cells(out, track)
     if fixed is None:
         raise FileNotFoundError(f"no fixed-setting cells under {Path(out) / track / 'runs'}: the tuned "
                                 "benchmark reads them as its default settings")
+    if only is not None:
+        fixed = fixed[fixed["estimator"].isin(only)]
+        if fixed.empty:
+            raise FileNotFoundError(f"no fixed-setting cells of {', '.join(only)} under {Path(out) / track / 'runs'}")
     tuned, searched = [], []
     for (estimator, dataset), rows in fixed.groupby(["estimator", "dataset"], sort=True):
         grid = grid_of(str(dataset), str(estimator))
