@@ -29,6 +29,17 @@ def test_datasets_narrow_the_familys_own_sweeps():
     assert room.narrowed(track, ["caltech101"]).sweeps == (("dataset=caltech101",),)  # NTF: images only
 
 
+def test_methods_narrow_the_familys_own_sweeps_to_those_named():
+    track = papers.load("labels30", benchmark_report.HOME, "benchmark")
+    runs = ["sda", "knn", "label_spreading"]
+    assert room.of_methods(track, runs, None) is track
+    assert room.of_methods(track, runs, ["knn", "label_spreading"]).sweeps == (("method=knn,label_spreading",),)
+    assert room.of_methods(track, runs, ["ntf"]).sweeps == (("dataset=orl,yale,coil20,mnist1000", "method=ntf"),)
+    both = room.of_methods(room.narrowed(track, ["yale"]), runs, ["sda", "ntf"])
+    assert both.sweeps == (("dataset=yale", "method=sda"), ("dataset=yale", "method=ntf"))
+    assert room.of_methods(track, runs, ["cnmf"]).sweeps == ()  # not among the experiment's methods
+
+
 def test_it_copies_from_the_reproduction_only_where_one_can_be(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no outputs/reproduce here
     assert room.sources([]) == []
@@ -98,6 +109,7 @@ def test_a_report_without_runs_is_one_line_and_status_1(tmp_path, monkeypatch, c
 @pytest.mark.parametrize("argv, message", [
     (["--grid", "alpha=1,10"], "--grid tunes a --method"),
     (["--tune", "--method", "fixtures.outside.estimators:PlainNMF"], "--tune tunes the family's own benchmark"),
+    (["--methods", "knn"], "--methods narrows a tuned run"),
 ])
 def test_tune_and_grid_given_where_they_do_not_apply_are_one_line_and_status_2(tmp_path, monkeypatch, caplog, argv,
                                                                                message):

@@ -477,6 +477,18 @@ def bayesian_rankings(answers: dict[str, tuple[Ranking, Ranking | None]]) -> dic
     return found
 
 
+def untuned_sentence(ran: dict[str, pd.DataFrame], tuned: dict[str, tuple]) -> str:
+    """The sentence naming the references of the fixed-setting runs whose tuned cells do not ship, which the
+    tuned rankings leave out (:func:`src.reproduction.shipped.tuned_family`); empty when every one's ship."""
+    missing = sorted({method for track, frame in ran.items() if track in tuned
+                      for method in of_kind(frame, REFERENCE)
+                      if not (tuned[track][0]["method"] == method).any()})
+    return (f" {', '.join(missing)}, a reference without shipped tuned cells, is left out of the tuned rankings."
+            if len(missing) == 1 else
+            f" {', '.join(missing)}, references without shipped tuned cells, are left out of the tuned rankings."
+            if missing else "")
+
+
 def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
     """Write ``report.md`` and its figures into ``out`` from the tracks' runs under it; returns its path."""
     started = provenance.now()
@@ -522,8 +534,8 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
                   "the repository, laid out beside them (`python -m src.presentation.benchmark_report "
                   "--tuned-from-shipped`): " + "; ".join(f"`{Path(path).name}` (sha256 `{digest[:16]}`)"
                                                         for path, digest in source["files"].items())
-                  + f", computed under code fingerprint {', '.join(source['code_fingerprints'])}. A method without "
-                  "shipped tuned cells (the references) is left out of the tuned rankings.", ""]
+                  + f", computed under code fingerprint {', '.join(source['code_fingerprints'])}."
+                  + untuned_sentence(ran, tuned), ""]
     source = unpacked(out)
     if source is not None:
         lines += ["## Where the cells come from", "",

@@ -136,7 +136,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
         tuning.grow(out, args.tracks, args.datasets, classes, only=only)
     if only:
         found = {track: tables for track in args.tracks if (tables := tuned_tables.read(out, track)) is not None}
-        for path in shipped.join_tuned(found, only):
+        for path in shipped.join_tuned(found, only, shipped.run_digests(out, list(found))):
             logger.info("wrote %s (commit it; python -m src.presentation.benchmark_report --tuned-from-shipped "
                         "rebuilds the report)", path)
         return 0

@@ -92,25 +92,32 @@ def local_digests(configs: dict[str, dict], data_dir, mirror, seed: int = 0) -> 
     return {name: digest_here(config, data_dir, mirror, seed) for name, config in configs.items()}
 
 
-def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
-    """Every cell of the tracks' runs under ``benchmark_out`` as the shipped file's rows (:data:`COLUMNS`), each
-    data set's digest computed on the data as the runs' configs load them (from their data directory)."""
-    frames, configs = [], {}
+def run_digests(benchmark_out: Path, tracks: list[str]) -> dict[str, str]:
+    """Each data set's :func:`data_digest` as the tracks' runs under ``benchmark_out`` loaded it (their configs'
+    data directory and seed): the data their cells saw (Caltech-101's bag of words is built where it runs)."""
+    configs = {}
     for track in tracks:
         runs = Path(benchmark_out) / track / "runs"
         if not runs.is_dir():
             raise FileNotFoundError(f"no results under {runs}: run `make benchmark` first")
-        files = find_results([runs])
-        frame = load_track(runs)
-        frame.insert(0, "track", track)
-        frames.append(frame)
-        for path in files:
+        for path in find_results([runs]):
             config = run_config(path)
             configs.setdefault(str(config["dataset"]["name"]), config)
+    return {name: digest_here(config["dataset"], config["paths"]["data_dir"], config["paths"]["mirror"],
+                              config["seed"])
+            for name, config in configs.items()}
+
+
+def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
+    """Every cell of the tracks' runs under ``benchmark_out`` as the shipped file's rows (:data:`COLUMNS`), each
+    data set's digest computed on the data as the runs' configs load them (:func:`run_digests`)."""
+    digests = run_digests(benchmark_out, tracks)
+    frames = []
+    for track in tracks:
+        frame = load_track(Path(benchmark_out) / track / "runs")
+        frame.insert(0, "track", track)
+        frames.append(frame)
     cells = pd.concat(frames, ignore_index=True)
-    digests = {name: digest_here(config["dataset"], config["paths"]["data_dir"], config["paths"]["mirror"],
-                                 config["seed"])
-               for name, config in configs.items()}
     cells["data_sha256"] = cells["dataset"].map(digests)
     for column in COLUMNS:
         if column not in cells:
@@ -221,15 +228,13 @@ def load_settings(path: Path | None = None) -> pd.DataFrame | None:
     return pd.read_csv(path, low_memory=False) if path.is_file() else None
 
 
-def join_tuned(tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]], only: list[str],
+def join_tuned(tables: dict[str, tuple[pd.DataFrame, pd.DataFrame]], only: list[str], digests: dict[str, str],
                tuned_path: Path | None = None, settings_path: Path | None = None) -> tuple[Path, Path]:
     """Put the tuned tables of a run that tuned the estimators ``only`` alone (``python -m src.benchmark --tune
     --methods ...``: track -> (tuned rows, searched settings), :mod:`src.tuning.tables`) into the shipped tuned
     files, in the place of those estimators' rows in the run's tracks; every other row is kept as it ships.
-    Each data set's digest is the shipped family cells'. Returns the two files written."""
+    ``digests``: each data set's digest as the run saw it (:func:`run_digests`). Returns the two files written."""
     tuned_path, settings_path = Path(tuned_path or TUNED_FILE), Path(settings_path or SETTINGS_FILE)
-    family = load()
-    digests = dict(zip(family["dataset"], family["data_sha256"]))
     new_rows = collect_tuned({track: rows for track, (rows, _) in tables.items()}, digests)
     new_settings = collect_settings({track: searched for track, (_, searched) in tables.items()})
 

@@ -44,6 +44,7 @@ class Grid:
     values: Mapping  # parameter -> tuple of values
     steps: Mapping = field(default_factory=dict)  # parameter -> factor > 1
     bounds: Mapping = field(default_factory=dict)  # parameter -> (lowest, highest)
+    integers: frozenset = frozenset()  # the parameters that take whole numbers only (a count of neighbours)
 
     @property
     def tuned(self) -> bool:
@@ -78,9 +79,14 @@ def family_grid(name: str) -> Grid:
         if params[param] not in values:
             raise ConfigError(f"{where}: tune.{param}={values} leaves out the default {params[param]!r}")
         rule = grow.get(param)
-        if not isinstance(rule, Mapping) or set(rule) != {"step", "bounds"}:
+        if not isinstance(rule, Mapping) or not {"step", "bounds"} <= set(rule) <= {"step", "bounds", "integer"}:
             raise ConfigError(f"{where}: tune.{param} needs grow.{param}: {{step: <factor above 1>, "
-                              "bounds: [lowest, highest]}, how its grid grows (docs/benchmark.md)")
+                              "bounds: [lowest, highest]}, how its grid grows, and integer: true where it takes "
+                              "whole numbers only (docs/benchmark.md)")
+        if rule.get("integer") and not all(isinstance(v, int) and not isinstance(v, bool)
+                                           for v in (*values, *rule["bounds"])):
+            raise ConfigError(f"{where}: grow.{param} says integer, but its grid {values} or bounds "
+                              f"{rule['bounds']} hold a value that is no whole number")
         low, high = rule["bounds"]
         if not float(rule["step"]) > 1 or not low <= min(values) or not max(values) <= high:
             raise ConfigError(f"{where}: grow.{param} needs a step above 1 and bounds [{low}, {high}] that "
@@ -90,7 +96,8 @@ def family_grid(name: str) -> Grid:
         raise ConfigError(f"{where}: grow.{sorted(extra)[0]} has no grid under tune")
     return Grid(name, short_name(node.get("label", name)), {p: params[p] for p in tune},
                 {p: tuple(v) for p, v in tune.items()}, {p: float(grow[p]["step"]) for p in tune},
-                {p: (float(grow[p]["bounds"][0]), float(grow[p]["bounds"][1])) for p in tune})
+                {p: (float(grow[p]["bounds"][0]), float(grow[p]["bounds"][1])) for p in tune},
+                frozenset(p for p in tune if grow[p].get("integer")))
 
 
 def settings(grid: Grid) -> list[dict]:

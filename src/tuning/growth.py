@@ -52,11 +52,16 @@ def edge_value(values: Iterable[float], side: str) -> float:
     return min(values) if side == "low" else max(values)
 
 
-def next_value(grid: Grid, param: str, side: str) -> float | None:
-    """The value one step past the ``side`` edge of ``param``'s grid (three significant digits), or None where
-    it would pass the parameter's bound."""
+def next_value(grid: Grid, param: str, side: str) -> float | int | None:
+    """The value one step past the ``side`` edge of ``param``'s grid (three significant digits; the nearest
+    whole number for a parameter of whole numbers, :attr:`.Grid.integers`), or None where it would pass the
+    parameter's bound or, rounded, stay at the edge."""
     edge, step = edge_value(grid.values[param], side), grid.steps[param]
     value = float(f"{(edge * step if side == 'high' else edge / step):.3g}")
+    if param in grid.integers:
+        value = int(round(value))
+        if value == edge:
+            return None
     low, high = grid.bounds[param]
     return value if low * (1 - 1e-9) <= value <= high * (1 + 1e-9) else None
 

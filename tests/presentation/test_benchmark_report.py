@@ -217,3 +217,14 @@ def test_the_answer_names_the_method_the_pairwise_tests_name_where_the_mean_rank
 def test_where_the_mean_ranks_agree_with_the_tests_no_disagreement_is_said():
     ranking = benchmark_report.ranking_over(track({"A": 0.9, "B": 0.7, "C": 0.5}), "acc")
     assert benchmark_report.disagreements(ranking) == [] and len(benchmark_report.answer_lines(ranking, "AC")) == 1
+
+
+def test_the_references_left_out_of_the_tuned_rankings_are_the_ones_without_tuned_rows():
+    fixed = pd.DataFrame({"method": ["SDA", "LabelSpreading", "kNN"], "estimator": ["sda", "label_spreading", "knn"]})
+    tuned_with = pd.DataFrame({"method": ["SDA", "kNN"]})
+    sentence = benchmark_report.untuned_sentence({"labels10": fixed}, {"labels10": (tuned_with, None)})
+    assert sentence == " LabelSpreading, a reference without shipped tuned cells, is left out of the tuned rankings."
+    both = pd.DataFrame({"method": ["SDA", "kNN", "LabelSpreading"]})
+    assert benchmark_report.untuned_sentence({"labels10": fixed}, {"labels10": (both, None)}) == ""
+    assert "LabelSpreading, kNN, references" in benchmark_report.untuned_sentence(
+        {"labels10": fixed}, {"labels10": (pd.DataFrame({"method": ["SDA"]}), None)})

@@ -244,7 +244,8 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
         pd.testing.assert_series_equal(found.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True),
                                        rows.sort_values(["method", "k", "trial"])["acc"].reset_index(drop=True))
         rows_tuned, searched = tables.read(out, track)
-        untuned_references = set(rows.loc[rows["estimator"].map(shipped.reference_estimator), "method"])
+        untuned_references = (set(rows.loc[rows["estimator"].map(shipped.reference_estimator), "method"])
+                              - set(keep(tuned).query("track == @track")["method"]))  # no tuned rows ship
         assert searched is None
         assert set(rows_tuned["method"]) - set(choice.ENTRANTS) == set(rows["method"]) - untuned_references
     record = shipped.unpacked(out)
@@ -276,8 +277,11 @@ def test_the_shipped_tuned_cells_laid_out_beside_a_runs_cells_join_its_fixed_row
     for track, rows in keep(family).groupby("track"):
         rows_tuned, _ = tables.read(out, track)
         methods = set(rows_tuned["method"]) - set(choice.ENTRANTS)
-        assert methods == set(rows.loc[~rows["estimator"].map(shipped.reference_estimator), "method"])
+        references = rows["estimator"].map(shipped.reference_estimator)
+        with_tuned = set(keep(tuned).query("track == @track")["method"])
+        assert methods == set(rows.loc[~references, "method"]) | (set(rows.loc[references, "method"]) & with_tuned)
         fixed = rows_tuned[rows_tuned["selection"] == "nothing to tune"]
+        assert not fixed["method"].isin(rows.loc[references, "method"]).any()  # a reference's row is a tuned one
         assert len(fixed) == len(rows[rows["method"].isin(fixed["method"].unique())])
     assert shipped.tuned_beside(out, tmp_path / "none.csv.gz") is None
 
@@ -310,3 +314,24 @@ def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alon
         entrants, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
     assert len(both) == len(entrants) and (both["chosen_method"] == both["chosen_method_derived"]).all()
     assert (both["setting"].fillna("") == both["setting_derived"].fillna("")).all()
+
+
+def test_a_tuned_run_of_some_methods_takes_the_place_of_their_rows_alone(tmp_path):
+    """``--tune --methods knn``: knn's rows of the run's track are replaced, every other row kept as it shipped."""
+    def rows(track, estimator, acc):
+        return pd.DataFrame({"track": track, "dataset": "yale", "method": estimator.upper(), "estimator": estimator,
+                             "k": 2, "trial": [0, 1], "acc": acc, "setting": "n_neighbors=3",
+                             "selection": "cross-validated"})
+
+    old = pd.concat([rows("labels10", "knn", 0.1), rows("labels30", "knn", 0.2), rows("labels10", "sda", 0.3)])
+    shipped.write(old.reindex(columns=list(shipped.TUNED_COLUMNS)), tmp_path / "tuned.csv.gz")
+    shipped.write(old, tmp_path / "settings.csv.gz")
+    new = rows("labels10", "knn", 0.9).drop(columns="track")
+    tuned_path, settings_path = shipped.join_tuned({"labels10": (new, new)}, ["knn"], {"yale": "abc"},
+                                                   tmp_path / "tuned.csv.gz", tmp_path / "settings.csv.gz")
+    for found in (shipped.load_tuned(tuned_path), shipped.load_settings(settings_path)):
+        assert len(found) == 6 and not found.duplicated(["track", "estimator", "trial"]).any()
+        by = found.groupby(["track", "estimator"])["acc"].unique().map(list).to_dict()
+        assert by == {("labels10", "knn"): [0.9], ("labels30", "knn"): [0.2], ("labels10", "sda"): [0.3]}
+    joined = shipped.load_tuned(tuned_path).query("estimator == 'knn' and track == 'labels10'")
+    assert set(joined["data_sha256"]) == {"abc"}  # the data the run saw

@@ -120,3 +120,33 @@ def test_the_settings_table_alone_re_derives_the_runs_choices_and_growth():
     mine = last["labels30"].merge(chosen, on=["dataset", "method", "k", "trial"], suffixes=("", "_run"))
     assert len(mine) == 12 and (mine["setting"] == mine["setting_run"]).all()
     assert (mine["selection"] == mine["selection_run"]).all()
+
+
+def test_a_parameter_of_whole_numbers_grows_in_whole_numbers_or_not_at_all():
+    from src.tuning.growth import next_value
+
+    def neighbours(values, step, bounds=(1.0, 81.0)):
+        return Grid("knn", "kNN", {"n_neighbors": values[0]}, {"n_neighbors": values}, {"n_neighbors": step},
+                    {"n_neighbors": bounds}, frozenset({"n_neighbors"}))
+
+    grown = next_value(neighbours((1, 3, 9), 3.0), "n_neighbors", "high")
+    assert grown == 27 and isinstance(grown, int)
+    assert next_value(neighbours((1, 3, 9), 3.0), "n_neighbors", "low") is None  # 1/3 rounds below the bound
+    assert next_value(neighbours((3, 7, 15), 2.0), "n_neighbors", "low") == 2  # 1.5, the nearest whole number
+    assert next_value(neighbours((1, 2), 1.2), "n_neighbors", "low") is None  # 0.83 rounds to the edge
+    assert next_value(neighbours((27, 81), 3.0), "n_neighbors", "high") is None  # past the bound
+    plain = Grid("gnmf", "GNMF", {"alpha": 100}, {"alpha": (1, 10, 100)}, {"alpha": 10.0}, {"alpha": (0.01, 1e4)})
+    assert next_value(plain, "alpha", "low") == 0.1  # a weight keeps its fractions
+
+
+def test_a_grow_rule_that_says_integer_holds_whole_numbers_only(tmp_path, monkeypatch):
+    from src.errors import ConfigError
+    from src.tuning import grids
+
+    assert grids.family_grid("knn").integers == frozenset({"n_neighbors"})
+    (tmp_path / "method").mkdir()
+    (tmp_path / "method" / "toy.yaml").write_text(
+        "name: toy\nparams: {n: 2.5}\ntune: {n: [2.5, 5]}\ngrow: {n: {step: 2, bounds: [1, 10], integer: true}}\n")
+    monkeypatch.setattr(grids, "CONF_DIR", tmp_path)
+    with pytest.raises(ConfigError, match="no whole number"):
+        grids.family_grid("toy")

@@ -64,3 +64,11 @@ def test_a_persons_file_runs_in_sweeps_of_its_own_and_a_folds_k_comes_after_the_
     for sweep in sweeps:
         if "dataset=file" in sweep and "++protocol.labels.folds=2" in sweep:
             assert sweep.index("protocol.ks=[3,4]") > sweep.index("protocol.ks=[2,3,4]")
+
+
+def test_only_keeps_the_grids_of_the_methods_it_names():
+    everything = homes.family_grids(["labels10"])
+    assert {"label_spreading", "knn", "sda", "ntf"} <= set(everything)
+    assert set(homes.family_grids(["labels10"], ["knn", "label_spreading"])) == {"knn", "label_spreading"}
+    assert homes.family_grids(["unsupervised"], ["knn"]) == {}  # the unsupervised track runs no reference
+    assert homes.family_grids(["labels10"], ["knn"])["knn"] == everything["knn"]
