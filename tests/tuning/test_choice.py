@@ -83,6 +83,17 @@ def test_the_label_free_pool_leaves_the_label_methods_out_and_the_oracle_is_its_
     assert choice.picks(free)[["chosen_method", "n", "share"]].values.tolist() == [["GNMF", 1, 1.0]]
 
 
+def test_a_reference_is_never_a_candidate_nor_the_oracle():
+    """The references are what the choice is set against: the best scored candidate is a family method's."""
+    searched = table(candidate("kNN", "knn", "n_neighbors=1", [0.95, 0.95], 0.99, default=True, chosen=True),
+                     candidate("GNMF", "gnmf", "alpha=10.0", [0.6, 0.6], 0.8, default=True, chosen=True),
+                     candidate("CNMF", "cnmf", np.nan, [0.7, 0.7], 0.7, default=True, chosen=True))
+    found = choice.entrants(searched, lambda dataset: ["kNN", "CNMF", "GNMF"])
+    chosen, ceiling = found["Choice"]
+    assert chosen["chosen_method"].tolist() == ["CNMF"] and ceiling["acc"].tolist() == [0.8]
+    assert found["Choice (label-free)"][0]["chosen_method"].tolist() == ["GNMF"]
+
+
 def test_the_leave_one_out_prior_reads_only_the_other_data_sets():
     tuned = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "method": ["X", "Y", "X", "Y"], "acc": [0.9, 0.1, 0.1, 0.9]})
     seen = []
