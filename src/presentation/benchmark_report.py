@@ -505,7 +505,7 @@ def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:
              + ". The answer first; how it was run and what it cost at the end.", ""]
     lines += single_trial_lines(ran)
     answers = tuning_report.answer_rankings(ran, tuned, ranking_over)
-    notes = {track: references_report.answer_lines(ran[track], found[0]) for track, found in answers.items()}
+    notes = {track: references_report.answer_lines(ran[track], *found) for track, found in answers.items()}
     lines += tuning_report.answer_section(out, answers, TITLES, notes)
     lines += bayesian.section(bayesian_rankings(answers), out)
     lines += references_report.section({t: f for t, f in ran.items() if t in answers},

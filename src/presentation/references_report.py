@@ -74,9 +74,10 @@ def ranked_references(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]
     return [m for m in of_kind(frame, REFERENCE) if ranking is not None and m in ranking.methods]
 
 
-def answer_lines(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]:
+def answer_lines(frame: pd.DataFrame, ranking: Ranking | None, tuned: Ranking | None = None) -> list[str]:
     """A label track's answer on its references: their standing by AC (``ranking``, every sample scored) and by
-    the classes given back, and the best label method's against them by both."""
+    the classes given back, and, where the track's ``tuned`` ranking holds them (their tuned cells ship), their
+    standing tuned alike."""
     references = ranked_references(frame, ranking)
     if not references:
         return []
@@ -87,8 +88,13 @@ def answer_lines(frame: pd.DataFrame, ranking: Ranking | None) -> list[str]:
         lines.append(f"By the {GIVEN_NAME} (the unlabelled samples' classes named from the known labels), the "
                      f"first group is {join_names(by_given.leaders)}: "
                      + "; ".join(standing(by_given, m) for m in references if m in by_given.methods) + ".")
-    lines.append("The references run at their defaults; until their tuned cells ship, the tuned ranking leaves "
-                 "them out.")
+    tuned_references = [m for m in references if tuned is not None and m in tuned.methods]
+    if tuned_references:
+        lines.append("Tuned by the same rule on the labels they may see, by AC: "
+                     + "; ".join(standing(tuned, m) for m in tuned_references) + ".")
+    elif tuned is not None:
+        lines.append("The references run at their defaults; until their tuned cells ship, the tuned ranking "
+                     "leaves them out.")
     return [" ".join(lines), ""]
 
 

@@ -62,6 +62,12 @@ def test_the_answer_gives_the_references_standing_by_both_scores():
     assert "By the classes given back" in text
     assert report.answer_lines(frame[~frame["estimator"].isin(["knn", "label_spreading"])],
                                ranking_over(frame, "acc")) == []
+    assert "Tuned by the same rule" not in text and "until their tuned cells ship" not in text  # no tuned run
+    untuned = frame[~frame["estimator"].isin(["knn", "label_spreading"])]
+    left_out = " ".join(report.answer_lines(frame, ranking_over(frame, "acc"), ranking_over(untuned, "acc")))
+    assert "until their tuned cells ship, the tuned ranking leaves them out" in left_out
+    held = " ".join(report.answer_lines(frame, ranking_over(frame, "acc"), ranking_over(frame, "acc")))
+    assert "Tuned by the same rule on the labels they may see, by AC: LabelSpreading is in the first group" in held
 
 
 def test_a_readout_is_tested_against_the_same_classifier_on_the_samples():
