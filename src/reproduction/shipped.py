@@ -187,7 +187,7 @@ def load_tuned(path: Path | None = None) -> pd.DataFrame | None:
 def reference_estimator(estimator: str) -> bool:
     """Whether ``estimator`` is a reference of the label tracks (:mod:`src.methods.references`): it declares a
     grid, so its fixed row is no tuned row; until its tuned cells ship it is left out of the tuned family."""
-    return method_kind(estimator) == REFERENCE
+    return method_kind(str(estimator)) == REFERENCE
 
 
 def tuned_family(family: pd.DataFrame, tuned: pd.DataFrame | None) -> pd.DataFrame | None:

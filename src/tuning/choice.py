@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..running.settings import REFERENCE, method_kind
+from ..reproduction.shipped import reference_estimator
 from .selection import FOLD_COLUMNS, FOLDS, MIN_VALIDATION, takes_labels
 
 #: A trial: every method saw the same classes, labels and starts.
@@ -86,16 +86,12 @@ def pool(searched: pd.DataFrame, label_free: bool) -> pd.DataFrame:
     A reference (:mod:`src.methods.references`) is no candidate: the shipped entrants were chosen among the
     family, and the choice is set against the references, not among them, until a rule that scores every
     candidate by the classes it gives back lets them in."""
-    family = searched[~searched["estimator"].map(is_reference)]
+    family = searched[~searched["estimator"].map(reference_estimator)]
     if not label_free:
         return family
     free = {name: not takes_labels(name) for name in family["estimator"].unique()}
     return family[family["estimator"].map(free)]
 
-
-def is_reference(estimator: str) -> bool:
-    """Whether ``estimator`` (a registry name) is a reference of the label tracks."""
-    return method_kind(str(estimator)) == REFERENCE
 
 
 def _placed(order: Sequence[str]) -> Callable[[str], tuple]:
@@ -204,7 +200,7 @@ def entrant_rows(tuned: pd.DataFrame, searched: pd.DataFrame, order_of: Callable
     """Both entrants' rows of one label track, as tuned rows: chosen from the settings table ``searched``
     alone, the prior the track's tuned family rows ``tuned`` on the other data sets (:func:`leave_one_out`,
     ``order_of`` the pairwise tests' order). What :func:`src.tuning.grow` adds to the track's tuned rows."""
-    family = tuned[~tuned["method"].isin(ENTRANTS) & ~tuned["estimator"].map(is_reference)]
+    family = tuned[~tuned["method"].isin(ENTRANTS) & ~tuned["estimator"].map(reference_estimator)]
     prior = leave_one_out(family, order_of)
     found = [choose(searched, prior, entrant) for entrant in ENTRANTS]
     found = [rows for rows in found if not rows.empty]
