@@ -26,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from ..checks import is_integer
 from ..config_dir import CONF_DIR
 from ..errors import ConfigError
 from ..reproduction.shipped import short_name
@@ -83,8 +84,7 @@ def family_grid(name: str) -> Grid:
             raise ConfigError(f"{where}: tune.{param} needs grow.{param}: {{step: <factor above 1>, "
                               "bounds: [lowest, highest]}, how its grid grows, and integer: true where it takes "
                               "whole numbers only (docs/benchmark.md)")
-        if rule.get("integer") and not all(isinstance(v, int) and not isinstance(v, bool)
-                                           for v in (*values, *rule["bounds"])):
+        if rule.get("integer") and not all(is_integer(v) for v in (*values, *rule["bounds"])):
             raise ConfigError(f"{where}: grow.{param} says integer, but its grid {values} or bounds "
                               f"{rule['bounds']} hold a value that is no whole number")
         low, high = rule["bounds"]

@@ -54,8 +54,8 @@ def edge_value(values: Iterable[float], side: str) -> float:
 
 def next_value(grid: Grid, param: str, side: str) -> float | int | None:
     """The value one step past the ``side`` edge of ``param``'s grid (three significant digits; the nearest
-    whole number for a parameter of whole numbers, :attr:`.Grid.integers`), or None where it would pass the
-    parameter's bound or, rounded, stay at the edge."""
+    whole number for a parameter among the grid's ``integers``), or None where it would pass the parameter's
+    bound or, rounded, stay at the edge."""
     edge, step = edge_value(grid.values[param], side), grid.steps[param]
     value = float(f"{(edge * step if side == 'high' else edge / step):.3g}")
     if param in grid.integers:
