@@ -483,10 +483,11 @@ def untuned_sentence(ran: dict[str, pd.DataFrame], tuned: dict[str, tuple]) -> s
     missing = sorted({method for track, frame in ran.items() if track in tuned
                       for method in of_kind(frame, REFERENCE)
                       if not (tuned[track][0]["method"] == method).any()})
-    return (f" {', '.join(missing)}, a reference without shipped tuned cells, is left out of the tuned rankings."
-            if len(missing) == 1 else
-            f" {', '.join(missing)}, references without shipped tuned cells, are left out of the tuned rankings."
-            if missing else "")
+    if not missing:
+        return ""
+    what = "a reference without shipped tuned cells, is" if len(missing) == 1 else \
+        "references without shipped tuned cells, are"
+    return f" {', '.join(missing)}, {what} left out of the tuned rankings."
 
 
 def build(out: Path = OUTPUTS, home: Path = HOME) -> Path:

@@ -83,7 +83,7 @@ def command_words(args) -> str:
     if sorted(args.tracks) != sorted(papers.names(papers.BENCHMARK_HOME)):
         words += ["--tracks", *args.tracks]
     words += ["--datasets", *args.datasets] if args.datasets else []
-    words += ["--methods", *args.methods] if getattr(args, "methods", None) else []
+    words += ["--methods", *args.methods] if args.methods else []
     return " ".join(words)
 
 
@@ -94,13 +94,12 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
     and settings take the place of theirs in the shipped tuned files (:func:`.shipped.join_tuned`), with no
     report: the benchmark's report is rebuilt from the shipped files (``--tuned-from-shipped``)."""
     tracks = papers.names(papers.BENCHMARK_HOME)
-    only = list(getattr(args, "methods", None) or []) or None
+    only = list(args.methods) or None
     if only:
         if not args.tune:
             raise UserError("--methods narrows a tuned run: give --tune too (python -m src.benchmark --tune "
                             f"--methods {' '.join(only)})")
-        args.tracks = [track for track in args.tracks
-                       if set(only) & {*tuning.homes.track_methods(track), *tuning.family_grids([track])}]
+        args.tracks = [track for track in args.tracks if tuning.family_grids([track], only)]
         if not args.tracks:
             raise UserError(f"--methods {' '.join(only)}: no track of the benchmark runs them")
     classes = tuning.TrackClasses(args.overrides)  # each data set loaded once, for the folds and the tables

@@ -160,8 +160,9 @@ def contender_homes(contenders, grid_of: dict[str, Grid], tracks: list[str], dat
 def family_homes(tracks: list[str], datasets: list[str] | None, out: Path, classes: TrackClasses,
                  growth: Growth | None = None, only: list[str] | None = None):
     """The homes of the family's other settings and folds in ``tracks`` on ``datasets`` (default: each track's),
-    each grid as ``growth`` has grown it (None: as declared, of the methods ``only`` names alone where given); a person's data
-    set (``classes.given``) runs every grid but NTF's, which runs beside the benchmark's image data sets only."""
+    each grid as ``growth`` has grown it (None: as declared, of the methods ``only`` names alone where given);
+    a person's data set (``classes.given``) runs every grid but NTF's, which runs beside the benchmark's image
+    data sets only."""
     declared = dict(growth.start) if growth is not None else family_grids(tracks, only)
     image = [d for d in track_datasets(tracks[0]) if d != "caltech101"]  # NTF: the image data sets (no grid)
     everywhere = [*track_datasets(tracks[0]), *classes.given]

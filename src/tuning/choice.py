@@ -93,7 +93,6 @@ def pool(searched: pd.DataFrame, label_free: bool) -> pd.DataFrame:
     return family[family["estimator"].map(free)]
 
 
-
 def _placed(order: Sequence[str]) -> Callable[[str], tuple]:
     """A sort key that puts the methods of ``order`` first, in order, then the rest by name."""
     where = {method: i for i, method in enumerate(order)}
