@@ -3,10 +3,9 @@ The family chooses a method on the labels you have
 ===================================================
 
 You have faces of which a third carry a name and the others do not (label -1). Which method of the family
-should cluster them, at which setting, and which face is whose? :class:`src.tuning.estimator.FamilyChoice`
-scores every candidate on folds of the known labels (a label method fitted without a fold's labels, a
-label-free method's clustering scored on the same samples), fits the best on every face and maps its clusters
-to the known names. ``python -m src.cluster faces.npz`` does the same from a file and writes the report.
+should name them, at which setting, and which face is whose? :class:`src.choice.estimator.FamilyChoice`
+scores every candidate by the names it gives back to known faces held out of its fit, keeps the prior's
+candidate unless another is better by more than the noise of choosing, and names every face. ``python -m src.cluster faces.npz`` does the same from a file and writes the report.
 """
 
 # %%
@@ -18,9 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from src.data.named import load_named
-from src.presentation.cluster_report import interval, names, splits_of
-from src.protocol.metrics import accuracy
-from src.tuning.estimator import FamilyChoice
+from src.presentation import cluster_report
+from src.choice.estimator import FamilyChoice
 
 yale = load_named("yale", ["dataset.preprocess=unit_norm"])
 rows = yale.y < 6
@@ -32,30 +30,24 @@ print(f"{X.shape[0]} faces, {int((told >= 0).sum())} with a known name")
 # %%
 # The choice
 # ----------
-# Four methods here to keep the build short (the command's default is every family method of a label
-# track): KMeans and GNMF take no labels, CNMF and SDA do; GNMF and SDA are searched over their grids.
-found = FamilyChoice(methods=["kmeans", "gnmf", "cnmf", "sda"], n_repeats=2, random_state=0).fit(X, told)
-print(f"chosen: {found.best_method_} {found.best_params_} ({found.selection_}), "
-      f"held-out AC {found.best_score_:.2f}")
+# Four methods and a reference here to keep the build short (the command's default is every family method of
+# a label track and both references): KMeans and GNMF take no labels, CNMF and SDA do, LabelSpreading
+# classifies the known faces. Each method is read out three ways (its clusters mapped by the known names, a
+# nearest named face in its representation, label spreading on it), and every candidate is scored by the
+# names it gives back to known faces held out of its fit. The rule starts from the shipped benchmark's best
+# candidate at this share of known names and moves only on evidence larger than the noise of choosing.
+found = FamilyChoice(methods=["kmeans", "gnmf", "cnmf", "sda", "label_spreading"], n_repeats=2,
+                     random_state=0).fit(X, told)
+chosen = found.candidates()[found.best_index_]
+print(f"chosen: {chosen.title} {found.best_params_} ({found.selection_}), "
+      f"{100 * found.best_score_:.0f}% of the held-out known faces named right")
 unknown = told < 0
-print(f"AC on the faces whose name was unknown: {accuracy(y[unknown], found.labels_[unknown]):.2f}")
+print(f"names right on the faces whose name was unknown: {100 * np.mean(found.labels_[unknown] == y[unknown]):.0f}%")
 
 # %%
-# Every candidate's held-out accuracy
-# -----------------------------------
-# The mean over the held-out folds of both deals, with its 95% interval; the choice in red. The test labels
-# of the unknown faces (printed above) played no part in it.
-results = found.cv_results_
-splits, labels = splits_of(results), names(results)
-order = np.argsort(-np.nan_to_num(results["mean_test_score"], nan=-1), kind="stable")
-fig, ax = plt.subplots(figsize=(6.4, 0.3 * len(order) + 1))
-for row, i in enumerate(order):
-    low, high = interval(splits[i])
-    colour = "C3" if i == found.best_index_ else "0.3"
-    ax.plot([low, high], [row, row], color=colour)
-    ax.plot(results["mean_test_score"][i], row, "o", color=colour)
-ax.set_yticks(range(len(order)), [labels[i] for i in order])
-ax.invert_yaxis()
-ax.set_xlabel("held-out AC over the folds of the known labels")
-fig.tight_layout()
+# The score that chose
+# --------------------
+# One row a method, its best setting and readout, with the 95% interval over the held-out splits; the choice
+# in red, the prior's candidate in blue. The names of the unknown faces (printed above) played no part in it.
+cluster_report.figure(found.candidates(), found.cv_results_, found.best_index_, found.prior_index_)
 plt.show()

@@ -8,9 +8,10 @@ Usage::
     python -m src.cluster mine.npz --method mypkg.mymodule:MyNMF --grid beta=0.1,1,10   # yours among them
 
 The file is read as ``python -m src.benchmark --dataset`` reads one (``.npz``, ``.mat``, ``.csv``; a sample
-per row). Every family method at every setting of its grid is scored on folds of the known labels, the best is
-chosen (``src/tuning/choice.py``) and clusters every sample; ``labels.csv`` gives each sample's class. This module
-is the recipe: its arguments and one call, :func:`src.tuning.your_data.run`.
+per row). Every family method at every setting of its grid, with its readouts, and the references are scored by
+the classes they give back to held-out known samples; the rule (``src/choice/rule.py``) keeps the prior's
+candidate unless another is better by more than the noise of choosing, and the chosen one classes every sample
+(``labels.csv``). This module is the recipe: its arguments and one call, :func:`src.choice.your_data.cluster`.
 """
 
 from __future__ import annotations
@@ -22,15 +23,15 @@ import sys
 
 from .errors import UserError
 from .presentation import cluster_report
-from .tuning import your_data
-from .tuning.estimator import family_methods
+from .choice import your_data
+from .choice.estimator import family_methods
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog=f"python -m {__spec__.name}", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="your data: .npz, .mat or .csv, a sample per row, integer labels, -1 unknown")
     parser.add_argument("--methods", nargs="+", default=None, choices=family_methods(), metavar="METHOD",
-                        help="the candidate methods (default every family method of a label track)")
+                        help="the candidate methods (default every family method of a label track and the references)")
     parser.add_argument("--repeats", type=int, default=3,
                         help="deals of the folds of the known labels, each from its own seed (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="the seed every deal and fit is drawn from")
@@ -52,7 +53,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     try:
-        folder = your_data.cluster(args, cluster_report.write, cluster_report.shipped_prior)
+        folder = your_data.cluster(args, cluster_report.write)
     except UserError as exc:
         logging.getLogger(__name__).error("%s", " ".join(str(exc).split()))
         return 2

@@ -1,5 +1,5 @@
 """``python -m src.cluster``: a partially labelled file clustered by the method the family chooses on its known
-labels (src/tuning/your_data.py); every bad file one line, exit status 2, nothing written."""
+labels (src/choice/your_data.py); every bad file one line, exit status 2, nothing written."""
 
 import logging
 
@@ -11,7 +11,7 @@ from src import cluster
 from src.errors import ConfigError
 from src.reproduction import contenders
 from src.running.pool.schedule import published_costs
-from src.tuning import your_data
+from src.choice import your_data
 
 
 def write_file(tmp_path, told=None, seed=0):
@@ -37,10 +37,13 @@ def test_the_command_writes_every_samples_class_the_candidates_a_report_and_prov
     known = told != -1
     assert (labels.loc[known, "given"] == told[known]).all() and labels.loc[~known, "given"].isna().all()
     assert (labels["predicted"] == y).mean() >= 0.9  # the classes come back in the file's own values
+    assert (labels.loc[known, "confidence"] == 1).all() and labels["confidence"].between(0, 1).all()
     candidates = pd.read_csv(out / "candidates.csv")
-    assert candidates["param_method"].tolist() == ["kmeans", "gnmf", "gnmf", "gnmf", "gnmf", "cnmf"]
+    # each method at each setting of its grid, each with its three readouts (COP-KMeans would have one)
+    assert candidates["param_method"].tolist() == ["kmeans"] * 3 + ["gnmf"] * 12 + ["cnmf"] * 3
+    assert candidates["param_readout"].tolist()[:3] == ["clusters", "nearest_labelled", "spread_labelled"]
     report = (out / "report.md").read_text()
-    assert report.splitlines()[2].startswith("**Use ") and "![Every candidate's held-out accuracy]" in report
+    assert report.splitlines()[2].startswith("**Use ") and "![The score that chose, one row a method]" in report
     assert not any(p.name.startswith(".out.") for p in tmp_path.iterdir())  # no staging folder left
 
 
@@ -92,7 +95,7 @@ def test_a_fit_is_priced_from_the_benchmarks_cell_nearest_in_trial_size_and_k_sc
 def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypatch):
     monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
     progress = your_data.FitProgress({"kmeans": 1.0, "sda": 3.0}, ["kmeans", "sda"])
-    with caplog.at_level(logging.INFO, logger="src.tuning.your_data"):
+    with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
         progress("kmeans")
         progress("sda")
     lines = [r.getMessage() for r in caplog.records]
@@ -114,7 +117,8 @@ def test_an_outside_estimator_joins_the_candidates_through_the_gate(tmp_path):
                          "--grid", "max_iter=100,200", "--out", str(out)]) == 0
     candidates = pd.read_csv(out / "candidates.csv")
     mine = candidates[candidates["param_method"] == OUTSIDE]
-    assert sorted(mine["setting"]) == ["max_iter=100", "max_iter=200"] and mine["mean_test_score"].notna().all()
+    assert sorted(mine["setting"].unique()) == ["max_iter=100", "max_iter=200"] and mine["mean_test_score"].notna().all()
+    assert set(mine["param_readout"]) == {"clusters", "nearest_labelled", "spread_labelled"}  # read out as ours
 
 
 def test_an_outside_grid_the_estimator_refuses_is_one_line_before_any_fit(tmp_path, caplog):

@@ -54,6 +54,7 @@ LAYERS = [
     ("numerical rooms", ("src.methods", "src.data", "src.protocol")),
     ("running cells", ("src.running",)),
     ("the papers' models and orchestration", ("src.reproduction", "src.tuning")),
+    ("the choice on a person's labels", ("src.choice",)),
     ("presentation", ("src.presentation",)),
     ("entry points", ("src.run", "src.reproduce", "src.explain", "src.benchmark", "src.cluster")),
 ]

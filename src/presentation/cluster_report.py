@@ -1,16 +1,13 @@
-"""The report of ``python -m src.cluster`` (:mod:`src.tuning.your_data`): the answer first (the method and
-setting to use, its estimated accuracy on the unknown samples with an interval, the candidates no test separates
-from it), a figure of every candidate's held-out accuracy, then the table and the cost.
+"""The report of ``python -m src.cluster`` (:mod:`src.choice.your_data`): the answer first (the candidate to
+use, its estimated share of right classes with an interval, beside the best reference's estimate on the same
+splits), a figure of the score that chose, one row a method, then a short table and how it was chosen.
 
-The estimate is the chosen candidate's accuracy on the held-out folds of the known labels (every fold of every
-deal), each held-out sample classed as ``labels.csv`` classes an unknown one (its cluster's class by the map the
-other known samples give: :func:`src.tuning.estimator.mapped_accuracy`), its interval Student's t over those
-splits. The held-out AC that chooses maps clusters to classes by the held-out labels themselves, and with a few
-known samples a class it is far above what the classes given back score (``docs/cluster.md``). The splits share training samples, so the interval is
-narrower than an independent sample's would be: a guide, not a guarantee. A candidate is "not separated" from
-the choice where a two-sided Wilcoxon signed-rank test over the paired splits, Holm-adjusted over the
-candidates, does not find the choice better at alpha = 0.05; with a few splits no test can, and the report says
-how many there were.
+The estimate is the chosen candidate's share of held-out known samples classed right (every fold of every
+deal), each held-out sample classed from the other folds' labels only, as ``labels.csv`` classes an unknown one
+(:mod:`src.choice.readouts`); its interval is Student's t over those splits. The splits share training samples,
+so the interval is narrower than an independent sample's would be: a guide, not a guarantee. Each fold's fit
+is told fewer labels than the final fit, so the estimate leans low where a few labels a class are known.
+Every candidate's scores are in ``candidates.csv``.
 """
 
 from __future__ import annotations
@@ -18,56 +15,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
+from ..choice import rule
+from ..choice.readouts import OWN
 from ..files import write_atomic
-from ..reproduction import shipped
-from ..reproduction.contenders import LABEL_TRACKS
-from ..tuning import choice
-from ..tuning.homes import experiment
+from ..tuning.grids import setting_text
 from .figures import pyplot
-from .ranking import ALPHA, ac_order, join_names
-from .choice_report import block_regret, shipped_family_rows
-from .verdicts import holm, t_interval
+from .verdicts import t_interval
 
 FIGURE = "candidates.png"
 
 
-def nearest_track(known_share: float) -> str:
-    """The label track whose share of labelled samples is nearest ``known_share``."""
-    shares = {track: float(experiment(track)["protocol"]["labels"]["fraction"]) for track in LABEL_TRACKS}
-    return min(shares, key=lambda t: (abs(shares[t] - known_share), t))
-
-
-def shipped_prior(known_share: float) -> list[str] | None:
-    """The prior of a person's data (:mod:`src.tuning.choice`): the methods as the shipped tuned benchmark's
-    pairwise tests place them (:func:`.ranking.ac_order`) in the label track whose share of labelled samples is
-    nearest ``known_share``; None where no tuned cells ship."""
-    rows = shipped_family_rows(nearest_track(known_share))
-    return list(ac_order(rows)) if rows is not None else None
-
-
-def shipped_regret(known_share: float) -> str:
-    """What the same rule's choice cost on the benchmark at the nearest label rate: the regret of Choice against
-    its oracle over the (data set, k) blocks (:func:`.choice_report.block_regret`), from the shipped settings
-    and tuned cells alone; a sentence saying so where they do not ship."""
-    track = nearest_track(known_share)
-    settings, rows = shipped.load_settings(), shipped_family_rows(track)
-    if settings is None or rows is None or not (settings["track"] == track).any():
-        return (f"The benchmark's regret of this rule at the nearest label rate ({track}) is computed from the "
-                "tuned benchmark's settings file, which does not ship yet.")
-    searched = settings[settings["track"] == track].drop(columns="track")
-    chosen = choice.entrant_rows(rows, searched, ac_order)
-    chosen = chosen[chosen["method"] == "Choice"]
-    regret, low, high, blocks = block_regret(chosen, choice.oracle(searched))
-    return (f"On the benchmark at the nearest label rate ({track}), the same rule's choice was {regret:.1f} AC "
-            f"points [{low:.1f}, {high:.1f}] below the best candidate in hindsight, over {blocks} (data set, k) "
-            f"blocks, and scored {100 * chosen['acc'].mean():.1f} AC on average.")
-
-
 def splits_of(results: dict, score: str = "test") -> np.ndarray:
-    """The candidates' split scores (candidates, splits) from ``cv_results_``: the held-out AC (``"test"``), or
-    the accuracy of the classes given back (``"classed"``: :func:`src.tuning.estimator.mapped_accuracy`)."""
+    """The candidates' split scores (candidates, splits) from ``cv_results_``: the share classed right
+    (``"test"``, the score that chooses), or the held-out AC (``"ac"``)."""
     suffix = f"_{score}_score"
     keys = sorted((k for k in results if k.startswith("split") and k.endswith(suffix)),
                   key=lambda k: int(k[5:-len(suffix)]))
@@ -79,105 +40,127 @@ def interval(scores: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     return t_interval(scores, level)
 
 
-def not_separated(splits: np.ndarray, best: int) -> list[int]:
-    """The candidates no Holm-adjusted Wilcoxon signed-rank test over the paired splits finds worse than
-    ``best`` at :data:`~.ranking.ALPHA` (``best`` itself left out)."""
-    others = [i for i in range(splits.shape[0]) if i != best and np.isfinite(splits[i]).all()]
-    pvalues = []
-    for i in others:
-        diff = splits[best] - splits[i]
-        pvalues.append(1.0 if not np.any(diff) else float(stats.wilcoxon(splits[best], splits[i]).pvalue))
-    adjusted = holm(pvalues) if pvalues else []
-    return [i for i, p in zip(others, adjusted) if p >= ALPHA]
+def best_of_each(found, results: dict, chosen: int) -> list[int]:
+    """One candidate a method, best first: the chosen one for its method, else the method's best score
+    (its setting and readout), a method whose every candidate failed last."""
+    mean = np.nan_to_num(np.asarray(results["mean_test_score"], dtype=float), nan=-1.0)
+    rows = {}
+    for i, candidate in enumerate(found):
+        kept = rows.get(candidate.name)
+        if kept is None or (kept != chosen and (i == chosen or mean[i] > mean[kept])):
+            rows[candidate.name] = i
+    return sorted(rows.values(), key=lambda i: (-mean[i], i))
 
 
-def names(results: dict) -> list[str]:
-    """Each candidate as ``method(param=value)``."""
-    out = []
-    for params in results["params"]:
-        setting = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()
-                           if k != "method")
-        out.append(f"{params['method']}({setting})" if setting else params["method"])
-    return out
+def title(candidate) -> str:
+    """A candidate with its setting: ``SDA + nearest labelled (alpha=0.1,beta=0.1)``."""
+    setting = setting_text(candidate.setting)
+    return f"{candidate.title} ({setting})" if setting else candidate.title
 
 
-def figure(results: dict, best: int, path: Path) -> Path:
-    """Every candidate's held-out AC with its 95% interval, best first; the choice in bold."""
+def figure(found, results: dict, chosen: int, start: int, path: Path | None = None):
+    """The score that chose, one row a method (:func:`best_of_each`), with its 95% interval; the choice in red,
+    the prior's candidate in blue. Saved to ``path`` (returned), or the figure itself where none is given."""
     plt = pyplot()
-    splits, labels = splits_of(results), names(results)
+    splits, rows = splits_of(results), best_of_each(found, results, chosen)
+    if start not in rows:
+        rows.append(start)
     mean = np.asarray(results["mean_test_score"], dtype=float)
-    order = [i for i in np.argsort(np.where(np.isfinite(mean), -mean, np.inf), kind="stable")]
-    fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(order) + 1.2))
-    for row, i in enumerate(order):
+    fig, ax = plt.subplots(figsize=(6.4, 0.26 * len(rows) + 1.3))
+    for row, i in enumerate(rows):
         low, high = interval(splits[i])
-        colour = "C3" if i == best else "0.3"
-        ax.plot([low, high], [row, row], color=colour, lw=1.5)
-        ax.plot(mean[i], row, "o", color=colour, ms=4)
-    ax.set_yticks(range(len(order)), [labels[i] for i in order], fontsize=7)
-    for tick, i in zip(ax.get_yticklabels(), order):
-        tick.set_fontweight("bold" if i == best else "normal")
+        colour = "C3" if i == chosen else "C0" if i == start else "0.35"
+        ax.plot([100 * low, 100 * high], [row, row], color=colour, lw=1.5)
+        ax.plot(100 * mean[i], row, "o", color=colour, ms=4)
+    ax.set_yticks(range(len(rows)), [title(found[i]) for i in rows], fontsize=7)
+    for tick, i in zip(ax.get_yticklabels(), rows):
+        tick.set_fontweight("bold" if i == chosen else "normal")
     ax.invert_yaxis()
-    ax.set_xlabel("held-out AC over the folds of the known labels (mean, 95% interval)")
+    ax.set_xlabel("held-out known samples classed right, % (mean over the splits, 95% interval)")
+    ax.set_title("red: the choice; blue: the prior's candidate; one row a method, its best", fontsize=8)
     fig.tight_layout()
+    if path is None:
+        return fig
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
 
 
-def by_classes(results: dict, best: int, labels: list[str]) -> str:
-    """The other reading of the rule, beside the one that chose: the candidate whose classes given back score
-    best over the same splits (``mean_classed_score``; a tie goes to the better held-out AC rank). No paper
-    says which score chooses: the held-out AC is the benchmark's own measure, the classes given back are what
-    ``labels.csv`` holds."""
-    given = np.asarray(results["mean_classed_score"], dtype=float)
-    if not np.isfinite(given).any():
-        return "No candidate's classes given back could be scored on the splits."
-    top = np.flatnonzero(given == np.nanmax(given))
-    other = int(top[np.argmin(np.asarray(results["rank_test_score"])[top])])
-    if other == best:
-        return (f"Chosen by the accuracy of the classes it gives back instead of its held-out AC, the rule picks "
-                f"{labels[best]} too.")
-    return (f"Chosen by the accuracy of the classes it gives back instead of its held-out AC, the rule would pick "
-            f"{labels[other]} ({100 * given[other]:.1f}% against {100 * given[best]:.1f}% for {labels[best]}); "
-            "the held-out AC is the benchmark's own measure and chooses here (`docs/cluster.md`).")
+def estimate(results: dict, i: int) -> str:
+    """A candidate's estimate with its interval: ``47.2% [40.1, 54.3]``."""
+    low, high = interval(splits_of(results)[i])
+    return f"{100 * results['mean_test_score'][i]:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def best_reference(found, results: dict) -> int | None:
+    """The reference candidate (a classifier on the labels alone) with the best score, or None."""
+    mean = np.asarray(results["mean_test_score"], dtype=float)
+    own = [i for i, c in enumerate(found) if c.readout == OWN and np.isfinite(mean[i])]
+    return max(own, key=lambda i: (mean[i], -i)) if own else None
+
+
+def answer(found, results: dict, chosen: int, start: int, why: str) -> list[str]:
+    """The answer's paragraphs: what to use and its estimate, the best reference beside it, how the rule went."""
+    splits = splits_of(results).shape[1]
+    lines = [f"**Use {title(found[chosen])}.** Its estimated share of right classes on samples whose label is "
+             f"unknown: **{estimate(results, chosen)}** (95% interval over {splits} held-out splits of the known "
+             "labels; each held-out sample classed from the other folds' labels only, as `labels.csv` classes "
+             "yours).", ""]
+    reference = best_reference(found, results)
+    if reference is not None and found[chosen].readout == OWN:
+        lines += [f"A reference wins: {found[chosen].title} on your labels alone, no factorization, is the "
+                  "answer here.", ""]
+    elif reference is not None:
+        lines += [f"On the same splits, {title(found[reference])} on your labels alone: "
+                  f"{estimate(results, reference)}.", ""]
+    pvalues = np.asarray(results["p_vs_prior"], dtype=float)
+    against = int(np.isfinite(pvalues).sum())
+    if why == "evidence":
+        lines.append(f"The rule started from {title(found[start])}, the prior's candidate, and moved: "
+                     f"{found[chosen].title} gives back more right classes on the same held-out samples (one-sided "
+                     f"Wilcoxon p = {pvalues[chosen]:.2g}, below {rule.ALPHA:g} / {against} candidates).")
+    else:
+        lines.append(f"The rule kept {title(found[chosen])}, the prior's candidate ({rule.REASONS[why]}): none "
+                     f"of the {against} others passed a one-sided Wilcoxon test at {rule.ALPHA:g} / {against} "
+                     "against it on the same held-out samples.")
+    return lines
+
+
+def table(found, results: dict, chosen: int) -> list[str]:
+    """One row a method (:func:`best_of_each`): its best candidate's share right, interval, held-out AC, p."""
+    lines = ["| method, its best candidate | classed right | held-out AC | p against the prior's |",
+             "|---|---|---|---|"]
+    for i in best_of_each(found, results, chosen):
+        name = f"**{title(found[i])}**" if i == chosen else title(found[i])
+        mean, ac, p = (results[key][i] for key in ("mean_test_score", "mean_ac_score", "p_vs_prior"))
+        lines.append(f"| {name} | " + ("failed | - | - |" if not np.isfinite(mean) else
+                                       f"{estimate(results, i)} | {100 * ac:.1f} | "
+                                       + ("-" if not np.isfinite(p) else f"{p:.2g}") + " |"))
+    return lines
 
 
 def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
-    """``report.md`` and its figure in ``folder`` for the fitted :class:`src.tuning.estimator.FamilyChoice`
-    ``found`` on ``data`` (:class:`src.tuning.your_data.YourData`)."""
-    results, best = found.cv_results_, found.best_index_
-    splits, labels = splits_of(results), names(results)
-    classed = splits_of(results, "classed")[best]
-    low, high = interval(classed)
-    close = not_separated(splits, best)
-    figure(results, best, Path(folder) / FIGURE)
+    """``report.md`` and its figure in ``folder`` for the fitted :class:`src.choice.estimator.FamilyChoice`
+    ``found`` on ``data`` (:class:`src.choice.your_data.YourData`)."""
+    results, chosen, start = found.cv_results_, found.best_index_, found.prior_index_
+    candidates = found.candidates()
+    figure(candidates, results, chosen, start, Path(folder) / FIGURE)
     unknown = int((data.y < 0).sum())
     lines = [f"# {data.name}: which method, and your samples' classes", "",
-             f"**Use {labels[best]}** ({choice.REASONS[found.selection_]}). Its estimated accuracy on samples whose label "
-             f"is unknown: **{100 * np.mean(classed):.1f}%** [{100 * low:.1f}, {100 * high:.1f}] (95% interval "
-             f"over {classed.size} held-out splits of the known labels, each split's samples classed as `labels.csv` "
-             f"classes yours: each cluster takes the class the other known samples give it). Its held-out AC, the "
-             f"score that chose it, is {100 * found.best_score_:.1f}%: its map of clusters to classes is the best for "
-             "the held-out samples themselves, so it is higher, the more so the fewer known samples a class has.", "",
-             ("No test over the splits separates it from " + join_names([labels[i] for i in close]) + "."
-              if close else "The tests over the splits find it better than every other candidate."), "",
+             *answer(candidates, results, chosen, start, found.selection_), "",
              f"`labels.csv` gives the class of each of the {data.y.size} samples ({unknown} of them unknown "
-             "before), and its cluster.", "", by_classes(results, best, labels), "",
-             f"![Every candidate's held-out accuracy]({FIGURE})", "",
-             "## The candidates", "", "| candidate | held-out AC | 95% interval | classes given back | rank | "
-             "fewest samples a split scored |", "|---|---|---|---|---|---|"]
-    for i in np.argsort(np.asarray(results["rank_test_score"]), kind="stable"):
-        a, b = interval(splits[i])
-        mean, given = results["mean_test_score"][i], results["mean_classed_score"][i]
-        lines.append(f"| {'**' + labels[i] + '**' if i == best else labels[i]} | "
-                     + ("failed |  - |" if not np.isfinite(mean) else f"{100 * mean:.1f} | [{100 * a:.1f}, {100 * b:.1f}] |")
-                     + (" - |" if not np.isfinite(given) else f" {100 * given:.1f} |")
-                     + f" {results['rank_test_score'][i]} | {results['n_scored'][i]} |")
-    lines += ["", "## How it was chosen", "", shipped_regret(float((data.y >= 0).mean())), "",
-              *(f"- {note}" for note in notes),
-              f"- {len(labels)} candidates, each scored on {splits.shape[1]} held-out splits "
-              f"({found.n_folds} folds x {found.n_repeats} deals); the choice's rule is `src/tuning/choice.py`",
-              f"- {seconds:.0f} s on this machine", ""]
+             "before), the readout's confidence in it, and its cluster.", "",
+             f"![The score that chose, one row a method]({FIGURE})", "",
+             "## One row a method", "", *table(candidates, results, chosen), "",
+             f"Every one of the {len(candidates)} candidates (each setting, each readout) is in `candidates.csv`.",
+             "", "## How it was chosen", "",
+             *(f"- {note}" for note in notes),
+             f"- {len(candidates)} candidates, each scored on {splits_of(results).shape[1]} held-out splits "
+             f"({found.n_folds} folds x {found.n_repeats} deals) by the share of held-out known samples classed "
+             "right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
+             "- the estimate leans low where few labels a class are known: each fold's fit is told fewer labels "
+             "than the final one",
+             f"- {seconds:.0f} s", ""]
     path = Path(folder) / "report.md"
     write_atomic(path, "\n".join(lines) + "\n")
     return path

@@ -82,10 +82,10 @@ def distinct(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.drop_duplicates(keys) if keys else rows
 
 
-def lines(frame: pd.DataFrame, by: str = "method") -> list[str]:
+def lines(frame: pd.DataFrame, by: str = "method", noun: str = "cell") -> list[str]:
     """One line per method, category and message of :func:`tally`: "NMF: ConvergenceWarning in 61 of 90 cells:
-    <message, shortened>"."""
+    <message, shortened>" (``noun``: what a row is, "fit" for the choice's fits)."""
     return [f"{row[by]}: {row['category']} in {row['cells']:,} of {row['of']:,} "
-            f"{'cell' if row['of'] == 1 else 'cells'}: "
+            f"{noun if row['of'] == 1 else noun + 's'}: "
             f"{textwrap.shorten(' '.join(str(row['message']).split()), MESSAGE, placeholder=' ...')}"
             for _, row in tally(frame, by).iterrows()]

@@ -1,40 +1,49 @@
-"""The report of python -m src.cluster (src/presentation/cluster_report.py): the estimate's interval, the candidates
-no test separates from the choice, and the benchmark's regret of the same rule at the nearest label rate."""
+"""The report of python -m src.cluster (src/presentation/cluster_report.py): one row a method, the estimate's
+interval, the best reference beside the choice, and the rule's course in words."""
 
 import numpy as np
-from test_choice_report import tables
 
+from src.choice.estimator import Candidate
 from src.presentation import cluster_report
 
 
-def test_the_benchmarks_regret_at_the_nearest_label_rate_is_said_once_the_settings_ship(monkeypatch):
-    rows, searched = tables()
-    family = rows[~rows["method"].isin(["Choice", "Choice (label-free)"])]
-    monkeypatch.setattr(cluster_report, "shipped_family_rows", lambda track: family)
-    monkeypatch.setattr(cluster_report.shipped, "load_settings", lambda: None)
-    assert "does not ship yet" in cluster_report.shipped_regret(0.25)
-    monkeypatch.setattr(cluster_report.shipped, "load_settings", lambda: searched.assign(track="labels30"))
-    said = cluster_report.shipped_regret(0.25)
-    assert said.startswith("On the benchmark at the nearest label rate (labels30)") and "0.0 AC points" in said
+def found_and_results():
+    """Four candidates of three methods: SDA's clusters and nearest labelled, LabelSpreading, KMeans failed."""
+    found = [Candidate("SDA", "sda", {"alpha": 0.1}, True, "clusters", 0),
+             Candidate("SDA", "sda", {"alpha": 0.1}, True, "nearest_labelled", 0),
+             Candidate("LabelSpreading", "label_spreading", {}, True, "own", 1),
+             Candidate("KMeans", "kmeans", {}, True, "clusters", 2)]
+    splits = np.array([[0.4, 0.5], [0.6, 0.7], [0.5, 0.6], [np.nan, np.nan]])
+    results = {"mean_test_score": np.array([0.45, 0.65, 0.55, np.nan]),
+               "mean_ac_score": np.array([0.6, 0.7, 0.6, np.nan]), "p_vs_prior": np.array([1.0, np.nan, 0.4, np.nan]),
+               "split0_test_score": splits[:, 0], "split1_test_score": splits[:, 1]}
+    return found, results
 
 
-def test_a_candidate_is_separated_from_the_choice_only_by_a_test_over_the_paired_splits():
+def test_one_row_a_method_its_best_candidate_first_and_a_failed_method_last():
+    found, results = found_and_results()
+    assert cluster_report.best_of_each(found, results, chosen=1) == [1, 2, 3]
+    assert cluster_report.best_of_each(found, results, chosen=0) == [2, 0, 3]  # the chosen stands for its method
+
+
+def test_the_answer_sets_the_best_reference_beside_the_choice_and_says_the_rule_kept_the_prior():
+    found, results = found_and_results()
+    lines = cluster_report.answer(found, results, chosen=1, start=1, why="prior")
+    assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0%" in lines[0]
+    assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0%")
+    assert "kept" in lines[4] and "none of the 2 others" in lines[4]
+
+
+def test_when_a_reference_wins_the_report_says_so_plainly():
+    found, results = found_and_results()
+    lines = cluster_report.answer(found, results, chosen=2, start=1, why="evidence")
+    assert lines[2].startswith("A reference wins: LabelSpreading on your labels alone")
+    assert "moved" in lines[4]
+
+
+def test_the_interval_is_students_t_over_the_splits():
     rng = np.random.default_rng(0)
-    best = 0.8 + rng.normal(0, 0.01, 12)
-    splits = np.vstack([best, best - 0.3, best + rng.normal(0, 0.01, 12), np.full(12, np.nan)])
-    assert cluster_report.not_separated(splits, 0) == [2]  # a failed candidate (NaN) is no candidate
-    low, high = cluster_report.interval(best)
-    assert low < best.mean() < high
+    scores = 0.8 + rng.normal(0, 0.01, 12)
+    low, high = cluster_report.interval(scores)
+    assert low < scores.mean() < high
     assert cluster_report.interval(np.full(4, 0.5)) == (0.5, 0.5)
-
-
-def test_the_other_reading_names_the_candidate_whose_classes_given_back_score_best():
-    labels = ["NMF", "SDA(alpha=1)", "KMeans"]
-    results = {"mean_classed_score": np.array([0.24, 0.39, 0.39]), "rank_test_score": np.array([1, 3, 2])}
-    said = cluster_report.by_classes(results, 0, labels)
-    # SDA and KMeans tie on the classes given back: the better held-out AC rank (KMeans) breaks it
-    assert "would pick KMeans (39.0% against 24.0% for NMF)" in said
-    results["mean_classed_score"] = np.array([0.5, 0.39, np.nan])
-    assert "picks NMF too" in cluster_report.by_classes(results, 0, labels)
-    results["mean_classed_score"] = np.full(3, np.nan)
-    assert "could be scored" in cluster_report.by_classes(results, 0, labels)

@@ -3,13 +3,13 @@
 
 The file is read as ``--dataset`` reads it (``dataset=file``, :mod:`src.data.user_file`: ``.npz``, ``.mat`` or
 ``.csv``, a sample per row), preprocessed as the benchmark's label tracks do (unit-norm samples), and a label
-of -1 marks a sample whose class is unknown. The choice among every method (:class:`.estimator.FamilyChoice`,
-the rule of :mod:`.choice`) runs on the known labels; the chosen method and setting then cluster every sample,
-and each cluster is mapped to a known class. Written into the output folder, all at once when everything is
-done (a failed run leaves no half-written folder):
+of -1 marks a sample whose class is unknown. The choice among every candidate (:class:`.estimator.FamilyChoice`,
+the rule of :mod:`.rule`) runs on the known labels; the chosen candidate is then fitted on every sample and
+read out, so every sample gets a class. Written into the output folder, all at once when everything is done (a
+failed run leaves no half-written folder):
 
-* ``labels.csv``: every sample (its row in the file), its given label or none, its predicted class and its
-  cluster;
+* ``labels.csv``: every sample (its row in the file), its given label or none, its predicted class, the
+  readout's confidence in it, and its cluster;
 * ``candidates.csv``: every candidate's held-out scores (``cv_results_``);
 * ``report.md`` and its figure (:mod:`src.presentation.cluster_report`), and ``provenance.json``.
 """
@@ -43,9 +43,9 @@ from ..resolvers import safe_name
 from ..running import provenance
 from ..running.pool.schedule import error_lines, forecast_errors, published_costs
 from ..running.progress import duration, time_left
-from . import gated
+from ..tuning import gated
+from ..tuning.grids import parse_grid, setting_text
 from .estimator import FamilyChoice, composed_method, family_methods
-from .grids import parse_grid
 
 logger = logging.getLogger(__name__)
 
@@ -106,10 +106,12 @@ def notes(data: YourData) -> list[str]:
 
 
 def labels_table(data: YourData, found: FamilyChoice) -> pd.DataFrame:
-    """``labels.csv``: every sample, its given label (empty when unknown), its predicted class and cluster."""
+    """``labels.csv``: every sample, its given label (empty when unknown), its predicted class, the readout's
+    confidence in it (:func:`src.choice.readouts.classes`; 1 for a known sample) and its cluster."""
     return pd.DataFrame({"sample": np.arange(data.y.size),
                          "given": pd.Series(data.y, dtype="Int64").where(data.known),
-                         "predicted": pd.array(found.labels_, dtype="Int64"), "cluster": found.clusters_})
+                         "predicted": pd.array(found.labels_, dtype="Int64"),
+                         "confidence": np.round(found.confidence_, 4), "cluster": found.clusters_})
 
 
 def candidates_table(found: FamilyChoice) -> pd.DataFrame:
@@ -117,7 +119,8 @@ def candidates_table(found: FamilyChoice) -> pd.DataFrame:
     results = dict(found.cv_results_)
     params = results.pop("params")
     table = pd.DataFrame({key: list(value) for key, value in results.items()})
-    table.insert(1, "setting", [",".join(f"{k}={v}" for k, v in p.items() if k != "method") for p in params])
+    table.insert(1, "setting", [",".join(f"{k}={v}" for k, v in p.items() if k not in ("method", "readout"))
+                                for p in params])
     return table
 
 
@@ -211,16 +214,12 @@ def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, floa
     return len(names) + 1, seconds
 
 
-def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=(), prior_of=None) -> Path:
+def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=()) -> Path:
     """Choose and cluster the file at ``path`` with ``estimator``; write the folder ``out`` (default
     ``outputs/cluster/<stem>``) all at once, ``report(folder, data, estimator, notes, seconds)`` writing its
-    report; returns it. ``prior_of(share)`` gives the prior at the file's share of known labels where the
-    estimator has none (the shipped benchmark's order: :func:`src.presentation.cluster_report.shipped_prior`)."""
+    report; returns it."""
     started = provenance.now()
     data = read(path, overrides)
-    if estimator.prior is None and prior_of is not None:
-        estimator.prior = prior_of(float(data.known.mean()))
-        logger.info("the prior (ties, too few to score): %s", ", ".join(estimator.prior or ["the methods' order"]))
     out = Path(out) if out is not None else OUTPUTS / Path(path).stem
     try:  # the folder is checked before the fits: a bad --out costs no fit
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -239,8 +238,9 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         shutil.rmtree(staging, ignore_errors=True)
         raise
     seconds = time.perf_counter() - start
-    logger.info("chose %s at %s (%s), held-out AC %.3f, in %.0f s", found.best_method_, found.best_params_,
-                found.selection_, found.best_score_, seconds)
+    chosen = found.candidates()[found.best_index_]
+    logger.info("chose %s at %s (%s), %.1f%% of the held-out known samples classed right, in %.0f s", chosen.title,
+                setting_text(chosen.setting) or "its one setting", found.selection_, 100 * found.best_score_, seconds)
     try:
         labels_table(data, found).to_csv(staging / "labels.csv", index=False)
         candidates_table(found).to_csv(staging / "candidates.csv", index=False)
@@ -248,7 +248,9 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         provenance.write(staging, provenance.collect(started, provenance.now(), data_files=data.files,
                                                      extra={"choice": {"method": found.best_method_,
                                                                        "params": found.best_params_,
-                                                                       "selection": found.selection_}}))
+                                                                       "readout": found.best_readout_,
+                                                                       "selection": found.selection_,
+                                                                       "estimate": found.best_score_}}))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)
@@ -283,10 +285,10 @@ def estimator_of(args) -> FamilyChoice:
                         random_state=args.seed, n_jobs=args.jobs)
 
 
-def cluster(args, report, prior_of=None) -> Path | None:
+def cluster(args, report) -> Path | None:
     """The command's one call: its estimator (:func:`estimator_of`), then :func:`dry_run` or :func:`run`."""
     estimator = estimator_of(args)
     if args.dry_run:
         dry_run(args.file, estimator, args.set)
         return None
-    return run(args.file, args.out, estimator, report, args.set, prior_of)
+    return run(args.file, args.out, estimator, report, args.set)

@@ -1,0 +1,437 @@
+"""The choice among every method as a scikit-learn estimator: fit on ``X`` and ``y`` with -1 for an unknown label.
+
+:class:`FamilyChoice` chooses on the labels at hand among its candidates (:mod:`src.choice`): every family
+method at every setting of its declared grid, each with its readouts (:mod:`.readouts`), and the references of
+the label tracks at theirs. Each candidate is scored by the classes it gives back to the held-out known samples
+over folds of the known labels (a method that takes labels fitted without the fold's labels, a method without
+labels fitted once a deal, told none, and read out with the other folds' labels), over ``n_repeats`` deals of
+the folds; the rule (:mod:`.rule`) keeps the prior's candidate unless another is better by more than the noise
+of choosing. The chosen candidate is then fitted on every sample with every known label and read out, so every
+sample gets a class back, with its confidence.
+
+Each fit is the protocol's: the method's factorization at rank k (the number of known classes unless told),
+then the best of ``kmeans_restarts`` KMeans runs on the representation (a method that clusters by itself,
+COP-KMeans, clusters; a reference classifies). The method's parameters are its config's
+(``conf/method/<name>.yaml``), the tuned one set to the setting. Everything random flows from ``random_state``
+through :class:`numpy.random.SeedSequence`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import column_or_1d, validate_data
+
+from .. import methods, resolvers
+from ..config_dir import CONF_DIR
+from ..methods.core.validation import UNLABELLED
+from ..protocol.cell import clusters_directly, method_params
+from ..protocol.clustering import best_kmeans
+from ..protocol.metrics import accuracy
+from ..protocol.trials import fold_of
+from ..running import cell_warnings
+from ..tuning.grids import Grid, contender_grid, family_grid, setting_text, settings
+from ..tuning.homes import track_methods
+from ..tuning.selection import takes_labels
+from . import prior as priors
+from . import rule
+from .readouts import OWN, Fitted, candidate_name, classes, readouts_of
+
+logger = logging.getLogger(__name__)
+
+
+def family_methods() -> list[str]:
+    """The registry names of the family methods a label track runs (NTF, for images only, left out)."""
+    return [name for name in track_methods("labels30") if name != "ntf"]
+
+
+@functools.lru_cache(maxsize=None)
+def composed_method(name: str) -> dict:
+    """The ``method`` node of the family method ``name`` as its config composes it, resolved (its label, and its
+    parameters with its solver's)."""
+    resolvers.register()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        config = compose(config_name="config", overrides=[f"method={name}"])
+    return OmegaConf.to_container(config.method, resolve=True)
+
+
+def config_params(name: str) -> dict:
+    """The parameters of the family method ``name`` as its config composes them (its solver's included)."""
+    return dict(composed_method(name)["params"])
+
+
+def fit_once(X, name: str, params: dict, y_told: np.ndarray, k: int, seeds: np.random.SeedSequence,
+             kmeans_restarts: int) -> Fitted:
+    """One fit of the method ``name`` at ``params`` on ``X`` (n_samples, n_features) told ``y_told`` (-1 for
+    unknown): a reference's classes, a clustering, or a representation and the protocol's KMeans on it."""
+    init_seed, kmeans_seed = (int(s.generate_state(1)[0]) for s in seeds.spawn(2))
+    model = methods.make(name, **method_params(name, params, k, init_seed))
+    cls = methods.estimator_class(name)
+    if getattr(cls, "reference", False):
+        return Fitted(representation=X, model=model.fit(X, y_told))
+    if clusters_directly(cls):
+        return Fitted(clusters=np.asarray(model.fit_predict(X, y_told)), model=model)
+    representation = np.asarray(model.fit_transform(X, y_told))
+    clusters, _ = best_kmeans(representation, k, kmeans_restarts, "euclidean", kmeans_seed)
+    return Fitted(np.asarray(clusters), representation, model)
+
+
+def hidden(y_partial: np.ndarray, deal: np.ndarray, fold: int) -> np.ndarray:
+    """The labels told when ``fold`` of the ``deal`` (each known sample's fold, -1 never held) is held out."""
+    return np.where(deal == fold, UNLABELLED, y_partial)
+
+
+def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray, fold: int | None, n_folds: int,
+             readouts: tuple, k: int, seeds: np.random.SeedSequence, kmeans_restarts: int):
+    """One scoring fit (:func:`fit_once`) told every label but those of ``fold`` of the ``deal``, or none
+    (``fold`` None: a method without labels, one fit a deal), read out (:func:`.readouts.classes`) for the
+    fold it holds out, or for each of the ``n_folds``, with the labels of the other folds only. Returns
+    ``{"clusters": ..., fold: {readout: classes}}`` (n_samples,) each, or the error's text where the fit
+    failed, so that a failing candidate costs its own score and never the choice; and what it warned
+    (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's)."""
+    with cell_warnings.caught() as records:
+        try:
+            told = np.full_like(y_partial, UNLABELLED) if fold is None else hidden(y_partial, deal, fold)
+            fitted = fit_once(X, name, params, told, k, seeds, kmeans_restarts)
+            found = {"clusters": fitted.clusters}
+            for held in (range(n_folds) if fold is None else [fold]):
+                found[held] = {readout: classes(readout, fitted, hidden(y_partial, deal, held), k)[0]
+                               .astype(np.int32) for readout in readouts}
+        except Exception as exc:  # any error of the method's: its score is missing, the others stand
+            found = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    return found, cell_warnings.recorded(records)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate of the choice: a method (its short ``label``, its registry ``name`` or import path) at a
+    ``setting`` of its grid (``default`` if it is the grid's default), read out by ``readout``; ``fit`` is the
+    index of the (method, setting) whose fits its readouts share."""
+
+    label: str
+    name: str
+    setting: dict
+    default: bool
+    readout: str
+    fit: int
+
+    @property
+    def title(self) -> str:
+        """Its name in the report and the prior, its setting aside: ``SDA + nearest labelled``."""
+        return candidate_name(self.label, self.readout)
+
+
+class FamilyChoice(ClusterMixin, BaseEstimator):
+    """Choose a candidate (a method, its setting and its readout) on the known labels, then class every sample.
+
+    Parameters
+    ----------
+    n_clusters : int, optional
+        The number of clusters (and the factorizations' rank); default the number of known classes.
+    methods : sequence of str, optional
+        The candidates' methods: registry names, or import paths of outside estimators
+        (``package.module:Class``, as ``--method`` takes them; run them through the gate first,
+        :func:`src.tuning.gated`). Default every family method of a label track but NTF, and the references.
+    grids : mapping of str to mapping, optional
+        Per method, ``{parameter: values}``: a family method's replace its declared grid (``tune`` in its
+        config), an outside estimator's are its grid.
+    params : mapping of str to mapping, optional
+        Per outside estimator, its constructor parameters besides its grid's.
+    n_folds : int, default 2
+        The folds of the known labels (stratified by class), as the benchmark's rule. A class with one known
+        sample is told in every fold and never scored.
+    n_repeats : int, default 1
+        Deals of the folds (each from its own seed); a candidate's score is the mean over every fold of every
+        deal.
+    kmeans_restarts : int, default 20
+        KMeans runs on each representation, the best kept (the protocol's 20).
+    prior : "shipped", sequence of str or None, default "shipped"
+        The candidates best first, by name (``SDA + nearest labelled``, ``LabelSpreading``; a method's bare
+        name is its clusters mapped), each at its method's default setting: the first is where the rule starts
+        (:mod:`.rule`). "shipped": the shipped benchmark's order at the known share of the labels
+        (:func:`.prior.shipped_prior`). None, or a name no candidate has: the candidates' own order.
+    alpha : float, default 0.05
+        The chance that noise alone moves the choice away from the prior's candidate, at most (:mod:`.rule`).
+    random_state : int, default 0
+        The seed every fold deal and fit is drawn from.
+    n_jobs : int, optional
+        Fits run at once (joblib, as scikit-learn's ``n_jobs``; None: one). The result does not depend on it.
+
+    Attributes
+    ----------
+    cv_results_ : dict of arrays
+        As :class:`sklearn.model_selection.GridSearchCV` gives it: ``params`` (each with its ``method`` and
+        ``readout``), ``param_method``, ``param_readout``, ``mean_test_score`` (the share of held-out known
+        samples whose class came back right, the score that chooses), ``std_test_score``,
+        ``split<i>_test_score``, ``rank_test_score``; beside them ``mean_ac_score`` and ``split<i>_ac_score``
+        (the held-out AC, whose map is the best for the held-out samples themselves: a column, never the
+        chooser), ``p_vs_prior`` (the rule's test against the prior's candidate) and ``n_scored`` (the fewest
+        samples a fold scored).
+    best_index_ : int
+    best_method_ : str
+        The registry name of the chosen method.
+    best_params_ : dict
+        The chosen setting (the tuned parameters only).
+    best_readout_ : str
+        How the chosen candidate's classes are read (:mod:`.readouts`).
+    best_score_ : float
+        Its share of held-out known samples classed right.
+    prior_index_ : int
+        The prior's candidate, where the rule started.
+    selection_ : str
+        Why it was chosen (a key of :data:`.rule.REASONS`).
+    best_estimator_ : estimator
+        The chosen method fitted on every sample with every known label.
+    clusters_ : ndarray of shape (n_samples,)
+        Each sample's cluster (a reference's: its class).
+    labels_ : ndarray of shape (n_samples,)
+        Each sample's class, in the values of ``y`` (a known sample's own); -1 where none could be given.
+    confidence_ : ndarray of shape (n_samples,)
+        How sure the readout is of each class (:func:`.readouts.classes`); 1 for a known sample.
+    classes_ : ndarray
+        The known classes.
+    warnings_ : list of str
+        What the scoring fits warned, caught and counted: one line per method, category and first message.
+
+    References
+    ----------
+    T. Van Craenendonck, H. Blockeel, "Constraint-based clustering selection", Machine Learning 106(9-10),
+    pp. 1497-1521, 2017.
+
+    G. C. Cawley and N. L. C. Talbot, "On over-fitting in model selection and subsequent selection bias in
+    performance evaluation", Journal of Machine Learning Research 11, pp. 2079-2107, 2010.
+    """
+
+    def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=2, n_repeats=1,
+                 kmeans_restarts=20, prior="shipped", alpha=rule.ALPHA, random_state=0, n_jobs=None):
+        self.n_clusters = n_clusters
+        self.methods = methods
+        self.grids = grids
+        self.params = params
+        self.n_folds = n_folds
+        self.n_repeats = n_repeats
+        self.kmeans_restarts = kmeans_restarts
+        self.prior = prior
+        self.alpha = alpha
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def candidates(self) -> list[Candidate]:
+        """Every candidate the choice scores: each method's settings, each with each of its readouts."""
+        found, fit = [], 0
+        for name in self.methods or family_methods():
+            grid = self.grid(name)
+            for setting in settings(grid):
+                found += [Candidate(grid.label, name, setting, setting == dict(grid.defaults), readout, fit)
+                          for readout in readouts_of(name)]
+                fit += 1
+        return found
+
+    def grid(self, name: str) -> Grid:
+        """The grid of a candidate method: a family method's declared one (its values replaced where ``grids``
+        gives them); an outside estimator's (an import path) from ``grids`` and ``params``, labelled with its
+        class name (:func:`src.tuning.grids.contender_grid`)."""
+        given = (self.grids or {}).get(name)
+        if name in methods.REGISTRY:
+            grid = family_grid(name)
+            return grid.with_values({p: tuple(v) for p, v in given.items()}) if given else grid
+        cls = methods.estimator_class(name)
+        defaults = {p.name: p.default for p in inspect.signature(cls).parameters.values()
+                    if p.default is not inspect.Parameter.empty}
+        return contender_grid(name, cls.__name__, self.base_params(name), given or {}, methods.parameter_names(cls),
+                              defaults)
+
+    def base_params(self, name: str) -> dict:
+        """A candidate's parameters but its grid's: a family method's config's, an outside one's ``params``."""
+        return config_params(name) if name in methods.REGISTRY else dict((self.params or {}).get(name, {}))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # the known labels choose
+        return tags
+
+    def prior_order(self, found: list[Candidate], known_share: float) -> list[int]:
+        """The candidates' rows as the prior places them (``prior``): each name it gives, its default setting
+        first, then its others in their order."""
+        names = priors.shipped_prior(known_share) if isinstance(self.prior, str) and self.prior == "shipped" \
+            else self.prior
+        order = []
+        for name in names or []:
+            rows = [i for i, c in enumerate(found) if c.title == name]
+            order += sorted(rows, key=lambda i: not found[i].default)
+        return order
+
+    def fit(self, X, y=None, progress=None):
+        """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, fit
+        the choice on every sample; ``X`` is (n_samples, n_features), non-negative for the factorizations.
+        ``progress(name)``, where given, is called as each scoring fit ends, with its method's registry name."""
+        X = validate_data(self, X, dtype=np.float64)
+        if X.shape[0] < 2:
+            raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
+        y_partial, self.classes_ = self._labels(y, X.shape[0])
+        k = self.clusters_for(y_partial)
+        deals = [self._deal(y_partial, deal) for deal in range(self.n_repeats)]
+        found = self.candidates()
+        setups = self._setups(found)
+        tasks = self._tasks(setups)
+        running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+            delayed(fit_task)(X, setups[f][0], {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial,
+                              deals[deal], fold, self.n_folds, setups[f][2], k,
+                              self._seed(1, deal, -1 if fold is None else fold), self.kmeans_restarts)
+            for f, deal, fold in tasks)
+        fitted, said = {}, []
+        for task, (got, warned) in zip(tasks, running):
+            fitted[task] = got
+            said.append({"method": setups[task[0]][0], cell_warnings.COLUMN: warned})
+            if progress is not None:
+                progress(setups[task[0]][0])
+        self.warnings_ = cell_warnings.lines(pd.DataFrame(said), noun="fit")
+        for line in self.warnings_:
+            logger.info("%s", line)
+        correct, splits, acs, counts = self._scored(found, fitted, deals, y_partial)
+        chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED))), self.alpha)
+        self.best_index_, self.selection_, self.prior_index_ = chosen.index, chosen.why, chosen.start
+        picked = found[self.best_index_]
+        self.best_method_, self.best_params_, self.best_readout_ = picked.name, dict(picked.setting), picked.readout
+        self.cv_results_ = self._results(found, splits, acs, chosen.pvalues, counts)
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        with cell_warnings.caught():  # the final fit's warnings were the scoring fits' too, and are said there
+            fitted = fit_once(X, picked.name, {**self.base_params(picked.name), **picked.setting}, y_partial, k,
+                              self._seed(2), self.kmeans_restarts)
+            given, self.confidence_ = classes(picked.readout, fitted, y_partial, k)
+        self.best_estimator_ = fitted.model
+        self.clusters_ = np.asarray(fitted.clusters if fitted.clusters is not None else given)
+        self.labels_ = np.where(given == UNLABELLED, UNLABELLED, self.classes_[np.maximum(given, 0)])
+        return self
+
+    def _scored(self, found: list[Candidate], fitted: dict, deals: list, y_partial: np.ndarray):
+        """From the scoring fits: each candidate's share of deals in which each scored sample came back right
+        (candidates x scored samples, NaN for a candidate whose fit failed), and per split (fold of a deal) its
+        share right, its held-out AC and the samples it scored."""
+        scored = deals[0] >= 0  # every deal holds out the same samples, each once
+        correct = np.zeros((len(found), int(scored.sum())))
+        splits = np.full((len(found), self.n_repeats * self.n_folds), np.nan)
+        acs = splits.copy()
+        counts = [int((deal == fold).sum()) for deal in deals for fold in range(self.n_folds)]
+        for c, candidate in enumerate(found):
+            failed = None
+            for deal in range(self.n_repeats):
+                for fold in range(self.n_folds):
+                    got = fitted.get((candidate.fit, deal, fold), fitted.get((candidate.fit, deal, None)))
+                    if isinstance(got, str):
+                        failed = got
+                        break
+                    held = deals[deal] == fold
+                    given = got[fold][candidate.readout]
+                    right = given == y_partial
+                    correct[c] += right[scored] & held[scored]
+                    split = deal * self.n_folds + fold
+                    if held.any():
+                        splits[c, split] = float(np.mean(right[held]))
+                        labels = got["clusters"] if candidate.readout == "clusters" else given
+                        acs[c, split] = accuracy(y_partial[held], labels[held])
+                if failed:
+                    break
+            if failed:
+                logger.warning("%s at %s failed (%s); it is left out of the choice", candidate.title,
+                               setting_text(candidate.setting) or "its one setting", failed)
+                correct[c], splits[c], acs[c] = np.nan, np.nan, np.nan
+        return correct / self.n_repeats, splits, acs, counts
+
+    @staticmethod
+    def _setups(found: list[Candidate]) -> list[tuple[str, dict, tuple]]:
+        """Each fit's method, setting and the readouts its candidates read, by fit index."""
+        setups = {}
+        for candidate in found:
+            name, setting, readouts = setups.get(candidate.fit, (candidate.name, candidate.setting, ()))
+            setups[candidate.fit] = (name, setting, (*readouts, candidate.readout))
+        return [setups[f] for f in sorted(setups)]
+
+    def _tasks(self, setups: list) -> list[tuple[int, int, int | None]]:
+        """Each scoring fit as (fit, deal, fold): a method that takes labels once per fold of each deal, a
+        method without labels once per deal (fold None: told no label, read out for every fold). In the order
+        they run: deal by deal, fold by fold (a method without labels with the first), and the fits of each in
+        an order drawn from ``random_state`` (key (3,)), so that the fits done at any moment are a fair sample
+        and the pace so far holds for the fits left (the time left of :class:`src.choice.your_data.FitProgress`);
+        in the candidates' order, the first methods' fits would set the pace of all. No result depends on the
+        order: each fit's seed is its own (:meth:`_seed`)."""
+        place = np.argsort(np.random.default_rng(self._seed(3)).permutation(len(setups)))
+        tasks = [(f, deal, fold) for f, (name, _, _) in enumerate(setups) for deal in range(self.n_repeats)
+                 for fold in (range(self.n_folds) if takes_labels(name) else [None])]
+        return sorted(tasks, key=lambda task: (task[1], task[2] or 0, place[task[0]]))
+
+    def fits(self) -> list[str]:
+        """The registry name of each scoring fit, in order (``_tasks``; the chosen one's final fit not
+        counted)."""
+        setups = self._setups(self.candidates())
+        return [setups[f][0] for f, _, _ in self._tasks(setups)]
+
+    def _seed(self, *key: int) -> np.random.SeedSequence:
+        """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds, (1, deal, fold)
+        starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,) the final fit,
+        (3,) the order the fits run in (:meth:`_tasks`).
+        Every candidate of a fold starts alike, as every method of a benchmark trial does."""
+        return np.random.SeedSequence(self.random_state, spawn_key=tuple(k % 2**32 for k in key))
+
+    def _deal(self, y_partial: np.ndarray, deal: int) -> np.ndarray:
+        """The fold of each known sample in deal ``deal`` (-1: never held out), stratified by class
+        (:func:`fold_of`); a class with one known sample is told in every fold and never scored."""
+        folds = fold_of(y_partial, self.n_folds, np.random.default_rng(self._seed(0, deal)))
+        classes_, counts = np.unique(y_partial[y_partial != UNLABELLED], return_counts=True)
+        folds[np.isin(y_partial, classes_[counts == 1])] = -1
+        return folds
+
+    def clusters_for(self, y) -> int:
+        """The clusters a fit on the labels ``y`` (n_samples,; -1 unknown) makes: ``n_clusters``, else one a
+        known class."""
+        y = np.asarray(y)
+        return int(self.n_clusters or np.unique(y[y != UNLABELLED]).size)
+
+    def _labels(self, y, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+        """``y`` as classes 0..c-1 with -1 for unknown, and the known classes; refuses what cannot be chosen on."""
+        if y is None:
+            raise ValueError("FamilyChoice requires y to be passed, but the target y is None: give the known "
+                             "labels, -1 for an unknown one")
+        y = column_or_1d(np.asarray(y), warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"y has {y.shape[0]} labels for {n_samples} samples")
+        if not (np.issubdtype(y.dtype, np.integer) or (np.issubdtype(y.dtype, np.floating)
+                                                       and np.all(np.isfinite(y)) and np.all(y == np.round(y)))):
+            raise ValueError("Unknown label type: the labels must be integers, -1 for an unknown one")
+        y = y.astype(np.int64)
+        known = y != UNLABELLED
+        classes = np.unique(y[known])
+        if classes.size < 2:
+            raise ValueError(f"{'no label is known' if not known.any() else 'a single class is known'}: "
+                             "choosing needs known labels of at least 2 classes")
+        return np.where(known, np.searchsorted(classes, y), UNLABELLED), classes
+
+    def _results(self, found: list[Candidate], splits: np.ndarray, acs: np.ndarray, pvalues: np.ndarray,
+                 counts: list[int]) -> dict:
+        """``cv_results_`` from the candidates, their splits' shares right and held-out ACs (candidates x
+        splits) and their p against the prior's candidate."""
+        mean = np.array([np.mean(s) if np.isfinite(s).all() else np.nan for s in splits])
+        rank = rankdata(np.where(np.isnan(mean), np.inf, -mean), method="min").astype(np.int32)  # ties share
+        results = {"params": [{"method": c.name, "readout": c.readout, **c.setting} for c in found],
+                   "param_method": np.array([c.name for c in found], dtype=object),
+                   "param_readout": np.array([c.readout for c in found], dtype=object),
+                   "mean_test_score": mean,
+                   "std_test_score": np.array([np.std(s) if np.isfinite(s).all() else np.nan for s in splits]),
+                   "rank_test_score": rank,
+                   "mean_ac_score": np.array([np.mean(s) if np.isfinite(s).all() else np.nan for s in acs]),
+                   "p_vs_prior": pvalues,
+                   "n_scored": np.full(len(found), min(counts) if counts else 0)}
+        for i in range(splits.shape[1]):
+            results[f"split{i}_test_score"] = splits[:, i]
+            results[f"split{i}_ac_score"] = acs[:, i]
+        return results

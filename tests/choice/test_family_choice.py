@@ -1,0 +1,173 @@
+"""The choice as a scikit-learn estimator (src/choice/estimator.py): every candidate a method, a setting and a
+readout, scored by the classes it gives back to held-out known samples; labels back for every sample with
+their confidence; the candidates' scores as GridSearchCV gives them; a failing candidate costing only itself;
+bad labels refused."""
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from src.choice import rule
+from src.choice.estimator import FamilyChoice, fit_task
+from src.choice.readouts import readouts_of
+
+#: scikit-learn's checks that fit a clusterer on X alone: the choice needs the known labels (y required).
+WITHOUT_Y = {"check_fit_score_takes_y": "fits on X and y: the known labels choose",
+             "check_clustering": "fits on X and y: the known labels choose"}
+
+METHODS = ["kmeans", "nmf", "gnmf", "cnmf", "sda", "label_spreading"]
+GRIDS = {"gnmf": {"alpha": [1.0, 100.0]}, "sda": {"alpha": [0.1, 1.0], "beta": [0.1]},
+         "label_spreading": {"n_neighbors": [7], "alpha": [0.2]}}
+
+
+def blobs(noise=0.4, seed=0, n=12, known=0.4):
+    """Three classes of ``n`` non-negative samples in 8 features, a share ``known`` of their labels told."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), n)
+    X = np.abs(rng.random((3, 8))[y] * 3 + rng.normal(0, noise, (3 * n, 8)))
+    told = np.where(rng.random(y.size) < known, y, -1)
+    for c in range(3):  # at least two known a class
+        told[np.flatnonzero(y == c)[:2]] = c
+    return X, y, told
+
+
+def test_every_sample_gets_a_class_back_in_the_labels_own_values_with_its_confidence():
+    X, y, told = blobs()
+    named = np.where(told >= 0, 10 * told, -1)  # classes 0, 10, 20
+    found = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, named)
+    assert set(found.labels_) <= {0, 10, 20} and (found.labels_ == 10 * y).mean() >= 0.9
+    assert list(found.classes_) == [0, 10, 20] and found.clusters_.shape == y.shape
+    assert (found.labels_[told >= 0] == named[told >= 0]).all() and (found.confidence_[told >= 0] == 1).all()
+    assert ((found.confidence_ >= 0) & (found.confidence_ <= 1)).all()
+    assert found.best_method_ in METHODS and found.selection_ in rule.REASONS
+
+
+def test_the_candidates_are_each_setting_with_each_readout_and_the_references_at_theirs():
+    choice = FamilyChoice(methods=["copkmeans", "sda", "label_spreading"], grids=GRIDS)
+    found = choice.candidates()
+    assert [(c.name, c.readout) for c in found][:4] == [("copkmeans", "clusters"), ("sda", "clusters"),
+                                                         ("sda", "nearest_labelled"), ("sda", "spread_labelled")]
+    assert len(found) == 1 + 2 * 3 + 1  # SDA's two settings (one axis at a time), three readouts each
+    assert {c.fit for c in found if c.name == "sda" and c.default} == {1}  # one fit, three readouts
+
+
+def test_the_candidates_scores_are_laid_out_as_grid_search_gives_them():
+    X, y, told = blobs()
+    found = FamilyChoice(methods=METHODS, grids=GRIDS, n_repeats=2, kmeans_restarts=2).fit(X, told)
+    results = found.cv_results_
+    assert [p["method"] for p in results["params"]][:4] == ["kmeans", "kmeans", "kmeans", "nmf"]
+    splits = np.column_stack([results[f"split{i}_test_score"] for i in range(4)])  # 2 folds x 2 deals
+    assert np.allclose(splits.mean(axis=1), results["mean_test_score"])
+    acs = np.column_stack([results[f"split{i}_ac_score"] for i in range(4)])
+    assert np.allclose(acs.mean(axis=1), results["mean_ac_score"])
+    assert (acs >= splits - 1e-12).all()  # the held-out AC maps by the held labels themselves: never lower
+    assert results["rank_test_score"].min() == 1 and results["mean_test_score"][found.best_index_] == found.best_score_
+    assert (results["n_scored"] >= 2).all() and np.isnan(results["p_vs_prior"][found.prior_index_])
+
+
+@pytest.mark.parametrize("name, fold", [("knn", 0), ("sda", 1), ("kmeans", None)])
+def test_a_held_out_samples_class_is_made_from_the_other_folds_labels_only(name, fold):
+    """Change every label of the held-out fold and each readout gives every sample the same class: the score
+    depends on the held-out labels only through whether the classes given are right."""
+    X, y, told = blobs(noise=1.0)
+    deal = np.where(told >= 0, np.arange(told.size) % 2, -1)
+    changed = np.where(deal == (fold or 0), (told + 1) % 3, told)
+    params = FamilyChoice().base_params(name)
+    found = [fit_task(X, name, params, labels, deal, fold, 2, readouts_of(name), 3, np.random.SeedSequence(0), 2)[0]
+             for labels in (told, changed)]
+    held = fold or 0
+    for readout in readouts_of(name):
+        assert np.array_equal(found[0][held][readout], found[1][held][readout])
+
+
+def test_the_choice_starts_from_the_priors_candidate_and_stays_there_without_evidence():
+    X, y, told = blobs(noise=1.0)
+    found = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2, prior=["CNMF + nearest labelled"]).fit(X, told)
+    start = found.candidates()[found.prior_index_]
+    assert (start.name, start.readout, start.default) == ("cnmf", "nearest_labelled", True)
+    if found.selection_ == "prior":
+        assert found.best_index_ == found.prior_index_
+    else:  # moved: on evidence, past the Bonferroni level
+        passed = found.cv_results_["p_vs_prior"][found.best_index_]
+        assert passed * (len(found.candidates()) - 1) <= rule.ALPHA
+
+
+def test_the_same_seed_gives_the_same_choice_and_labels():
+    X, y, told = blobs(noise=1.0)
+    first, second = (FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2, random_state=3).fit(X, told)
+                     for _ in range(2))
+    assert first.best_index_ == second.best_index_ and (first.labels_ == second.labels_).all()
+    assert np.array_equal(first.cv_results_["mean_test_score"], second.cv_results_["mean_test_score"],
+                          equal_nan=True)
+
+
+def test_a_candidates_scores_do_not_depend_on_the_other_candidates():
+    """Every candidate of a fold starts from the same seeds, as every method of a benchmark trial does."""
+    X, y, told = blobs(noise=1.0)
+    alone = FamilyChoice(methods=["gnmf"], grids=GRIDS, kmeans_restarts=2, n_repeats=2).fit(X, told)
+    beside = FamilyChoice(methods=["kmeans", "gnmf"], grids=GRIDS, kmeans_restarts=2, n_repeats=2).fit(X, told)
+    assert np.array_equal(alone.cv_results_["mean_test_score"], beside.cv_results_["mean_test_score"][3:])
+    assert np.array_equal(alone.cv_results_["split3_test_score"], beside.cv_results_["split3_test_score"][3:])
+
+
+def test_the_fits_run_deal_by_deal_and_fold_by_fold_every_fit_in_each_in_a_drawn_order():
+    """The fits done at any moment are a fair sample of the candidates, so the pace so far prices the rest."""
+    choice = FamilyChoice(methods=METHODS, grids=GRIDS, n_repeats=2, random_state=0)
+    setups = choice._setups(choice.candidates())
+    tasks = choice._tasks(setups)
+    first = [f for f, deal, fold in tasks[:len(setups)]]
+    assert sorted(first) == list(range(len(setups))) and first != sorted(first)  # every fit once, shuffled
+    assert [(deal, fold or 0) for _, deal, fold in tasks] == sorted((deal, fold or 0) for _, deal, fold in tasks)
+    assert sorted(tasks, key=lambda t: (t[0], t[1], -1 if t[2] is None else t[2])) == \
+        [(f, deal, fold) for f in range(len(setups)) for deal in range(2)
+         for fold in ([0, 1] if setups[f][0] in ("cnmf", "sda", "label_spreading") else [None])]  # every fit once
+    assert choice.fits() == [setups[f][0] for f, _, _ in tasks]
+
+
+def test_fits_run_at_once_over_processes():
+    X, y, told = blobs()
+    one = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, told)
+    two = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2, n_jobs=2).fit(X, told)
+    assert np.array_equal(two.cv_results_["mean_test_score"], one.cv_results_["mean_test_score"], equal_nan=True)
+    assert (two.labels_ == y).mean() >= 0.9
+
+
+def test_a_candidate_that_fails_costs_its_own_score_never_the_choice():
+    X, y, told = blobs()
+    found = FamilyChoice(methods=["kmeans", "gnmf"], grids={"gnmf": {"alpha": [-1.0, 100.0]}},
+                         kmeans_restarts=2).fit(X, told)
+    failed = [i for i, p in enumerate(found.cv_results_["params"]) if p.get("alpha") == -1.0]
+    assert len(failed) == 3 and np.isnan(found.cv_results_["mean_test_score"][failed]).all()
+    assert found.cv_results_["rank_test_score"][failed].min() > 3 and found.best_params_.get("alpha") != -1.0
+
+
+def test_what_a_fit_warns_is_counted_never_printed(recwarn):
+    """Two known samples of each of 24 classes: a fold's classifier is trained on one a class, and scikit-learn
+    warns that the classes are more than half the samples; the choice counts it in ``warnings_`` and shows
+    nothing."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(24), 3)
+    X = np.abs(rng.random((24, 6))[y] + rng.normal(0, 0.1, (y.size, 6)))
+    told = np.where(np.arange(y.size) % 3 < 2, y, -1)
+    found = FamilyChoice(methods=["knn"], grids={"knn": {"n_neighbors": [1]}}).fit(X, told)
+    assert not recwarn.list
+    assert len(found.warnings_) == 1 and found.warnings_[0].startswith("knn: UserWarning in 2 of 2 fits")
+
+
+@pytest.mark.parametrize("labels, says", [
+    (lambda told: np.full_like(told, -1), "no label is known"),
+    (lambda told: np.where(told == 0, 0, -1), "a single class is known"),
+    (lambda told: told + 0.5, "must be integers"),
+    (lambda told: told.astype(str), "must be integers"),
+])
+def test_labels_that_cannot_choose_are_refused_on_one_line(labels, says):
+    X, y, told = blobs()
+    with pytest.raises(ValueError, match=says) as info:
+        FamilyChoice(methods=["kmeans"], kmeans_restarts=2).fit(X, labels(told))
+    assert "\n" not in str(info.value)
+
+
+@parametrize_with_checks([FamilyChoice(methods=["kmeans", "knn"], kmeans_restarts=2)],
+                         expected_failed_checks=lambda estimator: WITHOUT_Y)
+def test_scikit_learns_estimator_checks_that_apply(estimator, check):
+    check(estimator)
