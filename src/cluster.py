@@ -32,8 +32,10 @@ def main(argv=None) -> int:
     parser.add_argument("file", help="your data: .npz, .mat or .csv, a sample per row, integer labels, -1 unknown")
     parser.add_argument("--methods", nargs="+", default=None, choices=family_methods(), metavar="METHOD",
                         help="the candidate methods (default every family method of a label track and the references)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="deals of the folds of the known labels, each from its own seed (default 3)")
+    parser.add_argument("--folds", type=int, default=3,
+                        help="folds of the known labels, stratified by class (default 3)")
+    parser.add_argument("--repeats", type=int, default=2,
+                        help="deals of the folds of the known labels, each from its own seed (default 2)")
     parser.add_argument("--seed", type=int, default=0, help="the seed every deal and fit is drawn from")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
                         help="fits run at once (default: the cores available); the result does not depend on it")

@@ -33,6 +33,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from .. import methods, resolvers
+from ..checks import is_integer
 from ..config_dir import CONF_DIR
 from ..methods.core.validation import UNLABELLED
 from ..protocol.cell import clusters_directly, method_params
@@ -147,10 +148,12 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         config), an outside estimator's are its grid.
     params : mapping of str to mapping, optional
         Per outside estimator, its constructor parameters besides its grid's.
-    n_folds : int, default 2
-        The folds of the known labels (stratified by class), as the benchmark's rule. A class with one known
-        sample is told in every fold and never scored.
-    n_repeats : int, default 1
+    n_folds : int, default 3
+        The folds of the known labels (stratified by class). A class with one known sample is told in every
+        fold and never scored. Three, not the benchmark's two: a fold's fit is then told two thirds of the
+        labels rather than half, so the estimate leans less low, and three folds of two deals cost a method
+        that takes labels the six fits of two folds of three deals.
+    n_repeats : int, default 2
         Deals of the folds (each from its own seed); a candidate's score is the mean over every fold of every
         deal.
     kmeans_restarts : int, default 20
@@ -212,7 +215,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     performance evaluation", Journal of Machine Learning Research 11, pp. 2079-2107, 2010.
     """
 
-    def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=2, n_repeats=1,
+    def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=3, n_repeats=2,
                  kmeans_restarts=20, prior="shipped", alpha=rule.ALPHA, random_state=0, n_jobs=None):
         self.n_clusters = n_clusters
         self.methods = methods
@@ -275,6 +278,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, fit
         the choice on every sample; ``X`` is (n_samples, n_features), non-negative for the factorizations.
         ``progress(name)``, where given, is called as each scoring fit ends, with its method's registry name."""
+        for name, lowest in (("n_folds", 2), ("n_repeats", 1)):
+            if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be an integer of at least {lowest}")
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")

@@ -266,7 +266,11 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
 def estimator_of(args) -> FamilyChoice:
     """The choice the command line asks for: ``--methods`` (family methods, default all), ``--method`` outside
     estimators with ``--param`` and ``--grid``, through the gate as the benchmark's contenders
-    (:func:`src.tuning.gated`; a refused one is one line before any fit), ``--repeats``, ``--seed``, ``--jobs``."""
+    (:func:`src.tuning.gated`; a refused one is one line before any fit), ``--folds``, ``--repeats``, ``--seed``,
+    ``--jobs``."""
+    if args.folds < 2 or args.repeats < 1:
+        raise ConfigError(f"--folds {args.folds} --repeats {args.repeats}: the choice needs at least 2 folds and "
+                          "1 deal of them")
     names = list(args.methods or family_methods())
     params, grids = {}, {}
     if args.method:
@@ -281,7 +285,7 @@ def estimator_of(args) -> FamilyChoice:
                 grids[contender.name] = dict(grid.values)
     elif args.grid or args.param:
         raise ConfigError("--param and --grid set an outside estimator's parameters: give it with --method")
-    return FamilyChoice(methods=names, grids=grids or None, params=params or None, n_repeats=args.repeats,
+    return FamilyChoice(methods=names, grids=grids or None, params=params or None, n_folds=args.folds, n_repeats=args.repeats,
                         random_state=args.seed, n_jobs=args.jobs)
 
 

@@ -53,7 +53,7 @@ def test_the_candidates_are_each_setting_with_each_readout_and_the_references_at
 
 def test_the_candidates_scores_are_laid_out_as_grid_search_gives_them():
     X, y, told = blobs()
-    found = FamilyChoice(methods=METHODS, grids=GRIDS, n_repeats=2, kmeans_restarts=2).fit(X, told)
+    found = FamilyChoice(methods=METHODS, grids=GRIDS, n_folds=2, n_repeats=2, kmeans_restarts=2).fit(X, told)
     results = found.cv_results_
     assert [p["method"] for p in results["params"]][:4] == ["kmeans", "kmeans", "kmeans", "nmf"]
     splits = np.column_stack([results[f"split{i}_test_score"] for i in range(4)])  # 2 folds x 2 deals
@@ -112,7 +112,7 @@ def test_a_candidates_scores_do_not_depend_on_the_other_candidates():
 
 def test_the_fits_run_deal_by_deal_and_fold_by_fold_every_fit_in_each_in_a_drawn_order():
     """The fits done at any moment are a fair sample of the candidates, so the pace so far prices the rest."""
-    choice = FamilyChoice(methods=METHODS, grids=GRIDS, n_repeats=2, random_state=0)
+    choice = FamilyChoice(methods=METHODS, grids=GRIDS, n_folds=2, n_repeats=2, random_state=0)
     setups = choice._setups(choice.candidates())
     tasks = choice._tasks(setups)
     first = [f for f, deal, fold in tasks[:len(setups)]]
@@ -149,9 +149,17 @@ def test_what_a_fit_warns_is_counted_never_printed(recwarn):
     y = np.repeat(np.arange(24), 3)
     X = np.abs(rng.random((24, 6))[y] + rng.normal(0, 0.1, (y.size, 6)))
     told = np.where(np.arange(y.size) % 3 < 2, y, -1)
-    found = FamilyChoice(methods=["knn"], grids={"knn": {"n_neighbors": [1]}}).fit(X, told)
+    found = FamilyChoice(methods=["knn"], grids={"knn": {"n_neighbors": [1]}}, n_folds=2, n_repeats=1).fit(X, told)
     assert not recwarn.list
     assert len(found.warnings_) == 1 and found.warnings_[0].startswith("knn: UserWarning in 2 of 2 fits")
+
+
+@pytest.mark.parametrize("params, says", [({"n_folds": 1}, "n_folds=1"), ({"n_repeats": 0}, "n_repeats=0"),
+                                           ({"n_folds": 2.5}, "n_folds=2.5")])
+def test_folds_and_deals_that_cannot_score_are_refused_on_one_line(params, says):
+    X, y, told = blobs()
+    with pytest.raises(ValueError, match=says):
+        FamilyChoice(methods=["kmeans"], **params).fit(X, told)
 
 
 @pytest.mark.parametrize("labels, says", [
