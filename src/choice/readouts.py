@@ -17,7 +17,7 @@ and a reference of the label tracks (:mod:`src.methods.references`) gives its ow
 readouts by a classifier are the benchmark's (:data:`src.protocol.cell.LABEL_READOUTS`), so a candidate of the
 choice and a cell of the benchmark read a representation alike.
 
-Each readout also says how sure it is of each sample's class (:func:`confidence`): a classifier's probability
+Each readout also says how sure it is of each sample's class (:func:`classes`): a classifier's probability
 of the class it gives (label spreading's distribution of labels, the neighbours' weighted vote), and for a
 cluster the share of its told samples that carry its class. A told sample is given its own class with
 confidence 1. One neighbour's vote is all or nothing, so a ``nearest_labelled`` or one-neighbour kNN confidence

@@ -7,7 +7,7 @@ share right over every fold of every deal.
 
 The best of a hundred noisy scores wins by chance (Cawley and Talbot 2010), and a score read on a few dozen
 samples is noisy. So the rule starts from **the prior's candidate**, the first the prior names (on a person's
-file: the shipped benchmark's best at the nearest label rate, :func:`src.choice.prior.shipped`), and moves
+file: the shipped benchmark's best at the nearest label rate, :func:`src.choice.prior.shipped_prior`), and moves
 away from it only on evidence larger than the selection's own noise:
 
 * each other candidate is set against the prior's on the same held-out samples, by a one-sided Wilcoxon
