@@ -46,7 +46,7 @@ from ..tuning.homes import track_methods
 from ..tuning.selection import takes_labels
 from . import prior as priors
 from . import rule
-from .readouts import OWN, Fitted, candidate_name, classes, readouts_of
+from .readouts import Fitted, candidate_name, classes, readouts_of
 
 logger = logging.getLogger(__name__)
 
