@@ -66,7 +66,7 @@ def figure(found, results: dict, chosen: int, start: int, path: Path | None = No
     if start not in rows:
         rows.append(start)
     mean = np.asarray(results["mean_test_score"], dtype=float)
-    fig, ax = plt.subplots(figsize=(6.4, 0.26 * len(rows) + 1.3))
+    fig, ax = plt.subplots(figsize=(8.0, 0.26 * len(rows) + 1.4))
     for row, i in enumerate(rows):
         low, high = interval(splits[i])
         colour = "C3" if i == chosen else "C0" if i == start else "0.35"
@@ -76,8 +76,9 @@ def figure(found, results: dict, chosen: int, start: int, path: Path | None = No
     for tick, i in zip(ax.get_yticklabels(), rows):
         tick.set_fontweight("bold" if i == chosen else "normal")
     ax.invert_yaxis()
-    ax.set_xlabel("held-out known samples classed right, % (mean over the splits, 95% interval)")
-    ax.set_title("red: the choice; blue: the prior's candidate; one row a method, its best", fontsize=8)
+    ax.set_xlim(0, 100)  # a share: an interval past its ends says only that the splits are few
+    ax.set_xlabel("held-out known samples classed right (%): mean and 95% interval over the splits", fontsize=8)
+    ax.set_title("one row a method, its best; red: the choice, blue: the prior's candidate", fontsize=8)
     fig.tight_layout()
     if path is None:
         return fig
