@@ -8,6 +8,7 @@ Usage::
     python -m src.benchmark --dry-run                # the cells: to compute, copied from the reproduction
     python -m src.benchmark --report-only            # rebuild outputs/benchmark/report.md from the runs
     python -m src.benchmark --tune --methods knn     # tune one method alone, into the shipped tuned files
+    python -m src.benchmark --fold-fits yale orl     # the fold fits the choice's rule reads, a piece a data set
     python -m src.benchmark --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
 The tracks are the homes of ``papers/benchmark/`` (``reproduce.yaml``, as a paper's), with their settings in
@@ -50,6 +51,9 @@ import logging
 import signal
 import sys
 
+from pathlib import Path
+
+from .choice import fold_fits
 from .presentation import benchmark_report, contender_report
 from .presentation.report import write_reports
 from .reproduction import benchmark
@@ -76,6 +80,10 @@ def main(argv=None) -> int:
                         help="with --tune: tune these family methods alone (registry names), against the family "
                              "as it ships; their tuned rows and settings take the place of theirs in "
                              "papers/benchmark/tuned_cells.csv.gz and tuned_settings.csv.gz")
+    parser.add_argument("--fold-fits", nargs="+", default=[], metavar="DATASET", choices=opened.DATASETS,
+                        help="fit the label tracks' folds of every setting of the settings file on these data "
+                             "sets, keeping each fit's partition and readouts (src/choice/fold_fits.py), into "
+                             "papers/benchmark/fold_fits/<dataset>.csv.gz; resumable")
     outside_args = parser.add_argument_group("your method or your data against the family")
     outside_args.add_argument("--method", nargs="+", default=[], metavar="METHOD",
                               help="estimators outside the repository: package.module:Class, path/to/file.py:Class, "
@@ -107,6 +115,8 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.INFO, format="[%(levelname)s] %(message)s")
     args.overrides = with_experiment_group(args.overrides)  # +benchmark/<track>=experiment, deprecated
     signal.signal(signal.SIGTERM, terminate)  # a killed benchmark stops its workers too
+    if args.fold_fits:
+        return fold_fits.run(args.fold_fits, Path(args.out or "outputs/benchmark"), args.workers or 2)
     return benchmark.run(args, Writers(job=write_reports, benchmark=benchmark_report.build,
                                        contender=contender_report.build))
 
