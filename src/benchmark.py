@@ -39,9 +39,9 @@ status 2, nothing written), computes only its own cells in the tracks it belongs
 method on the file in the three tracks (with ``--tune`` each tuned on it, and the choice's entrants). Both
 write ``report.md`` there (:mod:`src.presentation.contender_report`).
 
-This module is the recipe: its arguments and one call, :func:`src.reproduction.benchmark.run`, handed the
+This module is the recipe: its arguments and one call, :func:`src.tuning.benchmark.run`, handed the
 report writers (:class:`src.reproduction.runner.Writers`); the orchestration is in
-:mod:`src.reproduction.benchmark` and :mod:`src.reproduction.outside`.
+:mod:`src.tuning.benchmark` and :mod:`src.tuning.outside`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from pathlib import Path
 from .choice import fold_fits
 from .presentation import benchmark_report, contender_report
 from .presentation.report import write_reports
-from .reproduction import benchmark
+from .tuning import benchmark
 from .reproduction import contenders as opened
 from .reproduction import homes as papers
 from .reproduction.runner import Writers, terminate

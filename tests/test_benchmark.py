@@ -1,11 +1,11 @@
-"""The family benchmark's entry point and its room (src/reproduction/benchmark.py): its tracks, what it may copy,
+"""The family benchmark's entry point and its room (src/tuning/benchmark.py): its tracks, what it may copy,
 and one line for what is missing."""
 
 import pytest
 
 from src import benchmark
 from src.presentation import benchmark_report
-from src.reproduction import benchmark as room
+from src.tuning import benchmark as room
 from src.reproduction import homes as papers
 from src.reproduction import rounds, runner
 from src.running.pool import schedule

@@ -14,7 +14,8 @@
     ``import src...`` works in a checkout only; and nothing under src/ imports tools/, which is not installed.
 (d) The rooms are layered (:data:`LAYERS`): a module imports only from its own layer or those below, the
     base modules from nothing above them, the numerical rooms from the base only, running cells from those,
-    the papers' models and their orchestration from running, presentation from the models, and nothing
+    the papers' models and their orchestration from running, the tuned benchmark (and the benchmark's
+    orchestration) from the papers, the choice from those, presentation from the models, and nothing
     imports an entry point; an arrow upwards is declared in :data:`UPWARD` with its reason. Presentation is
     on top: a run's cells and a paper's orchestration do not know how a report is written, the entry points
     hand the report writers down.
@@ -53,7 +54,8 @@ LAYERS = [
     ("base", ("src", "src.errors", "src.checks", "src.files", "src.config_dir", "src.resolvers")),
     ("numerical rooms", ("src.methods", "src.data", "src.protocol")),
     ("running cells", ("src.running",)),
-    ("the papers' models and orchestration", ("src.reproduction", "src.tuning")),
+    ("the papers' models and orchestration", ("src.reproduction",)),
+    ("the tuned benchmark and its orchestration", ("src.tuning",)),
     ("the choice on a person's labels", ("src.choice",)),
     ("presentation", ("src.presentation",)),
     ("entry points", ("src.run", "src.reproduce", "src.explain", "src.benchmark", "src.cluster")),

@@ -6,9 +6,8 @@ room reads; :mod:`~src.reproduction.runner` runs the chosen papers' cells in one
 figures and report written as soon as its cells are in, on top of running: the report writers are handed down
 by the entry points (:mod:`src.reproduce`), and a paper's own figures are found by name
 (:meth:`~src.reproduction.homes.Paper.module`): this room imports no module of presentation.
-:mod:`~src.reproduction.benchmark` orchestrates the family benchmark the same way (a tuned run's rounds:
-:mod:`~src.reproduction.rounds`), and
-:mod:`~src.reproduction.outside` an outside method or data set against the family's shipped cells
-(:mod:`~src.reproduction.shipped`), their writers handed down by :mod:`src.benchmark`
-(:class:`~src.reproduction.runner.Writers`).
+:mod:`~src.reproduction.rounds` (a tuned run's rounds), :mod:`~src.reproduction.contenders` (an outside method
+opened) and :mod:`~src.reproduction.shipped` (the family's shipped cells) are what the benchmark's orchestration,
+a floor above in :mod:`src.tuning` (:mod:`~src.tuning.benchmark`, :mod:`~src.tuning.outside`), builds on: no
+module here imports the tuning room.
 """

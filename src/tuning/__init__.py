@@ -5,7 +5,10 @@
 * :mod:`.growth`: how a grid grows past an edge where the rule's choices pile, up to a bound;
 * :mod:`.choice`: the choice among every method per trial, two entrants of the label tracks;
 * :mod:`.homes`: the cells the grids add to the benchmark's, and where they go;
-* :mod:`.tables`: the tuned rows and the searched settings, assembled from the cells on disk.
+* :mod:`.tables`: the tuned rows and the searched settings, assembled from the cells on disk;
+* :mod:`.benchmark`: what ``python -m src.benchmark`` does (the family's cells, tuned or not, and the report),
+  and :mod:`.outside`: your method or your data against the family. They sit here, on top of
+  :mod:`src.reproduction` (the pool, the rounds, the shipped cells), since they orchestrate the tuning.
 
 The report's part is :mod:`src.presentation.tuning_report`; the manual's is ``docs/benchmark.md``
 ("Tuned alike").

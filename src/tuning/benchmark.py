@@ -1,11 +1,11 @@
 """The family benchmark's orchestration: what ``python -m src.benchmark`` does once its arguments are read.
 
-The tracks are the homes of ``papers/benchmark/`` (:data:`.homes.BENCHMARK_HOME`, each a ``reproduce.yaml`` as a
+The tracks are the homes of ``papers/benchmark/`` (:data:`src.reproduction.homes.BENCHMARK_HOME`, each a ``reproduce.yaml`` as a
 paper's), with their settings in ``conf/experiment/benchmark/``. :func:`run` takes the command line's
-arguments and the report writers the entry point hands down (:class:`.runner.Writers`; this room imports no
+arguments and the report writers the entry point hands down (:class:`src.reproduction.runner.Writers`; this room imports no
 presentation module) and
 
-1. sends ``--method``, ``--grid`` and ``--dataset`` to :mod:`src.reproduction.outside` (your method or your data against the
+1. sends ``--method``, ``--grid`` and ``--dataset`` to :mod:`src.tuning.outside` (your method or your data against the
    family);
 2. otherwise composes and checks every job of the chosen tracks (a bad one is named on one line and nothing
    starts), computes their cells in one pool (:func:`src.running.pool.run_pool`) into
@@ -23,15 +23,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import tuning
-from ..tuning import tables as tuned_tables
 from ..errors import UserError
+from ..reproduction import homes as papers
+from ..reproduction import shipped
+from ..reproduction.rounds import Rounds
+from ..reproduction.runner import WALL, Writers, add_piece, start_clock, stop_clock
 from ..running.command_line import check_pool_arguments
 from ..running.pool import PoolFailed
-from . import homes as papers
-from . import shipped
+from . import tables as tuned_tables
 from .outside import run_outside
-from .rounds import Rounds
-from .runner import WALL, Writers, add_piece, start_clock, stop_clock
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
     """The family's own benchmark (``args``: the command line's ``tracks``, ``datasets``, ``tune``, ``methods``,
     ``report_only`` and pool options): its cells, its tuned tables with ``--tune``, its report. With
     ``--tune --methods``, the methods named alone are tuned against the family as it ships, and their tuned rows
-    and settings take the place of theirs in the shipped tuned files (:func:`.shipped.join_tuned`), with no
+    and settings take the place of theirs in the shipped tuned files (:func:`src.reproduction.shipped.join_tuned`), with no
     report: the benchmark's report is rebuilt from the shipped files (``--tuned-from-shipped``)."""
     tracks = papers.names(papers.BENCHMARK_HOME)
     only = list(args.methods) or None
@@ -145,7 +145,7 @@ def run_family(args, writers: Writers, out: Path = papers.BENCHMARK_OUTPUTS) -> 
 
 def run(args, writers: Writers) -> int:
     """``python -m src.benchmark`` with its parsed arguments ``args``: your method or data against the family
-    (:func:`src.reproduction.outside.run_outside`) or the family's own benchmark (:func:`run_family`); what went wrong is one
+    (:func:`src.tuning.outside.run_outside`) or the family's own benchmark (:func:`run_family`); what went wrong is one
     line and the exit status (2 for bad input, the failed step's for a failed pool, 1 for missing runs, 130 for
     an interrupt)."""
     try:

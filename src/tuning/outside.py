@@ -1,12 +1,12 @@
 """Your method or your data against the family: the orchestration of ``python -m src.benchmark --method``,
 ``--grid`` and ``--dataset``.
 
-``--method`` resolves each estimator from outside the repository (:mod:`.contenders`), sends it through the
+``--method`` resolves each estimator from outside the repository (:mod:`src.reproduction.contenders`), sends it through the
 gate (:mod:`src.running.gate`; a failed check is one line, exit status 2, nothing written), computes only its own
 cells in the tracks it belongs to (and, with ``--grid``, its settings and folds: :mod:`src.tuning`), and ranks it
-against the family's shipped cells (:mod:`.shipped`). ``--dataset`` runs every family method on the user's
+against the family's shipped cells (:mod:`src.reproduction.shipped`). ``--dataset`` runs every family method on the user's
 labelled file in the three tracks. The reports are written by the writers the entry point hands down
-(:class:`.runner.Writers`): this room imports no presentation module.
+(:class:`src.reproduction.runner.Writers`): this room imports no presentation module.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from ..resolvers import safe_name
 from ..running import provenance
 from ..running.pool import plan_jobs
 from ..running.settings import thaw
-from . import contenders as opened
-from . import shipped
-from .homes import BENCHMARK_OUTPUTS
-from .rounds import Rounds
-from .runner import WALL, Writers, pooled, start_clock, stop_clock
-from .shipped import load_track
+from ..reproduction import contenders as opened
+from ..reproduction import shipped
+from ..reproduction.homes import BENCHMARK_OUTPUTS
+from ..reproduction.rounds import Rounds
+from ..reproduction.runner import WALL, Writers, pooled, start_clock, stop_clock
+from ..reproduction.shipped import load_track
 
 logger = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ def tuned_user_data(args, writers: Writers, homes: list, out: Path, given: dict[
         -> tuple[dict | None, dict]:
     """``--dataset --tune``: the family's fixed cells on the file (``homes``) and every grid's other settings and
     folds, grown round after round as on the benchmark's data sets (:func:`src.tuning.grow`, each round by
-    :class:`.rounds.Rounds`; ``given``: the file's name and the overrides that choose it). Returns the rounds'
+    :class:`src.reproduction.rounds.Rounds`; ``given``: the file's name and the overrides that choose it). Returns the rounds'
     record (cells summed, the wall time of them all; None for a dry run) and each track's tuned rows and
     settings table."""
     classes = tuning.TrackClasses(args.overrides, given)
