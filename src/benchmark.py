@@ -9,6 +9,7 @@ Usage::
     python -m src.benchmark --report-only            # rebuild outputs/benchmark/report.md from the runs
     python -m src.benchmark --tune --methods knn     # tune one method alone, into the shipped tuned files
     python -m src.benchmark --fold-fits yale orl     # the fold fits the choice's rule reads, a piece a data set
+    python -m src.benchmark --choice-entrants        # the choice's entrants from the shipped files alone
     python -m src.benchmark --overrides hydra/launcher=submitit_slurm hydra.launcher.partition=cpu
 
 The tracks are the homes of ``papers/benchmark/`` (``reproduce.yaml``, as a paper's), with their settings in
@@ -53,7 +54,7 @@ import sys
 
 from pathlib import Path
 
-from .choice import fold_fits
+from .choice import entrants, fold_fits
 from .presentation import benchmark_report, contender_report
 from .presentation.report import write_reports
 from .tuning import benchmark
@@ -83,7 +84,11 @@ def main(argv=None) -> int:
     parser.add_argument("--fold-fits", nargs="+", default=[], metavar="DATASET", choices=opened.DATASETS,
                         help="fit the label tracks' folds of every setting of the settings file on these data "
                              "sets, keeping each fit's partition and readouts (src/choice/fold_fits.py), into "
-                             "papers/benchmark/fold_fits/<dataset>.csv.gz; resumable")
+                             "papers/benchmark/fold_fits/<dataset>.csv.xz; resumable")
+    parser.add_argument("--choice-entrants", action="store_true",
+                        help="recompute the choice's two entrants of the label tracks from the shipped fold fits, "
+                             "cells and settings alone (src/choice/entrants.py), into "
+                             "papers/benchmark/choice_entrants.csv.gz, which the report ranks with the family")
     outside_args = parser.add_argument_group("your method or your data against the family")
     outside_args.add_argument("--method", nargs="+", default=[], metavar="METHOD",
                               help="estimators outside the repository: package.module:Class, path/to/file.py:Class, "
@@ -117,6 +122,8 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # a killed benchmark stops its workers too
     if args.fold_fits:
         return fold_fits.run(args.fold_fits, Path(args.out or "outputs/benchmark"), args.workers or 2)
+    if args.choice_entrants:
+        return entrants.run()
     return benchmark.run(args, Writers(job=write_reports, benchmark=benchmark_report.build,
                                        contender=contender_report.build))
 

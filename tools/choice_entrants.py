@@ -1,15 +1,14 @@
-"""Measure the benchmark's choice entrants by the new rule on the data sets whose fold fits ship.
+"""Measure the benchmark's choice entrants by the new rule from their shipped file.
 
 Usage::
 
-    python -m tools.choice_entrants                 # every shipped piece, the rule's level 0.05
-    python -m tools.choice_entrants --alphas 0.001 0.01 0.05 0.2 1   # the level chosen leave one data set out
+    python -m src.benchmark --choice-entrants   # first: papers/benchmark/choice_entrants.csv.gz
+    python -m tools.choice_entrants
 
-Prints, per label track: the entrant's mean AC and classes given back over the (data set, k) blocks beside
+Prints, per entrant and label track: its mean AC and classes given back over the (data set, k) blocks beside
 the best single candidates at their fixed settings (the shipped cells), the one-sided Wilcoxon test over the
-blocks of each single candidate against the entrant (Holm), the old entrant's mean AC, the picks and the regret
-against the oracle. With several levels, each data set's entrant is the one at the level that did best on the
-other data sets (leave one data set out), so the figure accounts for choosing the level.
+blocks of each single candidate against the entrant (Holm), the old entrant's mean AC, the levels chosen leave
+one data set out, the picks and the regret against the oracle.
 """
 
 from __future__ import annotations
@@ -24,14 +23,10 @@ from scipy import stats
 
 from src.choice import entrants, fold_fits
 from src.choice.readouts import candidate_name
-from src.data import load_dataset
 from src.reproduction import shipped
-from src.running.settings import thaw
 
 
-def blocks(frame: pd.DataFrame, column: str) -> pd.Series:
-    """The mean of ``column`` per (track, data set, k) block."""
-    return frame.groupby(["track", "dataset", "k"])[column].mean()
+blocks = entrants.blocks
 
 
 def singles(cells: pd.DataFrame) -> pd.DataFrame:
@@ -60,7 +55,7 @@ def summary(chosen: pd.DataFrame, cells: pd.DataFrame, tuned: pd.DataFrame | Non
     single = single.merge(chosen[["track", "dataset", "k", "trial"]], on=["track", "dataset", "k", "trial"])
     for track, mine in chosen.groupby("track"):
         print(f"\n### {entrant} ({how}), {track} ({', '.join(sorted(mine['dataset'].unique()))}; {len(mine)} trials)")
-        acc, given = blocks(mine, "acc"), blocks(mine, "given")
+        acc, given = blocks(mine, "acc"), blocks(mine, "given_unlabelled")
         theirs = single[single["track"] == track]
         table = []
         for name, rows in theirs.groupby("name"):
@@ -84,50 +79,28 @@ def summary(chosen: pd.DataFrame, cells: pd.DataFrame, tuned: pd.DataFrame | Non
                 f"{r['name']} {100 * r[column]:.1f} (Holm p {r['holm_' + column]:.2g})" for _, r in top.iterrows()))
         beaten = table[(table["holm_acc"] < 0.05) | (table["holm_given"] < 0.05)]
         print("singles better by a test (Holm 0.05): " + (", ".join(beaten["name"]) if len(beaten) else "none"))
+        print("levels: " + "; ".join(f"{d} {a:g}" for d, a in mine.groupby("dataset")["alpha"].first().items()))
         print("picks: " + "; ".join(f"{n} {c}" for n, c in mine["chosen"].value_counts().head(6).items()))
         print("why: " + "; ".join(f"{n} {c}" for n, c in mine["selection"].value_counts().items()))
         scored = mine.dropna(subset=["oracle_given"])
         print(f"regret against the oracle (classes given back, trials with folds): "
-              f"{100 * (scored['oracle_given'] - scored['given']).mean():.1f}; estimate - truth "
-              f"{100 * (scored['estimate'] - scored['given']).mean():+.1f}")
+              f"{100 * (scored['oracle_given'] - scored['given_unlabelled']).mean():.1f}; estimate - truth "
+              f"{100 * (scored['validation_acc'] - scored['given_unlabelled']).mean():+.1f}")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--alphas", nargs="+", type=float, default=[0.05])
-    parser.add_argument("--entrant", choices=sorted(entrants.ENTRANTS), default="Choice")
-    args = parser.parse_args(argv)
+    parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
-    fits = fold_fits.load()
-    if fits is None:
-        print("no fold fits ship: run python -m src.benchmark --fold-fits DATASET first")
+    rows = entrants.load()
+    if rows is None:
+        print("no entrants ship: run python -m src.benchmark --choice-entrants first")
         return 1
     cells = shipped.load()
-    settings = shipped.load_settings()
-    tuned = shipped.load_tuned()
     cells = cells[cells["track"].isin(fold_fits.LABEL_TRACKS)]
-    found = {}
-    for dataset, rows in fits.groupby("dataset"):
-        specs = fold_fits.schemes(fold_fits.LABEL_TRACKS, dataset)
-        spec = next(iter(specs.values()))
-        y = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed).y
-        chosen = entrants.choose_trials(rows, cells, settings, y, specs, args.alphas, args.entrant)
-        for alpha in args.alphas:
-            found[dataset, alpha] = chosen[chosen["alpha"] == alpha]
-    datasets = sorted({d for d, _ in found})
-    if len(args.alphas) > 1:
-        picked = []
-        for dataset in datasets:
-            others = [d for d in datasets if d != dataset] or [dataset]
-            score = {a: np.mean([blocks(found[d, a], "given").mean() for d in others]) for a in args.alphas}
-            level = max(args.alphas, key=lambda a: (score[a], a))
-            print(f"{dataset}: level {level:g} chosen on {', '.join(others)} "
-                  f"({'; '.join(f'{a:g}: {100 * s:.1f}' for a, s in score.items())})")
-            picked.append(found[dataset, level])
-        summary(pd.concat(picked, ignore_index=True), cells, tuned, args.entrant, "level chosen leave one data set out")
-    for alpha in args.alphas:
-        summary(pd.concat([found[d, alpha] for d in datasets], ignore_index=True), cells, tuned, args.entrant,
-                f"at {alpha:g}")
+    tuned = shipped.load_tuned()
+    for entrant in entrants.ENTRANTS:
+        summary(rows[rows["method"] == entrant], cells, tuned, entrant, "level chosen leave one data set out")
     return 0
 
 

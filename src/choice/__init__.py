@@ -10,8 +10,8 @@
   (``python -m src.benchmark --fold-fits``);
 * :mod:`.entrants`: the benchmark's choice entrants by this rule, from the shipped fold fits.
 
-The report's part is ``src/presentation/cluster_report.py``; the manual's is ``docs/cluster.md``. The benchmark's
-report still ranks the entrants that choose by the held-out AC (:mod:`src.tuning.choice`): the fold fits ship
-for some data sets only (``papers/benchmark/fold_fits/``), and the report moves to :mod:`.entrants` once every
-data set's piece ships. ``python -m tools.choice_entrants`` measures them on the pieces that ship.
+The report's parts are ``src/presentation/cluster_report.py`` (a person's file) and
+``src/presentation/choice_report.py`` (the benchmark's entrants, ``papers/benchmark/choice_entrants.csv.gz``,
+ranked with the family); the manual's are ``docs/cluster.md`` and ``docs/benchmark.md``.
+``python -m tools.choice_entrants`` sets the entrants beside every single candidate.
 """

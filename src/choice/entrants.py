@@ -23,24 +23,50 @@ pool (the candidate with the best classes given back on the test labels) prices 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..config_dir import PAPERS_DIR
+from ..data import load_dataset
+from ..errors import UserError
 from ..methods.core.validation import UNLABELLED
-from ..protocol.metrics import accuracy
+from ..protocol.metrics import accuracy, nmi
 from ..protocol.partition import class_of_clusters
 from ..protocol.trials import make_trial
+from ..reproduction import shipped
+from ..reproduction.contenders import LABEL_TRACKS
+from ..running.settings import thaw
 from ..tuning.selection import FOLDS, takes_labels
+from . import fold_fits
 from . import prior as prior_module
 from . import rule
-from .fold_fits import ALL, classes_of, scheme_of
+from .fold_fits import ALL, classes_of, scheme_of, schemes
 from .readouts import OWN, candidate_name, readouts_of
+
+logger = logging.getLogger(__name__)
 
 #: The entrants and whether their pool is label-free only.
 ENTRANTS = {"Choice": False, "Choice (label-free)": True}
+#: The shipped file of both entrants (``python -m src.benchmark --choice-entrants``), which the benchmark report
+#: ranks with the family.
+FILE = PAPERS_DIR / "benchmark" / "choice_entrants.csv.gz"
+#: The rule's levels, among which each data set's is chosen on the other data sets (:func:`chosen_level`).
+LEVELS = (0.001, 0.01, 0.05, 0.2, 1.0)
+#: Why a trial without folds was chosen: the rule had no evidence, the prior's candidate stands.
+NO_FOLDS = "no folds: prior"
+#: The columns of an entrant's row: a tuned row's own, then what was chosen, why and from what, the oracle of
+#: the same pool (the candidate that gave back the most right classes, on the test), and the level.
+ROW_COLUMNS = ("track", "dataset", "method", "estimator", "k", "trial", "acc", "nmi", "given_unlabelled",
+               "chosen", "chosen_method", "chosen_estimator", "setting", "readout", "selection", "prior",
+               "validation_acc", "n_validation", "oracle", "oracle_acc", "oracle_given", "n_candidates", "alpha",
+               "level_chosen_on")
+#: Its columns of numbers that may be missing (a trial without folds has no estimate and no oracle).
+FLOATS = ("acc", "nmi", "given_unlabelled", "validation_acc", "oracle_acc", "oracle_given")
 #: The shipped cells' columns of each readout's AC and classes given back (a fixed-setting cell's).
 CELL_COLUMNS = {"clusters": ("acc", "given_unlabelled"), OWN: ("acc", "given_unlabelled"),
                 "nearest_labelled": ("acc_nearest_labelled", "given_nearest_labelled"),
@@ -100,18 +126,20 @@ def correct(rows: pd.DataFrame, candidates: Sequence[Candidate], full, folds: Se
     return out
 
 
-def test_scores(rows: pd.DataFrame, candidate: Candidate, full) -> tuple[float, float]:
-    """A candidate's AC on every sample and its classes given back to the unknown ones, from its fit told
-    every label (NaN, NaN where that fit is missing)."""
+def test_scores(rows: pd.DataFrame, candidate: Candidate, full) -> tuple[float, float, float]:
+    """A candidate's AC and NMI on every sample and its classes given back to the unknown ones, from its fit
+    told every label (NaN each where that fit is missing). A classifier's readout is scored by its classes, a
+    clustering by its clusters."""
     found = rows[(rows["estimator"] == candidate.estimator) & (rows["setting"] == candidate.setting)
                  & (rows["fold"] == ALL)]
     if found.empty:
-        return np.nan, np.nan
+        return np.nan, np.nan, np.nan
     row = found.iloc[0]
     given = classes_by(row, candidate.readout, full.y_partial)
     assigned = classes_of(row["partition"]) if candidate.readout in ("clusters", OWN) else given
     free = full.y_partial == UNLABELLED
-    return float(accuracy(full.y_true, assigned)), float(np.mean(given[free] == full.y_true[free]))
+    return (float(accuracy(full.y_true, assigned)), float(nmi(full.y_true, assigned)),
+            float(np.mean(given[free] == full.y_true[free])))
 
 
 def prior_order(cells: pd.DataFrame, track: str, dataset: str, label_free: bool) -> list[str]:
@@ -159,31 +187,115 @@ def choose_trials(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFram
             position = {c.name: i for i, c in enumerate(candidates) if c.setting == default_of.get(c.estimator, "")}
             order = [position[n] for n in names if n in position]
             tests = [test_scores(rows, c, full) for c in candidates]
-            best = int(np.nanargmax([g for _, g in tests]))
+            best = int(np.nanargmax([given for *_, given in tests]))
             for alpha in alphas:
                 picked = rule.choose(right, order, alpha, method="approx")
                 chosen = candidates[picked.index]
-                acc, given = tests[picked.index]
+                acc, mutual, given = tests[picked.index]
                 out.append({"track": track, "dataset": dataset, "k": int(k), "trial": int(number),
-                            "chosen": chosen.name, "chosen_method": chosen.method, "setting": chosen.setting,
-                            "readout": chosen.readout, "selection": picked.why,
-                            "prior": candidates[picked.start].name, "acc": acc, "given": given,
-                            "estimate": float(np.nanmean(right[picked.index])),
-                            "oracle": candidates[best].name, "oracle_given": tests[best][1],
-                            "n_candidates": len(candidates), "n_known": right.shape[1], "alpha": alpha})
+                            "acc": acc, "nmi": mutual, "given_unlabelled": given, "chosen": chosen.name,
+                            "chosen_method": chosen.method, "chosen_estimator": chosen.estimator,
+                            "setting": chosen.setting, "readout": chosen.readout, "selection": picked.why,
+                            "prior": candidates[picked.start].name,
+                            "validation_acc": float(np.nanmean(right[picked.index])),
+                            "n_validation": right.shape[1], "oracle": candidates[best].name,
+                            "oracle_acc": tests[best][0], "oracle_given": tests[best][2],
+                            "n_candidates": len(candidates), "alpha": alpha})
     return pd.DataFrame(out)
 
 
 def prior_row(cell_rows: pd.DataFrame, names: Sequence[str], track: str, dataset: str, k: int, number: int) -> dict:
-    """The entrant's row of a trial without folds: the prior's first candidate, scored by its shipped cell."""
+    """The entrant's row of a trial without folds: the prior's first candidate, scored by its shipped cell (its
+    NMI only where the candidate is the clusters themselves: the cells keep no readout's NMI)."""
     for name in names:
         for _, row in cell_rows.iterrows():
             for readout, (acc, given) in CELL_COLUMNS.items():
                 if readout == OWN or candidate_name(row["method"], readout) != name or pd.isna(row.get(given)):
                     continue
-                return {"track": track, "dataset": dataset, "k": int(k), "trial": int(number), "chosen": name,
-                        "chosen_method": row["method"], "setting": "", "readout": readout,
-                        "selection": "no folds: prior", "prior": name, "acc": float(row[acc]),
-                        "given": float(row[given]), "estimate": np.nan, "oracle": "", "oracle_given": np.nan,
-                        "n_candidates": 0, "n_known": 0}
+                return {"track": track, "dataset": dataset, "k": int(k), "trial": int(number),
+                        "acc": float(row[acc]), "nmi": float(row["nmi"]) if acc == "acc" else np.nan,
+                        "given_unlabelled": float(row[given]), "chosen": name, "chosen_method": row["method"],
+                        "chosen_estimator": row["estimator"], "setting": "", "readout": readout,
+                        "selection": NO_FOLDS, "prior": name, "validation_acc": np.nan, "n_validation": 0,
+                        "oracle": "", "oracle_acc": np.nan, "oracle_given": np.nan, "n_candidates": 0}
     raise ValueError(f"{track} {dataset} k={k} trial {number}: no shipped cell of the prior's candidates")
+
+
+def blocks(rows: pd.DataFrame, column: str = "given_unlabelled") -> pd.Series:
+    """The mean of ``column`` per (track, data set, k) block of ``rows``."""
+    return rows.groupby(["track", "dataset", "k"])[column].mean()
+
+
+def chosen_level(rows: pd.DataFrame, levels: Sequence[float]) -> float:
+    """The level of ``levels`` at which ``rows`` (:func:`choose_trials` at every level, on the data sets the
+    level is chosen on) give back the most right classes, as the mean over their (track, data set, k) blocks;
+    at a tie the level of :data:`src.choice.rule.ALPHA` (what ``python -m src.cluster`` runs at), else the
+    smallest, the one nearest the prior. No paper makes this choice."""
+    score = {level: round(float(blocks(rows[rows["alpha"] == level]).mean()), 12) for level in levels}
+    return max(levels, key=lambda level: (score[level], level == rule.ALPHA, -level))
+
+
+def compute(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, classes: Callable[[str], np.ndarray],
+            levels: Sequence[float] = LEVELS) -> pd.DataFrame:
+    """Both entrants' rows (:data:`ENTRANTS`) on every data set of ``fits`` (the shipped fold fits), each data
+    set's at the rule's level chosen on the *other* data sets (:func:`chosen_level`, leave one data set out; a
+    lone data set's own), so the figure accounts for choosing the level. ``classes(dataset)``: the data set's
+    classes (n_samples,). The rows are tuned rows of the entrant (``method`` and ``estimator`` its name), with
+    the level and the data sets it was chosen on."""
+    found = {}
+    for dataset, rows in fits.groupby("dataset", sort=True):
+        specs = schemes(LABEL_TRACKS, dataset)
+        y = classes(dataset)
+        for entrant in ENTRANTS:
+            found[entrant, dataset] = choose_trials(rows, cells, settings, y, specs, levels, entrant)
+            logger.info("the choice entrants: %s on %s chosen at %d levels", entrant, dataset, len(levels))
+    out = []
+    for entrant in ENTRANTS:
+        datasets = sorted(d for e, d in found if e == entrant)
+        for dataset in datasets:
+            others = [d for d in datasets if d != dataset] or [dataset]
+            level = chosen_level(pd.concat([found[entrant, d] for d in others], ignore_index=True), levels)
+            mine = found[entrant, dataset]
+            out.append(mine[mine["alpha"] == level].assign(method=entrant, estimator=entrant,
+                                                          level_chosen_on=" ".join(others)))
+    frame = pd.concat(out, ignore_index=True).assign(code_fingerprint=fits["code_fingerprint"].iloc[0])
+    frame = frame.reindex(columns=[*ROW_COLUMNS, "code_fingerprint"])
+    return frame.sort_values(["track", "dataset", "method", "k", "trial"], ignore_index=True)
+
+
+def load(path: Path = FILE) -> pd.DataFrame | None:
+    """The shipped entrants' rows (:data:`ROW_COLUMNS` and the fold fits' code fingerprint), or None where none
+    ship."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    return pd.read_csv(path, dtype={"setting": str, "chosen": str, "prior": str, "oracle": str},
+                       keep_default_na=False, na_values={c: [""] for c in FLOATS})
+
+
+def dataset_classes(dataset: str) -> np.ndarray:
+    """A benchmark data set's classes (n_samples,), loaded as its label tracks' runs load it."""
+    spec = next(iter(schemes(LABEL_TRACKS, dataset).values()))
+    return load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed).y
+
+
+def run(path: Path = FILE, levels: Sequence[float] = LEVELS) -> int:
+    """``python -m src.benchmark --choice-entrants``: both entrants from the shipped files alone (the fold fits,
+    the fixed-setting cells, the settings file), written to ``path``; one line and exit status 2 where a file
+    is missing or the pieces are of different code."""
+    try:
+        fits = fold_fits.load()
+        if fits is None:
+            raise UserError(f"no fold fits ship in {fold_fits.FOLDER}: run python -m src.benchmark --fold-fits "
+                            "DATASET... first")
+        settings = shipped.load_settings()
+        if settings is None:
+            raise UserError(f"no settings file ships ({shipped.SETTINGS_FILE}): run the tuned benchmark first")
+        cells = shipped.load()
+        rows = compute(fits, cells[cells["track"].isin(LABEL_TRACKS)], settings, dataset_classes, levels)
+    except UserError as exc:
+        logger.error("%s", exc)
+        return 2
+    logger.info("the choice entrants: %s rows on %s written to %s", f"{len(rows):,}",
+                ", ".join(sorted(rows["dataset"].unique())), shipped.write(rows, path))
+    return 0

@@ -22,7 +22,7 @@ where the code is the same (``validation_acc`` is kept beside it to show it).
 The work goes in pieces, one a data set (``python -m src.benchmark --fold-fits yale orl``): each piece is
 resumable (every fitted trial is appended to a part file under ``outputs/benchmark/fold_fits/<dataset>/``
 as soon as it is done, so a killed run loses only the trials in progress), and a finished piece is written to
-``papers/benchmark/fold_fits/<dataset>.csv.gz`` in one step. Every row carries the code fingerprint
+``papers/benchmark/fold_fits/<dataset>.csv.xz`` in one step (xz: :func:`src.reproduction.shipped.write`). Every row carries the code fingerprint
 (:func:`src.running.provenance.code_fingerprint`); a piece of another fingerprint is refused by
 :func:`load`, so the pieces that ship were all computed by the same numerical code.
 """
@@ -66,6 +66,8 @@ logger = logging.getLogger(__name__)
 
 #: Where the finished pieces ship, one file a data set.
 FOLDER = PAPERS_DIR / "benchmark" / "fold_fits"
+#: A piece's file name after its data set's.
+SUFFIX = ".csv.xz"
 #: The ``fold`` of a fit told every label of its trial.
 ALL = -1
 #: A sample without a class in :func:`class_text` (a readout that could give none).
@@ -73,6 +75,10 @@ NONE = "."
 #: A row's columns, in order.
 COLUMNS = ("track", "dataset", "method", "estimator", "setting", "k", "trial", "fold", "validation_acc",
            "partition", *LABEL_READOUTS, "seed", "code_fingerprint")
+
+
+_CLASS_OF_BYTE = np.full(256, UNLABELLED, dtype=np.int64)
+_CLASS_OF_BYTE[np.frombuffer(ALPHABET.encode("ascii"), dtype=np.uint8)] = np.arange(len(ALPHABET))
 
 
 def class_text(classes) -> str:
@@ -86,8 +92,7 @@ def class_text(classes) -> str:
 
 def classes_of(text: str) -> np.ndarray:
     """The classes :func:`class_text` wrote (n_samples,; -1 none)."""
-    position = {char: i for i, char in enumerate(ALPHABET)}
-    return np.array([position.get(char, UNLABELLED) for char in str(text)], dtype=np.int64)
+    return _CLASS_OF_BYTE[np.frombuffer(str(text).encode("ascii"), dtype=np.uint8)]
 
 
 def typed_setting(text: str) -> dict:
@@ -252,7 +257,7 @@ def unit_costs(dataset: str) -> dict[str, float]:
 
 def run_piece(dataset: str, out: Path, workers: int = 2) -> Path:
     """Fit one piece (module docstring) into ``out/fold_fits/<dataset>/`` and write it to
-    ``papers/benchmark/fold_fits/<dataset>.csv.gz``; returns that file."""
+    ``papers/benchmark/fold_fits/<dataset>.csv.xz``; returns that file."""
     settings = shipped.load_settings()
     if settings is None:
         raise UserError(f"--fold-fits: no settings file ({shipped.SETTINGS_FILE}): run python -m src.benchmark "
@@ -293,7 +298,7 @@ def run_piece(dataset: str, out: Path, workers: int = 2) -> Path:
     rows = [row for task in tasks for row in read_part(folder / f"{task.key}.jsonl", fingerprint)]
     frame = pd.DataFrame(rows, columns=list(COLUMNS)).drop_duplicates(
         ["track", "estimator", "setting", "k", "trial", "fold"], keep="last")
-    target = FOLDER / f"{dataset}.csv.gz"
+    target = FOLDER / f"{dataset}{SUFFIX}"
     target.parent.mkdir(parents=True, exist_ok=True)
     shipped.write(frame.sort_values(["track", "method", "setting", "k", "trial", "fold"], kind="stable"), target)
     logger.info("fold fits of %s: %s written to %s", dataset, counted(len(frame), "row"), target)
@@ -315,9 +320,9 @@ def run(datasets: list[str], out: Path, workers: int = 2) -> int:
 def load(datasets: Iterable[str] | None = None, folder: Path = FOLDER) -> pd.DataFrame | None:
     """The shipped pieces (every data set's, or ``datasets``'), in one frame; None where none ships. Pieces of
     different code fingerprints are refused: the rule would compare fits of different code."""
-    paths = sorted(Path(folder).glob("*.csv.gz"))
+    paths = sorted(Path(folder).glob(f"*{SUFFIX}"))
     if datasets is not None:
-        paths = [p for p in paths if p.name.removesuffix(".csv.gz") in set(datasets)]
+        paths = [p for p in paths if p.name.removesuffix(SUFFIX) in set(datasets)]
     if not paths:
         return None
     frame = pd.concat([pd.read_csv(p, dtype={"setting": str, "partition": str, **{n: str for n in LABEL_READOUTS}},

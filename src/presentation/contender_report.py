@@ -44,7 +44,7 @@ from ..files import write_atomic
 from ..running.progress import counted as plural, duration
 from .benchmark_report import (LEADERS, SCORING_NAMES, TITLES, ac_order, rank_table, ranking_over, scored,
                                distinct_cells, scorings_of, settings_table, single_trial_lines)
-from . import choice_report, convergence, tuning_report
+from . import convergence, tuning_report
 from .figures import plot_metrics_vs_k
 from .ranking import ALPHA, CD_CAPTION, METRICS, Ranking, cd_diagram, disagreement_sentence, format_p, join_names, slug
 from .verdicts import trials_per_k
@@ -513,9 +513,8 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
     tuned : dict, optional
         Track -> (the tuned rows of contenders and family, the contenders' searched settings), when the
         contenders were given a grid (:func:`.tuning_report.contender_section`); without contenders, the
-        family tuned on the user's data (``--dataset --tune``) and its whole settings table, to which each
-        label track's choice entrants are added (:func:`.choice_report.with_entrants`) and reported
-        (:func:`.choice_report.section`).
+        family tuned on the user's data (``--dataset --tune``) and its whole settings table. The choice among
+        every method on a file is ``python -m src.cluster``'s (its folds are fitted there); the report says so.
 
     Returns
     -------
@@ -542,16 +541,14 @@ def build(out: Path, frames: dict[str, pd.DataFrame], contenders: list[str], *, 
     if notes:
         lines += ["Notes:", "", *[line for note in notes for line in wrapped(f"- {note}", "  ")], ""]
     if tuned and not contenders:
-        tuned = {track: (choice_report.with_entrants(track, rows, searched), searched)
-                 for track, (rows, searched) in tuned.items()}
         how = [*how, "every family method: tuned on this file per trial by the benchmark's rule, on the labels it "
                      "may see, each grid grown where its choices pile at an edge (`src/tuning/`)"]
     if how:
         lines += tuning_report.contender_section(out, frames, tuned or {}, contenders, list(how), TITLES,
                                                  ranking_over)
     if tuned and not contenders:
-        lines += choice_report.section(tuned, {track: ranking_over(rows, "acc") for track, (rows, _) in
-                                               tuned.items()}, TITLES)
+        lines += ["To choose among every method and setting on this file with its labels, and get each sample's "
+                  "class back: `python -m src.cluster` (the manual's `docs/cluster.md`).", ""]
     for track, frame in frames.items():
         lines += track_section(track, frame, rankings, contenders, twins, out)
     lines += convergence.section(distinct_cells(frames))

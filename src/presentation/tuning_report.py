@@ -25,14 +25,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..choice.entrants import ENTRANTS
 from ..errors import ConfigError
-from ..reproduction.contenders import LABEL_TRACKS
-from ..tuning import EDGES_FILE, choice, growth, grids, tables
+from ..tuning import EDGES_FILE, growth, grids, tables
 from ..tuning.homes import family_grids
 from ..tuning.selection import FOLDS, MIN_VALIDATION, REASONS
+from . import choice_report
 from .figures import pyplot, style
 from .verdicts import t_interval
-from .ranking import ALPHA, Ranking, ac_order, answer_lines, join_names, slug
+from .ranking import ALPHA, Ranking, answer_lines, join_names, slug
 
 #: What the tuned rows are called per track: the rule's choice in a label track, the oracle in the other.
 TUNED_NAMES = {"unsupervised": "oracle", "labels10": "tuned", "labels30": "tuned"}
@@ -40,18 +41,14 @@ TUNED_NAMES = {"unsupervised": "oracle", "labels10": "tuned", "labels30": "tuned
 
 def read(out: Path, tracks) -> dict[str, tuple[pd.DataFrame, pd.DataFrame | None]]:
     """The tuned tables of the tracks that have them, each label track's tuned rows with the choice's two
-    entrants (:func:`src.tuning.choice.entrant_rows`: from its settings table and tuned rows alone, the prior
-    ordered by the pairwise tests, :func:`.ranking.ac_order`) where the settings table is there and the rows
-    do not hold them yet (the shipped tuned cells do)."""
+    entrants as they ship (:func:`.choice_report.with_entrants`, :mod:`src.choice.entrants`)."""
     found = {}
     for track in tracks:
         read_back = tables.read(out, track)
         if read_back is None:
             continue
         rows, searched = read_back
-        if track in LABEL_TRACKS and searched is not None and not rows["method"].isin(choice.ENTRANTS).any():
-            rows = pd.concat([rows, choice.entrant_rows(rows, searched, ac_order)], ignore_index=True)
-        found[track] = rows, searched
+        found[track] = choice_report.with_entrants(track, rows), searched
     return found
 
 
@@ -123,8 +120,8 @@ def grown_text(edges: pd.DataFrame | None, track: str) -> dict[str, str]:
 
 def tuned_frame(tuned: pd.DataFrame, fixed: pd.DataFrame) -> pd.DataFrame:
     """The tuned rows as a track's rows, on the data sets and methods of ``fixed`` and the choice's entrants
-    (:data:`src.tuning.choice.ENTRANTS`, ranked with the family)."""
-    methods = set(fixed["method"].unique()) | set(choice.ENTRANTS)
+    (:data:`src.choice.entrants.ENTRANTS`, ranked with the family)."""
+    methods = set(fixed["method"].unique()) | set(ENTRANTS)
     rows = tuned[tuned["dataset"].isin(fixed["dataset"].unique()) & tuned["method"].isin(methods)]
     return rows.reset_index(drop=True)
 
@@ -341,7 +338,7 @@ def gain_table(table: pd.DataFrame, tuned_name: str, grown: dict[str, str] | Non
 
 def selection_counts(tuned: pd.DataFrame) -> list[str]:
     """How the tuned rows' settings were chosen, per reason, as one sentence."""
-    counts = tuned.loc[(tuned["selection"] != "nothing to tune") & ~tuned["method"].isin(choice.ENTRANTS),
+    counts = tuned.loc[(tuned["selection"] != "nothing to tune") & ~tuned["method"].isin(ENTRANTS),
                        "selection"].value_counts()
     if counts.empty:
         return []
@@ -526,7 +523,7 @@ def contender_section(out: Path, fixed: dict[str, pd.DataFrame], tuned: dict[str
                               "fixed settings), by the pairwise tests")
         lines += [f"### {title}, every method {name}", "", ("; ".join(places) + ".") if places else "",
                   "", *selection_counts(rows[rows["method"].isin(contenders)] if contenders else
-                                        rows[~rows["method"].isin(choice.ENTRANTS)]), f"![{title}]({image})", ""]
+                                        rows[~rows["method"].isin(ENTRANTS)]), f"![{title}]({image})", ""]
         searched_all[track] = searched
     for contender in contenders:
         if any((s["method"] == contender).any() for s in searched_all.values()):

@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import logging
+import lzma
 import shutil
 from pathlib import Path
 
@@ -126,11 +127,16 @@ def collect(benchmark_out: Path, tracks: list[str]) -> pd.DataFrame:
 
 
 def write(cells: pd.DataFrame, path: Path = FILE) -> Path:
-    """Write the shipped file: CSV in gzip with no timestamp (the same cells give the same bytes)."""
-    text = cells.to_csv(index=False, float_format="%.17g", lineterminator="\n")
+    """Write a shipped file: CSV in gzip with no timestamp, or in xz where ``path`` ends in ``.xz`` (half the
+    size of gzip on the fold fits' partitions, whose rows of a trial repeat one another further apart than
+    gzip's window); the same cells give the same bytes."""
+    text = cells.to_csv(index=False, float_format="%.17g", lineterminator="\n").encode()
+    if Path(path).suffix == ".xz":
+        write_atomic(Path(path), lzma.compress(text, preset=6))
+        return Path(path)
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0, compresslevel=9) as stream:
-        stream.write(text.encode())
+        stream.write(text)
     write_atomic(Path(path), buffer.getvalue())
     return Path(path)
 
@@ -160,9 +166,9 @@ def load(path: Path | None = None) -> pd.DataFrame:
 TUNED_FILE = PAPERS_DIR / "benchmark" / "tuned_cells.csv.gz"
 #: Its columns, in order: :data:`COLUMNS` but the partition and the :data:`LABEL_COLUMNS` (the tuned runs read no
 #: representation out by the labels, and keep no partition to score the classes given back from), then what the
-#: rule chose and why, and for the choice's entrants (:mod:`src.tuning.choice`) the method they chose.
+#: rule chose and why. The choice's entrants ship apart (:data:`src.choice.entrants.FILE`).
 TUNED_COLUMNS = (*(column for column in COLUMNS if column != "partition" and column not in LABEL_COLUMNS), "setting",
-                 "default_setting", "selection", "validation_acc", "n_validation", "chosen_method", "chosen_estimator")
+                 "default_setting", "selection", "validation_acc", "n_validation")
 
 
 def collect_tuned(tables: dict[str, pd.DataFrame], digests: dict[str, str]) -> pd.DataFrame:
@@ -178,8 +184,7 @@ def collect_tuned(tables: dict[str, pd.DataFrame], digests: dict[str, str]) -> p
 
 
 def load_tuned(path: Path | None = None) -> pd.DataFrame | None:
-    """The shipped tuned family cells (:data:`TUNED_COLUMNS`; a file from before the choice's entrants has
-    their columns empty), or None when none ship."""
+    """The shipped tuned family cells (:data:`TUNED_COLUMNS`), or None when none ship."""
     path = Path(path or TUNED_FILE)
     return pd.read_csv(path).reindex(columns=list(TUNED_COLUMNS)) if path.is_file() else None
 

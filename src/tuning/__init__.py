@@ -3,7 +3,6 @@
 * :mod:`.grids`: the grids (declared in ``conf/method/``, or a contender's ``--grid``) and their settings;
 * :mod:`.selection`: the rule that chooses a setting per trial, and the oracle;
 * :mod:`.growth`: how a grid grows past an edge where the rule's choices pile, up to a bound;
-* :mod:`.choice`: the choice among every method per trial, two entrants of the label tracks;
 * :mod:`.homes`: the cells the grids add to the benchmark's, and where they go;
 * :mod:`.tables`: the tuned rows and the searched settings, assembled from the cells on disk;
 * :mod:`.benchmark`: what ``python -m src.benchmark`` does (the family's cells, tuned or not, and the report),

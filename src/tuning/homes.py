@@ -9,8 +9,8 @@ Under the benchmark's folder ``out`` (``outputs/benchmark``, or a contender's ow
   (``GNMF(alpha=10.0)``, :func:`src.tuning.grids.setting_label`);
 * ``tuned/<track>/folds/<f>/``: a label method's cells of every setting with fold f of the trial's labelled
   samples hidden (``protocol.labels.folds``, ``protocol.labels.fold``: :mod:`src.protocol.trials`), a
-  method with nothing to tune included (its one setting): what the choice among every method scores it by
-  (:mod:`src.tuning.choice`).
+  method with nothing to tune included (its one setting), scored on the same held-out samples as every
+  method (the benchmark's fold fits, :mod:`src.choice.fold_fits`, refit these folds with their partitions).
 
 A method that takes no labels has the same cell in every track (one clustering serves them all: the pool
 computes it once), so its grid costs its settings once, whichever tracks run.

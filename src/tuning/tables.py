@@ -16,7 +16,7 @@ Per track, two tables:
   alone (:func:`src.tuning.selection.choose`; ``make results`` ships it, :mod:`src.reproduction.shipped`).
   In the label tracks a family method with nothing to tune has its one setting here too (``setting`` empty,
   read back as NaN; :func:`with_grid` leaves it out), scored on each fold's samples as every method is: what
-  the choice among every method reads (:mod:`src.tuning.choice`).
+  what the held-out AC of the benchmark's fold fits is checked against (:mod:`src.choice.fold_fits`).
 """
 
 from __future__ import annotations

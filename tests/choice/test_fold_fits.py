@@ -93,7 +93,7 @@ def test_pieces_of_different_code_are_refused(tmp_path):
     for name, code in (("yale", "a"), ("orl", "b")):
         shipped.write(pd.DataFrame([{c: "" for c in fold_fits.COLUMNS} | {"dataset": name, "code_fingerprint": code,
                                                                            "validation_acc": 0.5}]),
-                      tmp_path / f"{name}.csv.gz")
+                      tmp_path / f"{name}{fold_fits.SUFFIX}")
     with pytest.raises(UserError, match="different code"):
         fold_fits.load(folder=tmp_path)
     assert len(fold_fits.load(["yale"], folder=tmp_path)) == 1
@@ -136,9 +136,9 @@ def test_a_candidate_is_scored_on_the_samples_its_fit_was_not_told():
     np.testing.assert_array_equal(right[3], 0)
     # NMF's clusters, named by the other fold's told samples, give every held-out one its class
     np.testing.assert_array_equal(right[1], 1)
-    acc, given = entrants.test_scores(rows, candidates[1], full)
-    assert acc == pytest.approx(1.0) and given == pytest.approx(1.0)
-    acc, given = entrants.test_scores(rows, candidates[3], full)  # label spreading gave every class wrong
+    acc, mutual, given = entrants.test_scores(rows, candidates[1], full)
+    assert acc == pytest.approx(1.0) and mutual == pytest.approx(1.0) and given == pytest.approx(1.0)
+    acc, mutual, given = entrants.test_scores(rows, candidates[3], full)  # label spreading gave every class wrong
     assert acc == pytest.approx(1.0) and given == pytest.approx(0.0)  # AC maps the classes by the truth
     assert [c.name for c in entrants.candidates_of(rows, label_free=True)] == ["NMF"]
 

@@ -1,85 +1,96 @@
-"""The report's part on the choice among every method (src/presentation/choice_report.py): the entrants beside the
-best single method, the regret against the oracle from the settings table, the picks, and COBS's claim decided by
-the track's tests."""
+"""The report's part on the choice among every candidate (src/presentation/choice_report.py): the shipped entrants
+put among a track's tuned rows, set beside every single candidate with the tests, the regret against the oracle,
+the picks and levels, and COBS's claim decided by the track's tests."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from src.choice.entrants import ENTRANTS, NO_FOLDS
 from src.presentation import choice_report
-from src.presentation.ranking import ac_order, ranking_over
-from src.tuning import choice
+from src.presentation.ranking import ranking_over
 
-# (method, registry name, its test AC, its held-out score): SDA takes labels, GNMF and KMeans do not
-METHODS = [("SDA", "sda", 0.9, 0.8), ("GNMF", "gnmf", 0.6, 0.7), ("KMeans", "kmeans", 0.5, 0.5)]
+# (method, registry name, test AC, classes given back by its clusters, by a nearest labelled neighbour)
+METHODS = [("SDA", "sda", 0.9, 0.80, 0.88), ("GNMF", "gnmf", 0.6, 0.55, 0.70), ("KMeans", "kmeans", 0.5, 0.45, 0.60)]
+KS, TRIALS = range(2, 10), range(4)
 
 
-def tables(rng=np.random.default_rng(0)):
-    """A label track's tuned rows and settings table over 2 data sets, k = 2..9, 4 trials: SDA best on the test
-    labels and on the held-out samples, GNMF second, KMeans last."""
-    tuned, searched = [], []
+def fixture(rng=np.random.default_rng(0)):
+    """A label track over 2 data sets: the tuned family rows, the fixed-setting cells with their readouts, and
+    both entrants' rows: Choice picks SDA + nearest labelled (one trial of each block without folds), Choice
+    (label-free) GNMF's clusters; the oracle is SDA + nearest labelled."""
+    tuned, cells, chosen = [], [], []
     for dataset in ("a", "b"):
-        for k in range(2, 10):
-            for trial in range(4):
-                for method, estimator, acc, held in METHODS:
+        for k in KS:
+            for trial in TRIALS:
+                key = {"track": "labels30", "dataset": dataset, "k": k, "trial": trial}
+                for method, estimator, acc, given, nearest in METHODS:
                     noise = rng.normal(0, 0.01)
-                    row = {"dataset": dataset, "method": method, "estimator": estimator, "k": k, "trial": trial,
-                           "acc": acc + noise, "setting": "", "selection": "nothing to tune"}
-                    tuned.append(row)
-                    searched.append({**row, "default": True, "chosen": True, "validation_acc_fold0": held + noise,
-                                     "validation_acc_fold1": held + noise, "n_validation_fold0": 6,
-                                     "n_validation_fold1": 6})
-    tuned, searched = pd.DataFrame(tuned), pd.DataFrame(searched)
-    return pd.concat([tuned, choice.entrant_rows(tuned, searched, ac_order)], ignore_index=True), searched
+                    tuned.append({**key, "method": method, "estimator": estimator, "acc": acc + noise,
+                                  "setting": "", "selection": "nothing to tune"})
+                    cells.append({**key, "method": method, "estimator": estimator, "acc": acc + noise,
+                                  "given_unlabelled": given + noise, "acc_nearest_labelled": nearest + noise,
+                                  "given_nearest_labelled": nearest + noise, "acc_spread_labelled": np.nan,
+                                  "given_spread_labelled": np.nan})
+                oracle = {"oracle": "SDA + nearest labelled", "oracle_given": 0.91}
+                chosen.append({**key, "method": "Choice", "estimator": "Choice", "acc": 0.92, "nmi": 0.7,
+                               "given_unlabelled": 0.90 - 0.001 * trial, "chosen": "SDA + nearest labelled",
+                               "selection": NO_FOLDS if trial == 0 else "prior", "alpha": 0.05, **oracle})
+                chosen.append({**key, "method": "Choice (label-free)", "estimator": "Choice (label-free)",
+                               "acc": 0.6, "nmi": 0.4, "given_unlabelled": 0.55 + 0.001 * trial, "chosen": "GNMF",
+                               "selection": "evidence", "alpha": 1.0, **oracle})
+    return pd.DataFrame(tuned), pd.DataFrame(cells), pd.DataFrame(chosen)
 
 
-def test_the_section_sets_the_entrants_beside_the_best_method_with_regret_picks_and_cobs():
-    rows, searched = tables()
+def test_the_shipped_entrants_take_the_place_of_older_ones_on_the_tracks_data_sets():
+    tuned, _, chosen = fixture()
+    rows = tuned[tuned["dataset"] == "a"].drop(columns="track")
+    stale = rows.head(3).assign(method="Choice")
+    found = choice_report.with_entrants("labels30", pd.concat([rows, stale]), chosen)
+    assert set(found.loc[found["method"].isin(ENTRANTS), "dataset"]) == {"a"}
+    assert (found["method"] == "Choice").sum() == len(KS) * len(TRIALS)  # the stale rows are gone
+    assert "track" not in found or found["track"].isna().all()
+    assert not choice_report.with_entrants("unsupervised", rows, chosen)["method"].isin(ENTRANTS).any()
+
+
+def test_the_section_sets_the_entrants_beside_every_single_candidate_with_the_tests():
+    tuned, cells, chosen = fixture()
+    rows = pd.concat([tuned, chosen], ignore_index=True).drop(columns="track")
     ranking = ranking_over(rows, "acc")
-    assert set(choice.ENTRANTS) <= set(ranking.methods)  # ranked with the family, in the same blocks
-    lines = choice_report.section({"labels30": (rows, searched)}, {"labels30": ranking}, {"labels30": "At 30%"})
+    assert set(ENTRANTS) <= set(ranking.methods)  # ranked with the family, in the same blocks
+    lines = choice_report.section({"labels30": (rows, None)}, {"labels30": ranking}, {"labels30": "At 30%"}, cells)
     text = "\n".join(lines)
-    assert "## The family chooses itself" in text and "### At 30%" in text
-    assert "best single method: SDA" in text
-    # the choice picks SDA every time, which is also the oracle: no regret; the label-free one picks GNMF
-    choice_row = next(line for line in lines if line.startswith("| Choice |"))
-    assert "| 0.0 [0.0, 0.0], 16 |" in choice_row and choice_row.endswith("| 64 / 0 / 0 |")
-    assert "| a | SDA 100% | GNMF 100% |" in text
-    # COBS's claim: the label-free choice (GNMF's AC) against SDA, the one label method, which beats it
-    cobs = next(line for line in lines if line.startswith("**COBS's claim**"))
-    assert "**Contradicted**" in cobs and "SDA" in cobs
+    assert lines[0] == "## The family chooses itself" and "### At 30%" in lines
+    choice_line = next(line for line in lines if line.startswith("| Choice |"))
+    free_line = next(line for line in lines if line.startswith("| Choice (label-free) |"))
+    # Choice gives back more than the best single: no test finds a single better
+    assert "| 0 of 6 |" in choice_line and "SDA + nearest labelled 88" in choice_line
+    # the label-free choice of GNMF's clusters: SDA's clusters and every nearest labelled readout are better
+    assert "| 4 of 6 |" in free_line
+    assert choice_line.endswith("| 48 / 0 / 16 |")  # prior / evidence / no folds
+    assert free_line.endswith("| 0 / 64 / 0 |")
+    assert "| a | 0.05: SDA + nearest labelled 100% | 1: GNMF 100% |" in text
+    assert "COBS's claim" in text
 
 
-def test_the_regret_is_the_oracles_ac_less_the_choices_over_the_blocks():
-    chosen = pd.DataFrame({"dataset": "a", "k": [2, 2, 3, 3], "trial": [0, 1, 0, 1], "acc": [0.5, 0.6, 0.7, 0.7]})
-    ceiling = chosen.assign(acc=[0.7, 0.6, 0.9, 0.8])
-    regret, low, high, blocks = choice_report.block_regret(chosen, ceiling)
-    assert blocks == 2 and regret == pytest.approx(100 * np.mean([0.1, 0.15]))
-    assert low < regret < high
+def test_the_singles_tests_find_a_better_candidate_and_not_an_equal_one():
+    _, cells, chosen = fixture()
+    mine = chosen[chosen["method"] == "Choice (label-free)"]
+    table = choice_report.beside_singles(mine, cells).set_index("name")
+    assert table.loc["SDA + nearest labelled", "holm_given_unlabelled"] < 0.05
+    assert table.loc["GNMF", "holm_given_unlabelled"] > 0.05  # the same candidate, within noise
+    assert table.loc["KMeans", "p_given_unlabelled"] == pytest.approx(1.0, abs=0.01)
 
 
-def test_no_section_without_the_entrants_or_the_settings_table():
-    rows, searched = tables()
-    family = rows[~rows["method"].isin(choice.ENTRANTS)]
-    assert choice_report.section({"labels30": (family, searched)}, {}, {}) == []
-    assert choice_report.section({"labels30": (rows, None)}, {}, {}) == []
+def test_the_regret_is_the_oracles_classes_given_back_less_the_choices_over_the_blocks():
+    _, _, chosen = fixture()
+    mine = chosen[chosen["method"] == "Choice"]
+    regret, low, high, blocks = choice_report.block_regret(mine)
+    assert blocks == 2 * len(KS)
+    assert regret == pytest.approx(100 * (0.01 + 0.001 * np.mean(TRIALS)))
+    assert low <= regret <= high
 
 
-def test_a_persons_entrants_break_ties_by_the_shipped_order_never_by_their_own_test_labels(monkeypatch):
-    # on the person's file GNMF and SDA tie on the held-out samples, and GNMF is far better on the test labels
-    searched = pd.DataFrame([{"dataset": "mine", "method": method, "estimator": estimator, "k": 3, "trial": trial,
-                              "acc": acc, "setting": "", "default": True, "chosen": True,
-                              "validation_acc_fold0": 0.7, "validation_acc_fold1": 0.7, "n_validation_fold0": 6,
-                              "n_validation_fold1": 6}
-                             for trial in range(4) for method, estimator, acc in (("SDA", "sda", 0.4),
-                                                                                   ("GNMF", "gnmf", 0.9))])
-    rows = searched[["dataset", "method", "estimator", "k", "trial", "acc", "setting"]].assign(selection="")
-    shipped_rows, _ = tables()  # the benchmark ships SDA first
-    monkeypatch.setattr(choice_report, "shipped_family_rows",
-                        lambda track: shipped_rows[~shipped_rows["method"].isin(choice.ENTRANTS)])
-    found = choice_report.with_entrants("labels30", rows, searched)
-    mine = found[found["method"] == "Choice"]
-    assert mine["chosen_method"].tolist() == ["SDA"] * 4 and set(mine["selection"]) == {"tie: prior"}
-    # the unsupervised track has no entrants, and a table that holds them already is left as it is
-    assert choice_report.with_entrants("unsupervised", rows, searched) is rows
-    assert choice_report.with_entrants("labels30", found, searched) is found
+def test_no_section_without_entrants():
+    tuned, cells, _ = fixture()
+    assert choice_report.section({"labels30": (tuned.drop(columns="track"), None)}, {}, {}, cells) == []

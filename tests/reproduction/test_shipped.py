@@ -159,14 +159,13 @@ def replayed(settings):
 
 
 def test_the_tuned_file_is_small_and_each_row_says_how_its_setting_was_chosen(tuned):
-    from src.tuning import choice
+    from src.choice.entrants import ENTRANTS
     from src.tuning.selection import REASONS
 
     assert shipped.TUNED_FILE.stat().st_size < 3e6
     assert list(tuned.columns) == list(shipped.TUNED_COLUMNS)
-    family = ~tuned["method"].isin(choice.ENTRANTS)
-    assert set(tuned.loc[family, "selection"]) <= set(REASONS) - {"nothing to tune"}
-    assert set(tuned.loc[~family, "selection"]) <= set(choice.REASONS) - {"oracle"}
+    assert not tuned["method"].isin(ENTRANTS).any()  # the choice's entrants ship apart
+    assert set(tuned["selection"]) <= set(REASONS) - {"nothing to tune"}
     assert not tuned.duplicated(["track", "dataset", "method", "k", "trial"]).any()
     assert tuned.loc[tuned["track"] == "unsupervised", "selection"].isin(["oracle", "tie"]).all()
     kept = tuned["selection"].isin(["tie", "too few"])
@@ -229,7 +228,7 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
     a settings file and its slice with one, and the marker names the files read; a lay-out replaces the one
     before."""
     from src.reproduction.shipped import load_track
-    from src.tuning import choice, tables
+    from src.tuning import tables
 
     keep = lambda frame: frame[frame["dataset"].eq("yale") & frame["k"].le(3)]  # noqa: E731
     family_path = shipped.write(keep(family), tmp_path / "family.csv.gz")
@@ -247,7 +246,7 @@ def test_the_shipped_cells_laid_out_read_back_as_the_tracks_runs_and_tuned_rows(
         untuned_references = (set(rows.loc[rows["estimator"].map(shipped.reference_estimator), "method"])
                               - set(keep(tuned).query("track == @track")["method"]))  # no tuned rows ship
         assert searched is None
-        assert set(rows_tuned["method"]) - set(choice.ENTRANTS) == set(rows["method"]) - untuned_references
+        assert set(rows_tuned["method"]) == set(rows["method"]) - untuned_references
     record = shipped.unpacked(out)
     assert set(record["files"]) == {str(family_path), str(tuned_path)}
     assert record["files"][str(family_path)] == hashlib.sha256(family_path.read_bytes()).hexdigest()
@@ -264,7 +263,7 @@ def test_the_shipped_tuned_cells_laid_out_beside_a_runs_cells_join_its_fixed_row
     """A run's folder (here the shipped slice laid out, its marker removed) gains the shipped tuned rows, each
     untuned method's row from the run's own cells and no row of a reference without tuned cells; the marker
     names the tuned file and the tuned cells' code."""
-    from src.tuning import choice, tables
+    from src.tuning import tables
 
     keep = lambda frame: frame[frame["dataset"].eq("yale") & frame["k"].le(3)]  # noqa: E731
     tuned_path = shipped.write(keep(tuned), tmp_path / "tuned.csv.gz")
@@ -276,7 +275,7 @@ def test_the_shipped_tuned_cells_laid_out_beside_a_runs_cells_join_its_fixed_row
     assert json.loads(record.read_text())["files"] == {str(tuned_path): hashlib.sha256(tuned_path.read_bytes()).hexdigest()}
     for track, rows in keep(family).groupby("track"):
         rows_tuned, _ = tables.read(out, track)
-        methods = set(rows_tuned["method"]) - set(choice.ENTRANTS)
+        methods = set(rows_tuned["method"])
         references = rows["estimator"].map(shipped.reference_estimator)
         with_tuned = set(keep(tuned).query("track == @track")["method"])
         assert methods == set(rows.loc[~references, "method"]) | (set(rows.loc[references, "method"]) & with_tuned)
@@ -290,30 +289,16 @@ def test_every_shipped_tuned_choice_is_re_derived_from_the_shipped_settings_alon
     """The settings file (every setting's scores, ``make results``) replayed by the rule's own code
     (:func:`src.tuning.growth.replay`, the grids grown as the run grew them) chooses every shipped tuned row's
     setting, for the same reason."""
-    from src.presentation.ranking import ac_order
-    from src.reproduction.contenders import LABEL_TRACKS
-    from src.tuning import choice
-
     if replayed is None:
         pytest.skip(f"{shipped.SETTINGS_FILE} does not ship yet: the tuned benchmark's next run writes it "
                     "(python -m src.benchmark --tune, then make results)")
     assert shipped.SETTINGS_FILE.stat().st_size < 25e6
-    searched, _, last = replayed
-    tracks = sorted(searched)
+    _, _, last = replayed
     derived = pd.concat([rows.assign(track=track) for track, rows in last.items()], ignore_index=True)
-    family = tuned[~tuned["method"].isin(choice.ENTRANTS)]
-    both = family.merge(derived, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
-    assert len(both) == len(family)
+    both = tuned.merge(derived, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
+    assert len(both) == len(tuned)
     assert (both["setting"] == both["setting_derived"]).all()
     assert (both["selection"] == both["selection_derived"]).all()
-    # the choice's entrants too, from the settings and the tuned family rows alone (its prior)
-    whole = shipped.tuned_family(shipped.load(), family)
-    entrants = pd.concat([choice.entrant_rows(whole[whole["track"] == track], searched[track], ac_order)
-                          .assign(track=track) for track in tracks if track in LABEL_TRACKS], ignore_index=True)
-    both = tuned[tuned["method"].isin(choice.ENTRANTS)].merge(
-        entrants, on=["track", "dataset", "method", "k", "trial"], suffixes=("", "_derived"))
-    assert len(both) == len(entrants) and (both["chosen_method"] == both["chosen_method_derived"]).all()
-    assert (both["setting"].fillna("") == both["setting_derived"].fillna("")).all()
 
 
 def test_a_tuned_run_of_some_methods_takes_the_place_of_their_rows_alone(tmp_path):

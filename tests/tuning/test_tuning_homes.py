@@ -39,7 +39,7 @@ def test_the_homes_hold_each_other_setting_once_and_a_label_methods_folds():
 
 
 def test_a_label_method_with_nothing_to_tune_gets_its_folds_only_and_only_in_the_label_tracks():
-    """Its folds are what the choice among every method scores it by (src/tuning/choice.py)."""
+    """Its folds are what the choice among every method scores it by (src/choice/fold_fits.py refits them with their partitions)."""
     hard = Grid("cnmf", "CNMF", {}, {})
     found = homes.tuned_homes([(hard, ["yale"])], ["unsupervised", "labels10"], ["yale"], Path("out"),
                               fold_ks=lambda t, d: [10])
