@@ -24,8 +24,9 @@ pool (the candidate with the best classes given back on the test labels) prices 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +56,7 @@ ENTRANTS = {"Choice": False, "Choice (label-free)": True}
 #: The shipped file of both entrants (``python -m src.benchmark --choice-entrants``), which the benchmark report
 #: ranks with the family.
 FILE = PAPERS_DIR / "benchmark" / "choice_entrants.csv.gz"
-#: The rule's levels, among which each data set's is chosen on the other data sets (:func:`chosen_level`).
+#: The rule's levels, among which each data set's is chosen on the other data sets (:func:`chosen_variant`).
 LEVELS = (0.001, 0.01, 0.05, 0.2, 1.0)
 #: Why a trial without folds was chosen: the rule had no evidence, the prior's candidate stands.
 NO_FOLDS = "no folds: prior"
@@ -64,7 +65,7 @@ NO_FOLDS = "no folds: prior"
 ROW_COLUMNS = ("track", "dataset", "method", "estimator", "k", "trial", "acc", "nmi", "given_unlabelled",
                "chosen", "chosen_method", "chosen_estimator", "setting", "readout", "selection", "prior",
                "validation_acc", "n_validation", "oracle", "oracle_acc", "oracle_given", "n_candidates", "alpha",
-               "level_chosen_on")
+               "prior_how", "level_chosen_on")
 #: Its columns of numbers that may be missing (a trial without folds has no estimate and no oracle).
 FLOATS = ("acc", "nmi", "given_unlabelled", "validation_acc", "oracle_acc", "oracle_given")
 #: The shipped cells' columns of each readout's AC and classes given back (a fixed-setting cell's).
@@ -142,15 +143,16 @@ def test_scores(rows: pd.DataFrame, candidate: Candidate, full) -> tuple[float, 
             float(np.mean(given[free] == full.y_true[free])))
 
 
-def prior_order(cells: pd.DataFrame, track: str, dataset: str, label_free: bool) -> list[str]:
-    """The prior's candidate names for ``dataset``: :func:`.prior.order` of the track's shipped cells on the
-    other data sets (for the label-free entrant: the clusters of methods that take no labels)."""
-    others = cells[(cells["track"] == track) & (cells["dataset"] != dataset)]
+def prior_order(cells: pd.DataFrame, track: str, excluded: Collection[str], label_free: bool,
+                how: str = "mean") -> list[str]:
+    """The prior's candidate names: :func:`.prior.order` (``how``) of the track's shipped cells on the data sets
+    not ``excluded`` (for the label-free entrant: the clusters of methods that take no labels)."""
+    others = cells[(cells["track"] == track) & ~cells["dataset"].isin(list(excluded))]
     if label_free:
         free = {e: not takes_labels(e) and readouts_of(e) != (OWN,) for e in others["estimator"].unique()}
         others = others[others["estimator"].map(free)][[c for c in others if c not in
                                                         ("given_nearest_labelled", "given_spread_labelled")]]
-    return prior_module.order(others)
+    return prior_module.order(others, how)
 
 
 def defaults(settings: pd.DataFrame) -> dict[str, str]:
@@ -159,66 +161,105 @@ def defaults(settings: pd.DataFrame) -> dict[str, str]:
     return rows.groupby("estimator")["setting"].first().fillna("").astype(str).to_dict()
 
 
-def choose_trials(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, y: np.ndarray, specs: dict,
-                  alphas: Sequence[float] = (rule.ALPHA,), entrant: str = "Choice") -> pd.DataFrame:
-    """The entrant's row for every trial of the label tracks of ``cells`` (the shipped cells, every data set:
-    the prior reads the others) on the data set of ``fits`` (its fold fits, :func:`src.choice.fold_fits.load`),
-    at each level of ``alphas`` (an ``alpha`` column): what was chosen, why, its test scores, and the oracle's
-    classes given back beside it. ``specs``: each track's settings (:func:`src.choice.fold_fits.schemes`); ``y``: the data
-    set's classes. The candidates are scored once a trial, whatever the number of levels."""
+@dataclass
+class Scored:
+    """One trial of a label track with its candidates scored once, to be chosen among under any prior and level
+    (:func:`pick`). A trial without folds keeps, instead, its shipped fixed-setting scores by candidate name."""
+
+    track: str
+    dataset: str
+    k: int
+    trial: int
+    candidates: list[Candidate] = field(default_factory=list)
+    right: np.ndarray | None = None  # candidates x known samples (:func:`correct`)
+    tests: list[tuple[float, float, float]] = field(default_factory=list)  # (AC, NMI, given back) each
+    position: dict[str, int] = field(default_factory=dict)  # a name -> its row at the default setting
+    fixed: dict[str, dict] = field(default_factory=dict)  # no folds: a name -> its shipped cell's scores
+    pvalues: dict[int, np.ndarray] = field(default_factory=dict)  # the prior's row -> each row's p against it
+
+
+def fixed_scores(cell_rows: pd.DataFrame) -> dict[str, dict]:
+    """Each candidate's scores in a trial's shipped fixed-setting cells (its NMI only where the candidate is the
+    clusters themselves: the cells keep no readout's NMI)."""
+    found = {}
+    for row in cell_rows.to_dict("records"):
+        for readout, (acc, given) in CELL_COLUMNS.items():
+            if readout == OWN or pd.isna(row.get(given)):
+                continue
+            found.setdefault(candidate_name(row["method"], readout), {
+                "acc": float(row[acc]), "nmi": float(row["nmi"]) if acc == "acc" else np.nan,
+                "given_unlabelled": float(row[given]), "chosen_method": row["method"],
+                "chosen_estimator": row["estimator"], "readout": readout})
+    return found
+
+
+def score_trials(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, y: np.ndarray, specs: dict,
+                 entrant: str = "Choice") -> list[Scored]:
+    """Every trial of the label tracks of ``cells`` (the shipped cells) on the data set of ``fits`` (its fold
+    fits, :func:`src.choice.fold_fits.load`), its candidates scored (:func:`correct`, :func:`test_scores`) for
+    ``entrant``'s pool. ``specs``: each track's settings (:func:`src.choice.fold_fits.schemes`); ``y``: the
+    data set's classes."""
     label_free = ENTRANTS[entrant]
     dataset = str(fits["dataset"].iloc[0])
     default_of = defaults(settings)
     out = []
     for track, spec in specs.items():
-        names = prior_order(cells, track, dataset, label_free)
         blocks = cells[(cells["track"] == track) & (cells["dataset"] == dataset)]
         by_trial = {key: rows for key, rows in fits[fits["track"] == track].groupby(["k", "trial"])}
         for (k, number), cell_rows in blocks.groupby(["k", "trial"], sort=True):
+            trial = Scored(track, dataset, int(k), int(number))
             rows = by_trial.get((k, number))
-            if rows is None:  # no folds at this k: the prior's candidate at its fixed setting
-                found = prior_row(cell_rows, names, track, dataset, k, number)
-                out += [{**found, "alpha": alpha} for alpha in alphas]
+            if rows is None:  # no folds at this k: the shipped fixed-setting cells score the prior's candidate
+                trial.fixed = fixed_scores(cell_rows)
+                out.append(trial)
                 continue
             full = make_trial(y, dataset, int(k), int(number), spec.seed, scheme_of(spec, ALL))
             folds = [make_trial(y, dataset, int(k), int(number), spec.seed, scheme_of(spec, f)) for f in range(FOLDS)]
-            candidates = candidates_of(rows, label_free)
-            right = correct(rows, candidates, full, folds)
-            position = {c.name: i for i, c in enumerate(candidates) if c.setting == default_of.get(c.estimator, "")}
-            order = [position[n] for n in names if n in position]
-            tests = [test_scores(rows, c, full) for c in candidates]
-            best = int(np.nanargmax([given for *_, given in tests]))
-            for alpha in alphas:
-                picked = rule.choose(right, order, alpha, method="approx")
-                chosen = candidates[picked.index]
-                acc, mutual, given = tests[picked.index]
-                out.append({"track": track, "dataset": dataset, "k": int(k), "trial": int(number),
-                            "acc": acc, "nmi": mutual, "given_unlabelled": given, "chosen": chosen.name,
-                            "chosen_method": chosen.method, "chosen_estimator": chosen.estimator,
-                            "setting": chosen.setting, "readout": chosen.readout, "selection": picked.why,
-                            "prior": candidates[picked.start].name,
-                            "validation_acc": float(np.nanmean(right[picked.index])),
-                            "n_validation": right.shape[1], "oracle": candidates[best].name,
-                            "oracle_acc": tests[best][0], "oracle_given": tests[best][2],
-                            "n_candidates": len(candidates), "alpha": alpha})
-    return pd.DataFrame(out)
+            trial.candidates = candidates_of(rows, label_free)
+            trial.right = correct(rows, trial.candidates, full, folds)
+            trial.tests = [test_scores(rows, c, full) for c in trial.candidates]
+            trial.position = {c.name: i for i, c in enumerate(trial.candidates)
+                              if c.setting == default_of.get(c.estimator, "")}
+            out.append(trial)
+    return out
 
 
-def prior_row(cell_rows: pd.DataFrame, names: Sequence[str], track: str, dataset: str, k: int, number: int) -> dict:
-    """The entrant's row of a trial without folds: the prior's first candidate, scored by its shipped cell (its
-    NMI only where the candidate is the clusters themselves: the cells keep no readout's NMI)."""
-    for name in names:
-        for _, row in cell_rows.iterrows():
-            for readout, (acc, given) in CELL_COLUMNS.items():
-                if readout == OWN or candidate_name(row["method"], readout) != name or pd.isna(row.get(given)):
-                    continue
-                return {"track": track, "dataset": dataset, "k": int(k), "trial": int(number),
-                        "acc": float(row[acc]), "nmi": float(row["nmi"]) if acc == "acc" else np.nan,
-                        "given_unlabelled": float(row[given]), "chosen": name, "chosen_method": row["method"],
-                        "chosen_estimator": row["estimator"], "setting": "", "readout": readout,
-                        "selection": NO_FOLDS, "prior": name, "validation_acc": np.nan, "n_validation": 0,
-                        "oracle": "", "oracle_acc": np.nan, "oracle_given": np.nan, "n_candidates": 0}
-    raise ValueError(f"{track} {dataset} k={k} trial {number}: no shipped cell of the prior's candidates")
+def pick(trial: Scored, names: Sequence[str], alpha: float = rule.ALPHA) -> dict:
+    """The entrant's row of a scored trial under the prior ``names`` at the rule's level ``alpha``: what was
+    chosen, why, its test scores, the estimate, and the oracle (the candidate that gave back the most right
+    classes on the test) beside it. The p values against each prior's candidate are computed once."""
+    key = {"track": trial.track, "dataset": trial.dataset, "k": trial.k, "trial": trial.trial, "alpha": alpha}
+    if trial.right is None:
+        name = next((n for n in names if n in trial.fixed), None)
+        if name is None:
+            raise ValueError(f"{trial.track} {trial.dataset} k={trial.k} trial {trial.trial}: no shipped cell of "
+                             "the prior's candidates")
+        return {**key, **trial.fixed[name], "chosen": name, "chosen_method": trial.fixed[name]["chosen_method"],
+                "setting": "", "selection": NO_FOLDS, "prior": name, "validation_acc": np.nan, "n_validation": 0,
+                "oracle": "", "oracle_acc": np.nan, "oracle_given": np.nan, "n_candidates": 0}
+    order = [trial.position[n] for n in names if n in trial.position]
+    start, why = rule.start_of(trial.right, order)
+    if start not in trial.pvalues:
+        trial.pvalues[start] = rule.pvalues_against(trial.right, start, method="approx")
+    picked = rule.decide(trial.right, start, why, trial.pvalues[start], alpha, order)
+    chosen, best = trial.candidates[picked.index], int(np.nanargmax([given for *_, given in trial.tests]))
+    acc, mutual, given = trial.tests[picked.index]
+    return {**key, "acc": acc, "nmi": mutual, "given_unlabelled": given, "chosen": chosen.name,
+            "chosen_method": chosen.method, "chosen_estimator": chosen.estimator, "setting": chosen.setting,
+            "readout": chosen.readout, "selection": picked.why, "prior": trial.candidates[start].name,
+            "validation_acc": float(np.nanmean(trial.right[picked.index])), "n_validation": trial.right.shape[1],
+            "oracle": trial.candidates[best].name, "oracle_acc": trial.tests[best][0],
+            "oracle_given": trial.tests[best][2], "n_candidates": len(trial.candidates)}
+
+
+def choose_trials(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, y: np.ndarray, specs: dict,
+                  alphas: Sequence[float] = (rule.ALPHA,), entrant: str = "Choice", how: str = "mean") -> pd.DataFrame:
+    """The entrant's row (:func:`pick`) for every trial on the data set of ``fits`` at each level of ``alphas``
+    (an ``alpha`` column), the prior :func:`prior_order` (``how``) of the other data sets' shipped cells."""
+    trials = score_trials(fits, cells, settings, y, specs, entrant)
+    dataset = str(fits["dataset"].iloc[0])
+    names = {track: prior_order(cells, track, {dataset}, ENTRANTS[entrant], how) for track in specs}
+    return pd.DataFrame([pick(trial, names[trial.track], alpha) for trial in trials for alpha in alphas])
 
 
 def blocks(rows: pd.DataFrame, column: str = "given_unlabelled") -> pd.Series:
@@ -226,38 +267,50 @@ def blocks(rows: pd.DataFrame, column: str = "given_unlabelled") -> pd.Series:
     return rows.groupby(["track", "dataset", "k"])[column].mean()
 
 
-def chosen_level(rows: pd.DataFrame, levels: Sequence[float]) -> float:
-    """The level of ``levels`` at which ``rows`` (:func:`choose_trials` at every level, on the data sets the
-    level is chosen on) give back the most right classes, as the mean over their (track, data set, k) blocks;
-    at a tie the level of :data:`src.choice.rule.ALPHA` (what ``python -m src.cluster`` runs at), else the
-    smallest, the one nearest the prior. No paper makes this choice."""
-    score = {level: round(float(blocks(rows[rows["alpha"] == level]).mean()), 12) for level in levels}
-    return max(levels, key=lambda level: (score[level], level == rule.ALPHA, -level))
+def chosen_variant(rows: dict[tuple[str, float], pd.DataFrame]) -> tuple[str, float]:
+    """The (prior's ``how``, level) whose rows (each variant's, on the data sets it is chosen on) give back the
+    most right classes, as the mean over their (track, data set, k) blocks; at a tie the prior by the mean
+    (the first reading), then the level of :data:`src.choice.rule.ALPHA` (what ``python -m src.cluster``
+    runs at), then the smallest, the one nearest the prior. No paper makes this choice."""
+    score = {variant: round(float(blocks(found).mean()), 12) for variant, found in rows.items()}
+    return max(score, key=lambda v: (score[v], v[0] == "mean", v[1] == rule.ALPHA, -v[1]))
 
 
 def compute(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, classes: Callable[[str], np.ndarray],
-            levels: Sequence[float] = LEVELS) -> pd.DataFrame:
+            levels: Sequence[float] = LEVELS, hows: Sequence[str] = prior_module.HOWS) -> pd.DataFrame:
     """Both entrants' rows (:data:`ENTRANTS`) on every data set of ``fits`` (the shipped fold fits), each data
-    set's at the rule's level chosen on the *other* data sets (:func:`chosen_level`, leave one data set out; a
-    lone data set's own), so the figure accounts for choosing the level. ``classes(dataset)``: the data set's
-    classes (n_samples,). The rows are tuned rows of the entrant (``method`` and ``estimator`` its name), with
-    the level and the data sets it was chosen on."""
-    found = {}
+    set's under the rule's variant (its prior's ``how`` and its level) chosen on the *other* data sets
+    (:func:`chosen_variant`, leave one data set out; a lone data set's own), so the figure accounts for
+    choosing the rule. Nested: a variant is scored on another data set E with E's prior read from neither E
+    nor the data set it is chosen for. ``classes(dataset)``: the data set's classes (n_samples,). The rows are
+    tuned rows of the entrant (``method`` and ``estimator`` its name), with the variant and the data sets it
+    was chosen on."""
+    variants = [(how, level) for how in hows for level in levels]
+    scored = {}
     for dataset, rows in fits.groupby("dataset", sort=True):
         specs = schemes(LABEL_TRACKS, dataset)
         y = classes(dataset)
         for entrant in ENTRANTS:
-            found[entrant, dataset] = choose_trials(rows, cells, settings, y, specs, levels, entrant)
-            logger.info("the choice entrants: %s on %s chosen at %d levels", entrant, dataset, len(levels))
+            scored[entrant, dataset] = score_trials(rows, cells, settings, y, specs, entrant)
+            logger.info("the choice entrants: %s's candidates on %s scored", entrant, dataset)
+    names = functools.lru_cache(maxsize=None)(
+        lambda track, excluded, label_free, how: prior_order(cells, track, excluded, label_free, how))
+
+    def rows_of(entrant, dataset, excluded, how, level):
+        return pd.DataFrame([pick(trial, names(trial.track, excluded, ENTRANTS[entrant], how), level)
+                             for trial in scored[entrant, dataset]])
     out = []
     for entrant in ENTRANTS:
-        datasets = sorted(d for e, d in found if e == entrant)
+        datasets = sorted(d for e, d in scored if e == entrant)
         for dataset in datasets:
-            others = [d for d in datasets if d != dataset] or [dataset]
-            level = chosen_level(pd.concat([found[entrant, d] for d in others], ignore_index=True), levels)
-            mine = found[entrant, dataset]
-            out.append(mine[mine["alpha"] == level].assign(method=entrant, estimator=entrant,
-                                                          level_chosen_on=" ".join(others)))
+            others = [d for d in datasets if d != dataset]
+            tried = {v: pd.concat([rows_of(entrant, e, frozenset({dataset, e}), *v) for e in others],
+                                  ignore_index=True) for v in variants} if others else \
+                {v: rows_of(entrant, dataset, frozenset({dataset}), *v) for v in variants}
+            how, level = chosen_variant(tried)
+            out.append(rows_of(entrant, dataset, frozenset({dataset}), how, level).assign(
+                method=entrant, estimator=entrant, prior_how=how, level_chosen_on=" ".join(others or [dataset])))
+            logger.info("the choice entrants: %s on %s at prior %s, level %g", entrant, dataset, how, level)
     frame = pd.concat(out, ignore_index=True).assign(code_fingerprint=fits["code_fingerprint"].iloc[0])
     frame = frame.reindex(columns=[*ROW_COLUMNS, "code_fingerprint"])
     return frame.sort_values(["track", "dataset", "method", "k", "trial"], ignore_index=True)

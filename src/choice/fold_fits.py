@@ -54,7 +54,7 @@ from ..protocol.partition import ALPHABET
 from ..protocol.trials import make_trial
 from ..reproduction import shipped
 from ..reproduction.contenders import LABEL_TRACKS, Sweeps
-from ..running import provenance
+from ..running import cell_warnings, provenance
 from ..running.pool import plan_jobs
 from ..running.progress import counted, time_left
 from ..running.settings import thaw
@@ -189,7 +189,7 @@ def method_specs(tasks: list[Task]) -> dict[tuple[str, str, str], object]:
 
 def fit_task(task: Task, part: Path) -> int:
     """Fit the trials of ``task`` not yet in its ``part`` file, each appended to it as soon as it is done;
-    returns how many trials were fitted."""
+    returns how many trials were fitted. What a fit warns is caught and logged, one line a trial."""
     dataset, specs, fingerprint = _SHARED["dataset"], _SHARED["specs"], _SHARED["fingerprint"]
     done = set(int(row["trial"]) for row in read_part(part, fingerprint))
     track = task.told[0] or task.reads[0][0]
@@ -200,7 +200,11 @@ def fit_task(task: Task, part: Path) -> int:
             continue
         scheme = scheme_of(specs[track], task.told[1]) if task.told[0] else scheme_of(specs[track], ALL)
         trial = make_trial(dataset.y, dataset.name, task.k, number, spec.seed, scheme)
-        chosen = run_cell(dataset.X, spec.method, trial, spec.protocol, dataset.image_shape).chosen
+        with cell_warnings.caught() as records:  # said through logging, as a benchmark cell's are recorded
+            chosen = run_cell(dataset.X, spec.method, trial, spec.protocol, dataset.image_shape).chosen
+        if records:
+            logger.warning("fold fits of %s: %s %s at k=%d, trial %d warned: %s", task.dataset, task.method,
+                           task.setting or "(its one setting)", task.k, number, cell_warnings.recorded(records))
         lines = []
         for read_track, fold in task.reads:
             told = make_trial(dataset.y, dataset.name, task.k, number, spec.seed, scheme_of(specs[read_track], fold))

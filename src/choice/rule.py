@@ -72,24 +72,49 @@ class Choice:
     pvalues: np.ndarray
 
 
-def choose(correct: np.ndarray, order: Sequence[int], alpha: float = ALPHA, method: str = "auto") -> Choice:
-    """The rule's choice among the rows of ``correct`` (candidates x samples: the share of deals in which each
-    held-out sample's class came back right, NaN for a candidate that failed). ``order`` gives the rows the
-    prior places first, first: its first with a score is the prior's candidate; a row it leaves out comes after
-    it, in row order. ``method``: the test's p (:func:`p_better`)."""
+def start_of(correct: np.ndarray, order: Sequence[int]) -> tuple[int, str]:
+    """The prior's candidate among the rows of ``correct`` (its first in ``order`` with a score; the rows
+    ``order`` leaves out come after it, in row order) and why (``"prior"``, or ``"prior failed"`` where the
+    prior's first has no score)."""
     scored = np.isfinite(correct).any(axis=1)
     if not scored.any():
         raise ValueError("no candidate could be scored: every one failed")
     ranked = [*dict.fromkeys([*order, *range(correct.shape[0])])]
     start = next(i for i in ranked if scored[i])
-    why = "prior" if start == ranked[0] else "prior failed"
-    others = [i for i in ranked if scored[i] and i != start]
+    return start, "prior" if start == ranked[0] else "prior failed"
+
+
+def pvalues_against(correct: np.ndarray, start: int, method: str = "auto") -> np.ndarray:
+    """Each scored candidate's p (:func:`p_better`) against the prior's ``start``; NaN for ``start`` itself
+    and for a candidate without a score."""
+    scored = np.isfinite(correct).any(axis=1)
     pvalues = np.full(correct.shape[0], np.nan)
-    for i in others:
-        pvalues[i] = p_better(correct, i, start, method)
-    passed = [i for i in others if pvalues[i] * len(others) <= alpha]
+    for i in np.flatnonzero(scored):
+        if i != start:
+            pvalues[i] = p_better(correct, int(i), start, method)
+    return pvalues
+
+
+def decide(correct: np.ndarray, start: int, why: str, pvalues: np.ndarray, alpha: float = ALPHA,
+           order: Sequence[int] = ()) -> Choice:
+    """The rule's choice from the prior's ``start`` (and ``why`` it is the start) and the p of every other
+    candidate against it (:func:`pvalues_against`): the best score among those whose p passes ``alpha``
+    divided by their number (Bonferroni), at a tie the one ``order`` places first, else the first row; the
+    prior's candidate where none passes."""
+    others = np.flatnonzero(np.isfinite(pvalues))
+    passed = [int(i) for i in others if pvalues[i] * len(others) <= alpha]
     if not passed:
         return Choice(start, why, start, pvalues)
     score = np.nanmean(correct, axis=1)
     best = max(score[i] for i in passed)
-    return Choice(next(i for i in passed if score[i] == best), "evidence", start, pvalues)
+    ranked = [*dict.fromkeys([*order, *range(correct.shape[0])])]
+    return Choice(next(i for i in ranked if i in passed and score[i] == best), "evidence", start, pvalues)
+
+
+def choose(correct: np.ndarray, order: Sequence[int], alpha: float = ALPHA, method: str = "auto") -> Choice:
+    """The rule's choice among the rows of ``correct`` (candidates x samples: the share of deals in which each
+    held-out sample's class came back right, NaN for a candidate that failed). ``order`` gives the rows the
+    prior places first, first: its first with a score is the prior's candidate; a row it leaves out comes after
+    it, in row order. ``method``: the test's p (:func:`p_better`)."""
+    start, why = start_of(correct, order)
+    return decide(correct, start, why, pvalues_against(correct, start, method), alpha, order)

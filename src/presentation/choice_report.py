@@ -142,19 +142,21 @@ def picks(chosen: pd.DataFrame) -> pd.DataFrame:
 
 
 def picks_lines(rows: pd.DataFrame, top: int = 2) -> list[str]:
-    """Per data set, the level of the rule chosen on the other data sets and the candidates each entrant
-    picked most, with their shares of the trials."""
+    """Per data set, the rule chosen on the other data sets (the prior's order, :data:`src.choice.prior.HOWS`,
+    and the level) and the candidates each entrant picked most, with their shares of the trials."""
     present = [entrant for entrant in entrants.ENTRANTS if (rows["method"] == entrant).any()]
-    lines = ["| data set | " + " | ".join(f"{entrant}: level, picked" for entrant in present) + " |",
+    lines = ["| data set | " + " | ".join(f"{entrant}: prior, level, picked" for entrant in present) + " |",
              "|---|" + "---|" * len(present)]
     found = {entrant: picks(rows[rows["method"] == entrant]) for entrant in present}
-    levels = {entrant: rows[rows["method"] == entrant].groupby("dataset")["alpha"].first() for entrant in present}
+    rules = {entrant: rows[rows["method"] == entrant].groupby("dataset")[["prior_how", "alpha"]].first()
+             for entrant in present}
     for dataset in sorted({d for counts in found.values() for d in counts["dataset"]}):
         cells = []
         for entrant in present:
             mine = found[entrant][found[entrant]["dataset"] == dataset].head(top)
-            level = levels[entrant].get(dataset, math.nan)
-            cells.append(f"{level:g}: " + ", ".join(f"{r.chosen} {100 * r.share:.0f}%" for r in mine.itertuples()))
+            how, level = rules[entrant].loc[dataset] if dataset in rules[entrant].index else ("-", math.nan)
+            cells.append(f"{how}, {level:g}: " + ", ".join(f"{r.chosen} {100 * r.share:.0f}%"
+                                                          for r in mine.itertuples()))
         lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
     return lines
 

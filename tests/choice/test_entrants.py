@@ -1,4 +1,4 @@
-"""The benchmark's choice entrants (src.choice.entrants): the level chosen on the other data sets alone, the
+"""The benchmark's choice entrants (src.choice.entrants): the rule chosen on the other data sets alone, the
 shipped entrants recomputed from the shipped files, and one line for a missing file."""
 
 import logging
@@ -19,26 +19,41 @@ def rows_at(dataset: str, given_by_level: dict[float, float]) -> pd.DataFrame:
                          for level, given in given_by_level.items() for k in (2, 3) for n in (0, 1)])
 
 
-def test_the_level_is_the_best_on_the_rows_it_reads_and_at_a_tie_the_rules_then_the_smallest():
-    levels = (0.001, 0.05, 1.0)
-    assert entrants.chosen_level(rows_at("a", {0.001: 0.5, 0.05: 0.6, 1.0: 0.7}), levels) == 1.0
-    assert entrants.chosen_level(rows_at("a", {0.001: 0.7, 0.05: 0.7, 1.0: 0.7}), levels) == rule.ALPHA
-    assert entrants.chosen_level(rows_at("a", {0.001: 0.7, 0.05: 0.6, 1.0: 0.7}), levels) == 0.001
+def test_the_variant_is_the_best_on_the_rows_it_reads_and_at_a_tie_the_first_reading_then_the_rules_level():
+    def at(given):
+        return rows_at("a", {0.05: given})
+    assert entrants.chosen_variant({("mean", 0.05): at(0.5), ("regret", 0.05): at(0.6)}) == ("regret", 0.05)
+    assert entrants.chosen_variant({("mean", 0.05): at(0.6), ("regret", 0.05): at(0.6)}) == ("mean", 0.05)
+    assert entrants.chosen_variant({("mean", 0.001): at(0.6), ("mean", 0.05): at(0.6), ("mean", 1.0): at(0.6)}) \
+        == ("mean", rule.ALPHA)
+    assert entrants.chosen_variant({("mean", 0.001): at(0.6), ("mean", 1.0): at(0.6)}) == ("mean", 0.001)
 
 
-def test_each_data_sets_level_is_chosen_on_the_other_data_sets_alone(monkeypatch):
-    """Data set a does best at level 1 on its own rows, b and c at 0.05: a's entrant runs at 0.05, chosen on b
-    and c, while b's and c's run at 1, where a's rows outweigh the other one's."""
-    own = {"a": {0.05: 0.5, 1.0: 0.9}, "b": {0.05: 0.8, 1.0: 0.6}, "c": {0.05: 0.7, 1.0: 0.65}}
+def test_each_data_sets_rule_is_chosen_on_the_other_data_sets_with_their_priors_blind_to_it(monkeypatch):
+    """Data set a does best under the regret prior on its own trials, b and c under the mean: a's entrant runs
+    under the mean, chosen on b and c, b's and c's under the regret, where a's trials outweigh the other one's.
+    Every trial of another data set is scored under a prior that reads neither it nor the data set at hand."""
+    own = {"a": {"mean": 0.5, "regret": 0.9}, "b": {"mean": 0.8, "regret": 0.6}, "c": {"mean": 0.7, "regret": 0.65}}
+    seen = []
     monkeypatch.setattr(entrants, "schemes", lambda tracks, dataset: {})
-    monkeypatch.setattr(entrants, "choose_trials", lambda fits, cells, settings, y, specs, levels, entrant:
-                        rows_at(str(fits["dataset"].iloc[0]), own[str(fits["dataset"].iloc[0])]))
+    monkeypatch.setattr(entrants, "score_trials", lambda fits, cells, settings, y, specs, entrant: [
+        entrants.Scored("labels30", str(fits["dataset"].iloc[0]), k, 0) for k in (2, 3)])
+    monkeypatch.setattr(entrants, "prior_order", lambda cells, track, excluded, label_free, how: [how, *excluded])
+
+    def pick(trial, names, level):
+        how, *excluded = names
+        seen.append((trial.dataset, set(excluded)))
+        return {"track": trial.track, "dataset": trial.dataset, "k": trial.k, "trial": trial.trial,
+                "alpha": level, "given_unlabelled": own[trial.dataset][how]}
+    monkeypatch.setattr(entrants, "pick", pick)
     fits = pd.DataFrame({"dataset": ["a", "b", "c"], "code_fingerprint": "f"})
-    found = entrants.compute(fits, pd.DataFrame(), pd.DataFrame(), lambda dataset: np.zeros(1), (0.05, 1.0))
-    level = found[found["method"] == "Choice"].groupby("dataset")["alpha"].first()
-    assert level.to_dict() == {"a": 0.05, "b": 1.0, "c": 1.0}
+    found = entrants.compute(fits, pd.DataFrame(), pd.DataFrame(), lambda dataset: np.zeros(1), (0.05,))
+    how = found[found["method"] == "Choice"].groupby("dataset")["prior_how"].first()
+    assert how.to_dict() == {"a": "mean", "b": "regret", "c": "regret"}
     where = found[found["method"] == "Choice"].groupby("dataset")["level_chosen_on"].first()
     assert where["a"] == "b c" and where["b"] == "a c"
+    assert all(dataset in excluded for dataset, excluded in seen)
+    assert {frozenset(excluded) for _, excluded in seen} >= {frozenset({"a", "b"}), frozenset({"a"})}
     assert set(found["method"]) == set(entrants.ENTRANTS) and (found["code_fingerprint"] == "f").all()
 
 
@@ -52,8 +67,8 @@ def test_the_command_without_fold_fits_says_so_in_one_line(monkeypatch, tmp_path
 
 @pytest.mark.integration
 def test_the_shipped_entrants_on_yale_are_recomputed_from_the_shipped_files_alone():
-    """Yale's rows of the shipped entrants file, chosen again from the shipped fold fits, cells and settings at
-    the level shipped with them: the same candidate, for the same reason, with the same scores."""
+    """Yale's rows of the shipped entrants file, chosen again from the shipped fold fits, cells and settings
+    under the rule shipped with them: the same candidate, for the same reason, with the same scores."""
     shipped_rows = entrants.load()
     assert shipped_rows is not None, f"{entrants.FILE} does not ship: python -m src.benchmark --choice-entrants"
     mine = shipped_rows[(shipped_rows["dataset"] == "yale") & (shipped_rows["method"] == "Choice")]
@@ -61,9 +76,9 @@ def test_the_shipped_entrants_on_yale_are_recomputed_from_the_shipped_files_alon
     assert fits is not None and (mine["code_fingerprint"] == fits["code_fingerprint"].iloc[0]).all()
     cells = shipped.load()
     cells = cells[cells["track"].isin(fold_fits.LABEL_TRACKS)]
-    level = float(mine["alpha"].iloc[0])
+    level, how = float(mine["alpha"].iloc[0]), str(mine["prior_how"].iloc[0])
     again = entrants.choose_trials(fits, cells, shipped.load_settings(), entrants.dataset_classes("yale"),
-                                   fold_fits.schemes(fold_fits.LABEL_TRACKS, "yale"), (level,))
+                                   fold_fits.schemes(fold_fits.LABEL_TRACKS, "yale"), (level,), how=how)
     both = mine.merge(again, on=["track", "dataset", "k", "trial"], suffixes=("", "_again"))
     assert len(both) == len(mine) == len(again)
     assert (both["chosen"] == both["chosen_again"]).all() and (both["selection"] == both["selection_again"]).all()

@@ -3,6 +3,7 @@ back at the nearest label rate, a reference first where the means are equal."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from src.choice import prior
 
@@ -21,6 +22,20 @@ def test_candidates_are_ordered_by_their_mean_over_the_blocks_each_block_the_mea
         ("KMeans", "kmeans", "yale", 5, 0.30, 0.85), ("KMeans", "kmeans", "orl", 5, 0.30, 0.70),
     ]))
     assert found == ["SDA + nearest labelled", "kNN", "KMeans + nearest labelled", "SDA", "KMeans"]
+
+
+def test_by_regret_the_candidate_never_far_behind_comes_first_and_one_a_data_set_lacks_last():
+    rows = cells([
+        ("SDA", "sda", "yale", 5, 0.50, 0.80), ("SDA", "sda", "orl", 5, 0.50, 0.70),
+        ("SDA", "sda", "coil20", 5, 0.50, 0.80),  # nearest labelled: mean 0.767, never more than 0.19 behind
+        ("kNN", "knn", "yale", 5, 0.99, np.nan), ("kNN", "knn", "orl", 5, 0.72, np.nan),
+        ("kNN", "knn", "coil20", 5, 0.60, np.nan),  # mean 0.770, 0.20 behind on COIL20
+        ("NTF", "ntf", "yale", 5, 0.999, np.nan),  # best where it runs, but ORL and COIL20 lack it
+    ])
+    assert prior.order(rows, "mean")[:3] == ["NTF", "kNN", "SDA + nearest labelled"]
+    assert prior.order(rows, "regret") == ["SDA + nearest labelled", "kNN", "SDA", "NTF"]
+    with pytest.raises(ValueError, match="one of mean, regret"):
+        prior.order(rows, "median")
 
 
 def test_the_nearest_label_track_is_the_one_whose_share_of_labels_is_nearest():

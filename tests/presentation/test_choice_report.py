@@ -35,10 +35,11 @@ def fixture(rng=np.random.default_rng(0)):
                 oracle = {"oracle": "SDA + nearest labelled", "oracle_given": 0.91}
                 chosen.append({**key, "method": "Choice", "estimator": "Choice", "acc": 0.92, "nmi": 0.7,
                                "given_unlabelled": 0.90 - 0.001 * trial, "chosen": "SDA + nearest labelled",
-                               "selection": NO_FOLDS if trial == 0 else "prior", "alpha": 0.05, **oracle})
+                               "selection": NO_FOLDS if trial == 0 else "prior", "alpha": 0.05, "prior_how": "mean",
+                               **oracle})
                 chosen.append({**key, "method": "Choice (label-free)", "estimator": "Choice (label-free)",
                                "acc": 0.6, "nmi": 0.4, "given_unlabelled": 0.55 + 0.001 * trial, "chosen": "GNMF",
-                               "selection": "evidence", "alpha": 1.0, **oracle})
+                               "selection": "evidence", "alpha": 1.0, "prior_how": "regret", **oracle})
     return pd.DataFrame(tuned), pd.DataFrame(cells), pd.DataFrame(chosen)
 
 
@@ -69,7 +70,7 @@ def test_the_section_sets_the_entrants_beside_every_single_candidate_with_the_te
     assert "| 4 of 6 |" in free_line
     assert choice_line.endswith("| 48 / 0 / 16 |")  # prior / evidence / no folds
     assert free_line.endswith("| 0 / 64 / 0 |")
-    assert "| a | 0.05: SDA + nearest labelled 100% | 1: GNMF 100% |" in text
+    assert "| a | mean, 0.05: SDA + nearest labelled 100% | regret, 1: GNMF 100% |" in text
     assert "COBS's claim" in text
 
 
