@@ -33,7 +33,7 @@ from ..choice.rule import REASONS
 from ..reproduction import shipped
 from ..reproduction.contenders import LABEL_TRACKS
 from ..tuning.selection import takes_labels
-from .ranking import ALPHA, Ranking, claim_verdict
+from .ranking import ALPHA, Ranking, claim_verdict, ranking_over
 from .verdicts import holm, t_interval
 
 #: The entrant the COBS claim is about, and what it claims.
@@ -185,10 +185,18 @@ def section(tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame | None]], rankings
     for track, (rows, _) in tuned.items():
         if not rows["method"].isin(entrants.ENTRANTS).any():
             continue
-        ranking = rankings.get(track)
+        ranking, note = rankings.get(track), []
+        covered = sorted(rows.loc[rows["method"].isin(entrants.ENTRANTS), "dataset"].unique())
+        if ranking is None or not set(entrants.ENTRANTS) & set(ranking.methods):
+            # the entrants' data sets only (fold fits ship for some): ranked with the family on those
+            ranking = ranking_over(rows, "acc", covered)
+            note = [f"The entrants' fold fits ship for {len(covered)} of the track's "
+                    f"{rows['dataset'].nunique()} data sets ({', '.join(covered)}): their standing and COBS's "
+                    "verdict are read from a ranking of the family on those alone.", ""]
         mine = rows.assign(track=track)
-        parts += [f"### {titles.get(track, track)}", "", *summary_lines(mine, cells[cells["track"] == track], ranking),
-                  "", *picks_lines(mine), "", cobs_line(ranking, rows), ""]
+        parts += [f"### {titles.get(track, track)}", "", *note,
+                  *summary_lines(mine, cells[cells["track"] == track], ranking), "", *picks_lines(mine), "",
+                  cobs_line(ranking, rows), ""]
     if not parts:
         return []
     return ["## The family chooses itself", "",

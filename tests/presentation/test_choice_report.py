@@ -92,6 +92,17 @@ def test_the_regret_is_the_oracles_classes_given_back_less_the_choices_over_the_
     assert low <= regret <= high
 
 
+def test_where_the_entrants_cover_some_data_sets_they_are_ranked_with_the_family_on_those():
+    tuned, cells, chosen = fixture()
+    rows = pd.concat([tuned, chosen[chosen["dataset"] == "a"]], ignore_index=True).drop(columns="track")
+    whole = ranking_over(rows, "acc")
+    assert whole is None or not set(ENTRANTS) & set(whole.methods)  # b's blocks lack them
+    lines = choice_report.section({"labels30": (rows, None)}, {"labels30": whole}, {}, cells)
+    assert any(line.startswith("The entrants' fold fits ship for 1 of the track's 2 data sets (a)") for line in lines)
+    choice_line = next(line for line in lines if line.startswith("| Choice |"))
+    assert choice_line.split(" | ")[3] != "-"  # a standing, from the ranking on data set a
+
+
 def test_no_section_without_entrants():
     tuned, cells, _ = fixture()
     assert choice_report.section({"labels30": (tuned.drop(columns="track"), None)}, {}, {}, cells) == []
