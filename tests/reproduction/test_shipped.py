@@ -320,3 +320,11 @@ def test_a_tuned_run_of_some_methods_takes_the_place_of_their_rows_alone(tmp_pat
         assert by == {("labels10", "knn"): [0.9], ("labels30", "knn"): [0.2], ("labels10", "sda"): [0.3]}
     joined = shipped.load_tuned(tuned_path).query("estimator == 'knn' and track == 'labels10'")
     assert set(joined["data_sha256"]) == {"abc"}  # the data the run saw
+
+
+@pytest.mark.parametrize("suffix", [".csv.gz", ".csv.xz"])
+def test_a_shipped_file_reads_back_as_written_and_the_same_rows_give_the_same_bytes(tmp_path, suffix):
+    rows = pd.DataFrame({"dataset": ["yale", "orl"], "partition": ["aab.", "ba"], "acc": [0.5, 1 / 3]})
+    first, second = shipped.write(rows, tmp_path / f"a{suffix}"), shipped.write(rows, tmp_path / f"b{suffix}")
+    assert first.read_bytes() == second.read_bytes()
+    pd.testing.assert_frame_equal(pd.read_csv(first), rows)
