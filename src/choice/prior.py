@@ -23,8 +23,10 @@ from .readouts import SUFFIX
 
 #: How :func:`order` may place the candidates over the benchmark's data sets.
 HOWS = ("mean", "regret")
-#: How the prior of a person's file places them (:func:`shipped_prior`): the way the benchmark's entrants chose,
-#: leave one data set out, on every data set (:func:`src.choice.entrants.compute`; ``docs/benchmark.md``).
+#: How the prior of a person's file places them (:func:`shipped_prior`): by the mean, the order ``python -m
+#: src.cluster``'s targets were measured under. The benchmark's entrants choose their order leave one data set
+#: out (:func:`src.choice.entrants.compute`), and chose the regret on most data sets (``docs/benchmark.md``);
+#: moving a person's prior to it waits for the targets measured again.
 HOW = "mean"
 #: The column of the shipped cells that scores each readout's classes given back.
 COLUMNS = {"clusters": "given_unlabelled", "nearest_labelled": "given_nearest_labelled",
