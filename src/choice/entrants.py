@@ -23,8 +23,8 @@ pool (the candidate with the best classes given back on the test labels) prices 
 
 from __future__ import annotations
 
-import logging
 import functools
+import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 
 from ..config_dir import PAPERS_DIR
-from ..data import load_dataset
 from ..errors import UserError
 from ..methods.core.validation import UNLABELLED
 from ..protocol.metrics import accuracy, nmi
@@ -41,7 +40,6 @@ from ..protocol.partition import class_of_clusters
 from ..protocol.trials import make_trial
 from ..reproduction import shipped
 from ..reproduction.contenders import LABEL_TRACKS
-from ..running.settings import thaw
 from ..tuning.selection import FOLDS, takes_labels
 from . import fold_fits
 from . import prior as prior_module
@@ -175,6 +173,7 @@ class Scored:
     tests: list[tuple[float, float, float]] = field(default_factory=list)  # (AC, NMI, given back) each
     position: dict[str, int] = field(default_factory=dict)  # a name -> its row at the default setting
     fixed: dict[str, dict] = field(default_factory=dict)  # no folds: a name -> its shipped cell's scores
+    oracle: int = -1  # the row that gave back the most right classes on the test
     pvalues: dict[int, np.ndarray] = field(default_factory=dict)  # the prior's row -> each row's p against it
 
 
@@ -218,6 +217,7 @@ def score_trials(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame
             trial.candidates = candidates_of(rows, label_free)
             trial.right = correct(rows, trial.candidates, full, folds)
             trial.tests = [test_scores(rows, c, full) for c in trial.candidates]
+            trial.oracle = int(np.nanargmax([given for *_, given in trial.tests]))
             trial.position = {c.name: i for i, c in enumerate(trial.candidates)
                               if c.setting == default_of.get(c.estimator, "")}
             out.append(trial)
@@ -242,7 +242,7 @@ def pick(trial: Scored, names: Sequence[str], alpha: float = rule.ALPHA) -> dict
     if start not in trial.pvalues:
         trial.pvalues[start] = rule.pvalues_against(trial.right, start, method="approx")
     picked = rule.decide(trial.right, start, why, trial.pvalues[start], alpha, order)
-    chosen, best = trial.candidates[picked.index], int(np.nanargmax([given for *_, given in trial.tests]))
+    chosen, best = trial.candidates[picked.index], trial.oracle
     acc, mutual, given = trial.tests[picked.index]
     return {**key, "acc": acc, "nmi": mutual, "given_unlabelled": given, "chosen": chosen.name,
             "chosen_method": chosen.method, "chosen_estimator": chosen.estimator, "setting": chosen.setting,
@@ -328,8 +328,7 @@ def load(path: Path = FILE) -> pd.DataFrame | None:
 
 def dataset_classes(dataset: str) -> np.ndarray:
     """A benchmark data set's classes (n_samples,), loaded as its label tracks' runs load it."""
-    spec = next(iter(schemes(LABEL_TRACKS, dataset).values()))
-    return load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed).y
+    return fold_fits.load_of(schemes(LABEL_TRACKS, dataset)).y
 
 
 def run(path: Path = FILE, levels: Sequence[float] = LEVELS) -> int:

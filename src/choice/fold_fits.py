@@ -137,6 +137,12 @@ def schemes(tracks: Iterable[str], dataset: str) -> dict[str, dict]:
     return {t: job.spec for t, job in zip(tracks, plan_jobs([Sweeps("fold fits", sweeps)], []))}
 
 
+def load_of(specs: dict):
+    """The data set of the label tracks' settings ``specs`` (:func:`schemes`), loaded as their runs load it."""
+    spec = next(iter(specs.values()))
+    return load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed)
+
+
 def plan(dataset: str, settings: pd.DataFrame, y: np.ndarray, specs: dict) -> list[Task]:
     """The tasks of one piece (module docstring): per (method, setting, k) of the settings file's label tracks
     on ``dataset``, at the k whose folds the tuned run fitted."""
@@ -267,8 +273,7 @@ def run_piece(dataset: str, out: Path, workers: int = 2) -> Path:
         raise UserError(f"--fold-fits: no settings file ({shipped.SETTINGS_FILE}): run python -m src.benchmark "
                         "--tune first")
     specs = schemes(LABEL_TRACKS, dataset)
-    spec = next(iter(specs.values()))
-    loaded = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed)
+    loaded = load_of(specs)
     tasks = plan(dataset, settings, loaded.y, specs)
     folder = Path(out) / "fold_fits" / dataset
     try:
