@@ -36,6 +36,8 @@ def main(argv=None) -> int:
                         help="folds of the known labels, stratified by class (default 3)")
     parser.add_argument("--repeats", type=int, default=2,
                         help="deals of the folds of the known labels, each from its own seed (default 2)")
+    parser.add_argument("--alpha", type=float, default=None,
+                        help="the rule's level, in (0, 1] (default: the one the shipped benchmark chose)")
     parser.add_argument("--seed", type=int, default=0, help="the seed every deal and fit is drawn from")
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
                         help="fits run at once (default: the cores available); the result does not depend on it")

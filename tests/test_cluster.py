@@ -1,6 +1,7 @@
 """``python -m src.cluster``: a partially labelled file clustered by the method the family chooses on its known
 labels (src/choice/your_data.py); every bad file one line, exit status 2, nothing written."""
 
+import json
 import logging
 
 import numpy as np
@@ -60,6 +61,26 @@ def test_a_file_that_cannot_choose_is_one_line_status_2_and_nothing_written(tmp_
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(errors) == 1 and says in errors[0] and "\n" not in errors[0]
     assert not out.exists() and list(tmp_path.iterdir()) == [path]
+
+
+@pytest.mark.parametrize("args, says", [(["--alpha", "0"], "--alpha 0"), (["--alpha", "1.5"], "--alpha 1.5"),
+                                         (["--folds", "1"], "--folds 1")])
+def test_a_rule_that_cannot_run_is_one_line_status_2_before_any_fit(tmp_path, caplog, monkeypatch, args, says):
+    path, _, _ = write_file(tmp_path)
+    monkeypatch.setattr(your_data, "run", lambda *a, **k: pytest.fail("fitted with a rule refused"))
+    with caplog.at_level(logging.ERROR):
+        assert cluster.main([str(path), "--methods", "kmeans", *args]) == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and says in errors[0]
+
+
+def test_the_rule_runs_at_the_level_asked_and_says_so(tmp_path):
+    path, _, _ = write_file(tmp_path)
+    out = tmp_path / "out"
+    assert cluster.main([str(path), "--methods", "kmeans", "--repeats", "1", "--alpha", "0.2", "--out", str(out)]) == 0
+    choice = json.loads((out / "provenance.json").read_text())["choice"]
+    assert choice["alpha"] == 0.2 and choice["prior_how"] in ("mean", "regret")
+    assert "at level 0.2" in (out / "report.md").read_text()
 
 
 def test_a_partially_labelled_file_given_to_the_benchmark_names_the_command_that_reads_it():

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..config_dir import PAPERS_DIR
 from ..errors import UserError
+from ..files import write_atomic
 from ..methods.core.validation import UNLABELLED
 from ..protocol.metrics import accuracy, nmi
 from ..protocol.partition import class_of_clusters
@@ -270,8 +271,8 @@ def blocks(rows: pd.DataFrame, column: str = "given_unlabelled") -> pd.Series:
 def chosen_variant(rows: dict[tuple[str, float], pd.DataFrame]) -> tuple[str, float]:
     """The (prior's ``how``, level) whose rows (each variant's, on the data sets it is chosen on) give back the
     most right classes, as the mean over their (track, data set, k) blocks; at a tie the prior by the mean
-    (the first reading), then the level of :data:`src.choice.rule.ALPHA` (what ``python -m src.cluster``
-    runs at), then the smallest, the one nearest the prior. No paper makes this choice."""
+    (the first reading), then the level of :data:`src.choice.rule.ALPHA` (the rule's where none ships),
+    then the smallest, the one nearest the prior. No paper makes this choice."""
     score = {variant: round(float(blocks(found).mean()), 12) for variant, found in rows.items()}
     return max(score, key=lambda v: (score[v], v[0] == "mean", v[1] == rule.ALPHA, -v[1]))
 
@@ -282,9 +283,12 @@ def compute(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, cla
     set's under the rule's variant (its prior's ``how`` and its level) chosen on the *other* data sets
     (:func:`chosen_variant`, leave one data set out; a lone data set's own), so the figure accounts for
     choosing the rule. Nested: a variant is scored on another data set E with E's prior read from neither E
-    nor the data set it is chosen for. ``classes(dataset)``: the data set's classes (n_samples,). The rows are
-    tuned rows of the entrant (``method`` and ``estimator`` its name), with the variant and the data sets it
-    was chosen on."""
+    nor the data set it is chosen for. ``classes(dataset)``: the data set's classes (n_samples,).
+
+    Returns the rows, tuned rows of the entrant (``method`` and ``estimator`` its name) with the variant and
+    the data sets it was chosen on, and the rule of a person's file (:data:`src.choice.prior.RULE_FILE`), a row
+    an entrant (``entrant``, ``prior_how``, ``alpha``, ``chosen_on``): the variant chosen on *every* data set,
+    each scored with its prior read from the others, since a person's file is none of them."""
     variants = [(how, level) for how in hows for level in levels]
     scored = {}
     for dataset, rows in fits.groupby("dataset", sort=True):
@@ -296,10 +300,11 @@ def compute(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, cla
     names = functools.lru_cache(maxsize=None)(
         lambda track, excluded, label_free, how: prior_order(cells, track, excluded, label_free, how))
 
+    @functools.lru_cache(maxsize=None)
     def rows_of(entrant, dataset, excluded, how, level):
         return pd.DataFrame([pick(trial, names(trial.track, excluded, ENTRANTS[entrant], how), level)
                              for trial in scored[entrant, dataset]])
-    out = []
+    out, rules = [], []
     for entrant in ENTRANTS:
         datasets = sorted(d for e, d in scored if e == entrant)
         for dataset in datasets:
@@ -311,9 +316,16 @@ def compute(fits: pd.DataFrame, cells: pd.DataFrame, settings: pd.DataFrame, cla
             out.append(rows_of(entrant, dataset, frozenset({dataset}), how, level).assign(
                 method=entrant, estimator=entrant, prior_how=how, level_chosen_on=" ".join(others or [dataset])))
             logger.info("the choice entrants: %s on %s at prior %s, level %g", entrant, dataset, how, level)
-    frame = pd.concat(out, ignore_index=True).assign(code_fingerprint=fits["code_fingerprint"].iloc[0])
+        # the rule of a person's file, which no data set here is: chosen on every one, each blind to its own prior
+        how, level = chosen_variant({v: pd.concat([rows_of(entrant, e, frozenset({e}), *v) for e in datasets],
+                                                  ignore_index=True) for v in variants})
+        rules.append({"entrant": entrant, "prior_how": how, "alpha": level, "chosen_on": " ".join(datasets)})
+        logger.info("the choice entrants: %s's rule for a person's file: prior %s, level %g", entrant, how, level)
+    fingerprint = fits["code_fingerprint"].iloc[0]
+    frame = pd.concat(out, ignore_index=True).assign(code_fingerprint=fingerprint)
     frame = frame.reindex(columns=[*ROW_COLUMNS, "code_fingerprint"])
-    return frame.sort_values(["track", "dataset", "method", "k", "trial"], ignore_index=True)
+    return (frame.sort_values(["track", "dataset", "method", "k", "trial"], ignore_index=True),
+            pd.DataFrame(rules).assign(code_fingerprint=fingerprint))
 
 
 def load(path: Path = FILE) -> pd.DataFrame | None:
@@ -331,10 +343,10 @@ def dataset_classes(dataset: str) -> np.ndarray:
     return fold_fits.load_of(schemes(LABEL_TRACKS, dataset)).y
 
 
-def run(path: Path = FILE, levels: Sequence[float] = LEVELS) -> int:
+def run(path: Path = FILE, levels: Sequence[float] = LEVELS, rule_path: Path = prior_module.RULE_FILE) -> int:
     """``python -m src.benchmark --choice-entrants``: both entrants from the shipped files alone (the fold fits,
-    the fixed-setting cells, the settings file), written to ``path``; one line and exit status 2 where a file
-    is missing or the pieces are of different code."""
+    the fixed-setting cells, the settings file), written to ``path``, and the rule of a person's file to
+    ``rule_path``; one line and exit status 2 where a file is missing or the pieces are of different code."""
     try:
         fits = fold_fits.load()
         if fits is None:
@@ -344,10 +356,17 @@ def run(path: Path = FILE, levels: Sequence[float] = LEVELS) -> int:
         if settings is None:
             raise UserError(f"no settings file ships ({shipped.SETTINGS_FILE}): run the tuned benchmark first")
         cells = shipped.load()
-        rows = compute(fits, cells[cells["track"].isin(LABEL_TRACKS)], settings, dataset_classes, levels)
+        for folder in {Path(path).parent, Path(rule_path).parent}:  # before the work: a bad folder costs none
+            folder.mkdir(parents=True, exist_ok=True)
+        rows, rules = compute(fits, cells[cells["track"].isin(LABEL_TRACKS)], settings, dataset_classes, levels)
+        logger.info("the choice entrants: %s rows on %s written to %s", f"{len(rows):,}",
+                    ", ".join(sorted(rows["dataset"].unique())), shipped.write(rows, path))
+        write_atomic(rule_path, rules.to_csv(index=False, lineterminator="\n"))
     except UserError as exc:
         logger.error("%s", exc)
         return 2
-    logger.info("the choice entrants: %s rows on %s written to %s", f"{len(rows):,}",
-                ", ".join(sorted(rows["dataset"].unique())), shipped.write(rows, path))
+    except OSError as exc:  # a full disk, a folder that cannot be written: one line
+        logger.error("the choice entrants: cannot write %s (%s)", exc.filename or path, exc.strerror or exc)
+        return 2
+    logger.info("the choice entrants: the rule of a person's file written to %s", rule_path)
     return 0

@@ -33,7 +33,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from .. import methods, resolvers
-from ..checks import is_integer
+from ..checks import is_integer, is_number
 from ..config_dir import CONF_DIR
 from ..methods.core.validation import UNLABELLED
 from ..protocol.cell import clusters_directly, method_params
@@ -162,9 +162,12 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         The candidates best first, by name (``SDA + nearest labelled``, ``LabelSpreading``; a method's bare
         name is its clusters mapped), each at its method's default setting: the first is where the rule starts
         (:mod:`.rule`). "shipped": the shipped benchmark's order at the known share of the labels
-        (:func:`.prior.shipped_prior`). None, or a name no candidate has: the candidates' own order.
-    alpha : float, default 0.05
+        (:func:`.prior.shipped_prior`), by the mean or the regret as the benchmark's rule says
+        (:func:`.prior.shipped_rule`). None, or a name no candidate has: the candidates' own order.
+    alpha : "shipped" or float in (0, 1], default "shipped"
         The chance that noise alone moves the choice away from the prior's candidate, at most (:mod:`.rule`).
+        "shipped": the level the benchmark's choice entrants chose on all their data sets
+        (:func:`.prior.shipped_rule`; 0.05 where no rule ships).
     random_state : int, default 0
         The seed every fold deal and fit is drawn from.
     n_jobs : int, optional
@@ -191,6 +194,10 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         Its share of held-out known samples classed right.
     prior_index_ : int
         The prior's candidate, where the rule started.
+    prior_how_ : str or None
+        How the shipped prior ordered the candidates (``"mean"`` or ``"regret"``); None for a prior given.
+    alpha_ : float
+        The rule's level.
     selection_ : str
         Why it was chosen (a key of :data:`.rule.REASONS`).
     best_estimator_ : estimator
@@ -216,7 +223,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=3, n_repeats=2,
-                 kmeans_restarts=20, prior="shipped", alpha=rule.ALPHA, random_state=0, n_jobs=None):
+                 kmeans_restarts=20, prior="shipped", alpha="shipped", random_state=0, n_jobs=None):
         self.n_clusters = n_clusters
         self.methods = methods
         self.grids = grids
@@ -266,8 +273,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     def prior_order(self, found: list[Candidate], known_share: float) -> list[int]:
         """The candidates' rows as the prior places them (``prior``): each name it gives, its default setting
         first, then its others in their order."""
-        names = priors.shipped_prior(known_share) if isinstance(self.prior, str) and self.prior == "shipped" \
-            else self.prior
+        names = priors.shipped_prior(known_share, self.prior_how_) if self.prior_how_ is not None else self.prior
         order = []
         for name in names or []:
             rows = [i for i, c in enumerate(found) if c.title == name]
@@ -281,6 +287,11 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         for name, lowest in (("n_folds", 2), ("n_repeats", 1)):
             if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be an integer of at least {lowest}")
+        shipped = priors.shipped_rule()
+        self.alpha_ = shipped[1] if isinstance(self.alpha, str) and self.alpha == "shipped" else self.alpha
+        if not is_number(self.alpha_) or not 0.0 < self.alpha_ <= 1.0:
+            raise ValueError(f"alpha={self.alpha!r} must be 'shipped' or a number in (0, 1]")
+        self.prior_how_ = shipped[0] if isinstance(self.prior, str) and self.prior == "shipped" else None
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
@@ -305,7 +316,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         for line in self.warnings_:
             logger.info("%s", line)
         correct, splits, acs, counts = self._scored(found, fitted, deals, y_partial)
-        chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED))), self.alpha)
+        chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED))), self.alpha_)
         self.best_index_, self.selection_, self.prior_index_ = chosen.index, chosen.why, chosen.start
         picked = found[self.best_index_]
         self.best_method_, self.best_params_, self.best_readout_ = picked.name, dict(picked.setting), picked.readout

@@ -12,8 +12,9 @@ away from it only on evidence larger than the selection's own noise:
 
 * each other candidate is set against the prior's on the same held-out samples, by a one-sided Wilcoxon
   signed-rank test of the per-sample differences (zeros dropped, as Wilcoxon's own);
-* the test's level is :data:`ALPHA` divided by the number of candidates set against it (Bonferroni: the
-  chance that any of them passes by noise alone stays at most ``ALPHA``);
+* the test's level is the rule's level (:data:`ALPHA` unless told; on a person's file the one the benchmark
+  chose, :func:`src.choice.prior.shipped_rule`) divided by the number of candidates set against it
+  (Bonferroni: the chance that any of them passes by noise alone stays at most that level);
 * among the candidates that pass, the best score wins (a tie: the one the prior places first); none passes,
   the prior's candidate stays (``"prior"``). A prior's candidate without a score (it failed) gives way to the
   prior's next.
@@ -42,8 +43,9 @@ ALPHA = 0.05
 #: Why a candidate was chosen (the estimator's ``selection_``).
 REASONS = {
     "prior": "the prior's candidate: no other gives back more right classes by more than the noise of choosing",
-    "evidence": f"gives back more right classes than the prior's candidate on the same held-out samples (a "
-                f"one-sided Wilcoxon signed-rank test at {ALPHA:g} over the candidates set against it, Bonferroni)",
+    "evidence": "gives back more right classes than the prior's candidate on the same held-out samples (a "
+                "one-sided Wilcoxon signed-rank test at the rule's level over the candidates set against it, "
+                "Bonferroni)",
     "prior failed": "the prior's first candidates failed: the first of its order with a score",
 }
 

@@ -250,6 +250,8 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
                                                                        "params": found.best_params_,
                                                                        "readout": found.best_readout_,
                                                                        "selection": found.selection_,
+                                                                       "prior_how": found.prior_how_,
+                                                                       "alpha": found.alpha_,
                                                                        "estimate": found.best_score_}}))
         if out.exists():
             shutil.rmtree(out)
@@ -266,11 +268,14 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
 def estimator_of(args) -> FamilyChoice:
     """The choice the command line asks for: ``--methods`` (family methods, default all), ``--method`` outside
     estimators with ``--param`` and ``--grid``, through the gate as the benchmark's contenders
-    (:func:`src.tuning.gated`; a refused one is one line before any fit), ``--folds``, ``--repeats``, ``--seed``,
-    ``--jobs``."""
+    (:func:`src.tuning.gated`; a refused one is one line before any fit), ``--folds``, ``--repeats``,
+    ``--alpha`` (None: the shipped rule's level), ``--seed``, ``--jobs``."""
     if args.folds < 2 or args.repeats < 1:
         raise ConfigError(f"--folds {args.folds} --repeats {args.repeats}: the choice needs at least 2 folds and "
                           "1 deal of them")
+    alpha = getattr(args, "alpha", None)
+    if alpha is not None and not 0.0 < alpha <= 1.0:  # NaN fails both
+        raise ConfigError(f"--alpha {alpha:g}: the rule's level must be in (0, 1]")
     names = list(args.methods or family_methods())
     params, grids = {}, {}
     if args.method:
@@ -285,8 +290,9 @@ def estimator_of(args) -> FamilyChoice:
                 grids[contender.name] = dict(grid.values)
     elif args.grid or args.param:
         raise ConfigError("--param and --grid set an outside estimator's parameters: give it with --method")
-    return FamilyChoice(methods=names, grids=grids or None, params=params or None, n_folds=args.folds, n_repeats=args.repeats,
-                        random_state=args.seed, n_jobs=args.jobs)
+    return FamilyChoice(methods=names, grids=grids or None, params=params or None, n_folds=args.folds,
+                        n_repeats=args.repeats, alpha="shipped" if alpha is None else alpha, random_state=args.seed,
+                        n_jobs=args.jobs)
 
 
 def cluster(args, report) -> Path | None:

@@ -100,8 +100,9 @@ def best_reference(found, results: dict) -> int | None:
     return max(own, key=lambda i: (mean[i], -i)) if own else None
 
 
-def answer(found, results: dict, chosen: int, start: int, why: str) -> list[str]:
-    """The answer's paragraphs: what to use and its estimate, the best reference beside it, how the rule went."""
+def answer(found, results: dict, chosen: int, start: int, why: str, level: float = rule.ALPHA) -> list[str]:
+    """The answer's paragraphs: what to use and its estimate, the best reference beside it, how the rule went
+    at its ``level``."""
     splits = splits_of(results).shape[1]
     lines = [f"**Use {title(found[chosen])}.** Its estimated share of right classes on samples whose label is "
              f"unknown: **{estimate(results, chosen)}** (95% interval over {splits} held-out splits of the known "
@@ -119,10 +120,10 @@ def answer(found, results: dict, chosen: int, start: int, why: str) -> list[str]
     if why == "evidence":
         lines.append(f"The rule started from {title(found[start])}, the prior's candidate, and moved: "
                      f"{found[chosen].title} gives back more right classes on the same held-out samples (one-sided "
-                     f"Wilcoxon p = {pvalues[chosen]:.2g}, below {rule.ALPHA:g} / {against} candidates).")
+                     f"Wilcoxon p = {pvalues[chosen]:.2g}, below {level:g} / {against} candidates).")
     else:
         lines.append(f"The rule kept {title(found[chosen])}, the prior's candidate ({rule.REASONS[why]}): none "
-                     f"of the {against} others passed a one-sided Wilcoxon test at {rule.ALPHA:g} / {against} "
+                     f"of the {against} others passed a one-sided Wilcoxon test at {level:g} / {against} "
                      "against it on the same held-out samples.")
     return lines
 
@@ -140,6 +141,15 @@ def table(found, results: dict, chosen: int) -> list[str]:
     return lines
 
 
+def rule_text(found) -> str:
+    """Where the rule started and at what level: the shipped benchmark's, or the person's own."""
+    if found.prior_how_ is None:
+        return f"the prior given, at level {found.alpha_:g}"
+    order = "mean classes given back" if found.prior_how_ == "mean" else "largest shortfall on any data set"
+    chosen = " (as the benchmark's choice entrants chose on all their data sets)" if found.alpha == "shipped" else ""
+    return f"the shipped benchmark's prior, its candidates ordered by their {order}, at level {found.alpha_:g}{chosen}"
+
+
 def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     """``report.md`` and its figure in ``folder`` for the fitted :class:`src.choice.estimator.FamilyChoice`
     ``found`` on ``data`` (:class:`src.choice.your_data.YourData`)."""
@@ -148,7 +158,7 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     figure(candidates, results, chosen, start, Path(folder) / FIGURE)
     unknown = int((data.y < 0).sum())
     lines = [f"# {data.name}: which method, and your samples' classes", "",
-             *answer(candidates, results, chosen, start, found.selection_), "",
+             *answer(candidates, results, chosen, start, found.selection_, found.alpha_), "",
              f"`labels.csv` gives the class of each of the {data.y.size} samples ({unknown} of them unknown "
              "before), the readout's confidence in it, and its cluster.", "",
              f"![The score that chose, one row a method]({FIGURE})", "",
@@ -159,6 +169,7 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
              f"- {len(candidates)} candidates, each scored on {splits_of(results).shape[1]} held-out splits "
              f"({found.n_folds} folds x {found.n_repeats} deals) by the share of held-out known samples classed "
              "right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
+             f"- the rule: {rule_text(found)}",
              "- the estimate leans low where few labels a class are known: each fold's fit is told fewer labels "
              "than the final one",
              f"- {seconds:.0f} s", ""]

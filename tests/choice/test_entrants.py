@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from src.choice import entrants, fold_fits, rule
+from src.choice import entrants, fold_fits, prior, rule
 from src.reproduction import shipped
 
 
@@ -47,7 +47,7 @@ def test_each_data_sets_rule_is_chosen_on_the_other_data_sets_with_their_priors_
                 "alpha": level, "given_unlabelled": own[trial.dataset][how]}
     monkeypatch.setattr(entrants, "pick", pick)
     fits = pd.DataFrame({"dataset": ["a", "b", "c"], "code_fingerprint": "f"})
-    found = entrants.compute(fits, pd.DataFrame(), pd.DataFrame(), lambda dataset: np.zeros(1), (0.05,))
+    found, rules = entrants.compute(fits, pd.DataFrame(), pd.DataFrame(), lambda dataset: np.zeros(1), (0.05,))
     how = found[found["method"] == "Choice"].groupby("dataset")["prior_how"].first()
     assert how.to_dict() == {"a": "mean", "b": "regret", "c": "regret"}
     where = found[found["method"] == "Choice"].groupby("dataset")["level_chosen_on"].first()
@@ -55,6 +55,28 @@ def test_each_data_sets_rule_is_chosen_on_the_other_data_sets_with_their_priors_
     assert all(dataset in excluded for dataset, excluded in seen)
     assert {frozenset(excluded) for _, excluded in seen} >= {frozenset({"a", "b"}), frozenset({"a"})}
     assert set(found["method"]) == set(entrants.ENTRANTS) and (found["code_fingerprint"] == "f").all()
+    # a person's file is none of the data sets: its rule is chosen on all three, each under a prior blind to it
+    # (means 0.667 by the mean, 0.717 by the regret)
+    mine = rules.set_index("entrant").loc["Choice"]
+    assert (mine["prior_how"], mine["alpha"], mine["chosen_on"]) == ("regret", 0.05, "a b c")
+    assert set(rules["entrant"]) == set(entrants.ENTRANTS) and (rules["code_fingerprint"] == "f").all()
+    assert {frozenset({"a"}), frozenset({"b"}), frozenset({"c"})} <= {frozenset(e) for _, e in seen}
+
+
+def test_the_command_writes_the_entrants_and_the_rule_of_a_persons_file(monkeypatch, tmp_path):
+    rows = pd.DataFrame({"dataset": ["yale"], "method": ["Choice"]})
+    rules = pd.DataFrame({"entrant": ["Choice"], "prior_how": ["regret"], "alpha": [0.2], "chosen_on": ["yale"],
+                          "code_fingerprint": ["f"]})
+    monkeypatch.setattr(fold_fits, "load", lambda: pd.DataFrame())
+    monkeypatch.setattr(shipped, "load_settings", lambda: pd.DataFrame())
+    monkeypatch.setattr(shipped, "load", lambda: pd.DataFrame({"track": []}))
+    monkeypatch.setattr(entrants, "compute", lambda *args: (rows, rules))
+    assert entrants.run(tmp_path / "entrants.csv.gz", rule_path=tmp_path / "rule.csv") == 0
+    assert prior.shipped_rule(tmp_path / "rule.csv") == ("regret", 0.2)
+    (tmp_path / "a file").write_text("")
+    monkeypatch.setattr(entrants, "compute", lambda *args: pytest.fail("computed before its folder was checked"))
+    assert entrants.run(tmp_path / "again.csv.gz", rule_path=tmp_path / "a file" / "rule.csv") == 2
+    assert not (tmp_path / "again.csv.gz").exists()
 
 
 def test_the_command_without_fold_fits_says_so_in_one_line(monkeypatch, tmp_path, caplog):

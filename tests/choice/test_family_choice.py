@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from src.choice import rule
+from src.choice import prior, rule
 from src.choice.estimator import FamilyChoice, fit_task
 from src.choice.readouts import readouts_of
 
@@ -89,7 +89,25 @@ def test_the_choice_starts_from_the_priors_candidate_and_stays_there_without_evi
         assert found.best_index_ == found.prior_index_
     else:  # moved: on evidence, past the Bonferroni level
         passed = found.cv_results_["p_vs_prior"][found.best_index_]
-        assert passed * (len(found.candidates()) - 1) <= rule.ALPHA
+        assert passed * (len(found.candidates()) - 1) <= found.alpha_
+
+
+def test_the_rules_level_and_the_priors_order_are_the_shipped_benchmarks_unless_told(monkeypatch):
+    X, y, told = blobs()
+    monkeypatch.setattr(prior, "shipped_rule", lambda: ("regret", 0.2))
+    asked = []
+    monkeypatch.setattr(prior, "shipped_prior", lambda share, how: asked.append(how) or ["KMeans"])
+    found = FamilyChoice(methods=["kmeans", "knn"], kmeans_restarts=2).fit(X, told)
+    assert (found.alpha_, found.prior_how_, asked) == (0.2, "regret", ["regret"])
+    found = FamilyChoice(methods=["kmeans", "knn"], kmeans_restarts=2, alpha=0.01, prior=["kNN"]).fit(X, told)
+    assert (found.alpha_, found.prior_how_, asked) == (0.01, None, ["regret"])
+
+
+@pytest.mark.parametrize("alpha", [0, 1.5, "high", True, float("nan")])
+def test_a_level_the_rule_cannot_run_at_is_refused_on_one_line(alpha):
+    X, y, told = blobs()
+    with pytest.raises(ValueError, match="must be 'shipped' or a number in"):
+        FamilyChoice(methods=["kmeans"], alpha=alpha).fit(X, told)
 
 
 def test_the_same_seed_gives_the_same_choice_and_labels():

@@ -46,3 +46,20 @@ def test_the_shipped_prior_names_candidates_the_choice_has():
     names = prior.shipped_prior(0.3)
     assert names is not None and len(names) == len(set(names)) > 20
     assert any(name in ("LabelSpreading", "kNN") for name in names)
+
+
+def test_the_rule_of_a_persons_file_is_the_shipped_one_else_the_first_readings(tmp_path):
+    path = tmp_path / "rule.csv"
+    assert prior.shipped_rule(path) == prior.DEFAULT_RULE == ("mean", 0.05)
+    pd.DataFrame({"entrant": ["Choice", "Choice (label-free)"], "prior_how": ["regret", "mean"],
+                  "alpha": [0.2, 1.0]}).to_csv(path, index=False)
+    assert prior.shipped_rule(path) == ("regret", 0.2)
+    assert prior.shipped_rule(path, "Choice (label-free)") == ("mean", 1.0)
+    pd.DataFrame({"entrant": ["Choice"], "prior_how": ["median"], "alpha": [0.2]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match="expected one of mean, regret"):
+        prior.shipped_rule(path)
+
+
+def test_the_shipped_rule_is_one_the_choice_knows():
+    how, level = prior.shipped_rule()
+    assert how in prior.HOWS and 0 < level <= 1

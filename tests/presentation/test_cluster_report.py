@@ -31,7 +31,8 @@ def test_the_answer_sets_the_best_reference_beside_the_choice_and_says_the_rule_
     lines = cluster_report.answer(found, results, chosen=1, start=1, why="prior")
     assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0%" in lines[0]
     assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0%")
-    assert "kept" in lines[4] and "none of the 2 others" in lines[4]
+    assert "kept" in lines[4] and "none of the 2 others" in lines[4] and "at 0.05 / 2" in lines[4]
+    assert "at 0.2 / 2" in cluster_report.answer(found, results, chosen=1, start=1, why="prior", level=0.2)[4]
 
 
 def test_when_a_reference_wins_the_report_says_so_plainly():
