@@ -23,11 +23,12 @@ pp. 65-70, 1979.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 from scipy import stats
 
-from ..choice import entrants
+from ..choice import entrants, prior
 from ..choice.readouts import OWN, candidate_name
 from ..choice.rule import REASONS
 from ..reproduction import shipped
@@ -174,6 +175,22 @@ def cobs_line(ranking: Ranking | None, rows: pd.DataFrame) -> str:
             f"methods, {len(label_methods)} of them): {check.sentence}")
 
 
+def person_rule_lines(path: Path = prior.RULE_FILE) -> list[str]:
+    """The rule a person's file runs under (``python -m src.cluster``): the one the entrants chose on every data
+    set (:func:`src.choice.entrants.compute`), where it ships."""
+    if not Path(path).is_file():
+        return []
+    rows = pd.read_csv(path).set_index("entrant")
+    if "Choice" not in rows.index:
+        return []
+    mine = rows.loc["Choice"]
+    order = "mean" if mine["prior_how"] == "mean" else "largest shortfall on any data set (regret)"
+    return [f"A person's file is none of the data sets, so `python -m src.cluster` runs under the rule chosen on "
+            f"all {len(str(mine['chosen_on']).split())} of them ({str(mine['chosen_on']).replace(' ', ', ')}), each "
+            f"scored under a prior read from the others: the prior's candidates ordered by their {order}, at level "
+            f"{float(mine['alpha']):g} (`papers/benchmark/choice_rule.csv`).", ""]
+
+
 def section(tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame | None]], rankings: dict[str, Ranking | None],
             titles: dict[str, str], cells: pd.DataFrame | None = None) -> list[str]:
     """The report's section: per label track whose tuned rows hold the entrants, the summary, the picks and
@@ -215,4 +232,5 @@ def section(tuned: dict[str, tuple[pd.DataFrame, pd.DataFrame | None]], rankings
             "and set here beside every single candidate at its fixed setting (one-sided Wilcoxon over the blocks, "
             "Holm over the candidates). The regret is the classes given back by the oracle (the pool's best on "
             "the test, a ceiling) less the choice's, over the trials with folds. Recomputed from the shipped fold "
-            "fits, cells and settings alone (`python -m src.benchmark --choice-entrants`).", "", *parts]
+            "fits, cells and settings alone (`python -m src.benchmark --choice-entrants`).", "",
+            *person_rule_lines(), *parts]

@@ -106,3 +106,12 @@ def test_where_the_entrants_cover_some_data_sets_they_are_ranked_with_the_family
 def test_no_section_without_entrants():
     tuned, cells, _ = fixture()
     assert choice_report.section({"labels30": (tuned.drop(columns="track"), None)}, {}, {}, cells) == []
+
+
+def test_the_rule_of_a_persons_file_is_said_where_it_ships(tmp_path):
+    path = tmp_path / "rule.csv"
+    assert choice_report.person_rule_lines(path) == []
+    pd.DataFrame({"entrant": ["Choice"], "prior_how": ["regret"], "alpha": [0.2],
+                  "chosen_on": ["orl yale"]}).to_csv(path, index=False)
+    line = choice_report.person_rule_lines(path)[0]
+    assert "all 2 of them (orl, yale)" in line and "(regret), at level 0.2" in line
