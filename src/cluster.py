@@ -32,10 +32,11 @@ def main(argv=None) -> int:
     parser.add_argument("file", help="your data: .npz, .mat or .csv, a sample per row, integer labels, -1 unknown")
     parser.add_argument("--methods", nargs="+", default=None, choices=family_methods(), metavar="METHOD",
                         help="the candidate methods (default every family method of a label track and the references)")
-    parser.add_argument("--folds", type=int, default=3,
-                        help="folds of the known labels, stratified by class (default 3)")
-    parser.add_argument("--repeats", type=int, default=2,
-                        help="deals of the folds of the known labels, each from its own seed (default 2)")
+    parser.add_argument("--folds", type=int, default=2,
+                        help="folds of the known labels that choose, stratified by class (default 2, the "
+                             "benchmark's, on which the rule's level was chosen)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="deals of the folds that choose, each from its own seed (default 1, the benchmark's)")
     parser.add_argument("--alpha", type=float, default=None,
                         help="the rule's level, in (0, 1] (default: the one the shipped benchmark chose)")
     parser.add_argument("--seed", type=int, default=0, help="the seed every deal and fit is drawn from")

@@ -127,6 +127,19 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
 
 
+def test_the_estimates_fits_replace_the_forecast_of_them_once_the_choice_is_known(caplog, monkeypatch):
+    monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
+    progress = your_data.FitProgress({"kmeans": 1.0, "sda": 3.0}, ["kmeans", "sda", "sda"])  # the last forecast
+    with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
+        progress("kmeans")
+        progress.expect(["kmeans", "kmeans"])  # the rule moved: the estimate's fits are others
+        progress("kmeans")
+        progress("kmeans")
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0].startswith("[fits 1/3, work 14%]") and lines[1].startswith("[fits 2/3, work 67%]")
+    assert lines[2].startswith("[fits 3/3, work 100%]")  # then how far the time left was
+
+
 
 OUTSIDE = "tests/fixtures/outside/estimators.py:PlainNMF"
 

@@ -6,8 +6,11 @@ the label tracks at theirs. Each candidate is scored by the classes it gives bac
 over folds of the known labels (a method that takes labels fitted without the fold's labels, a method without
 labels fitted once a deal, told none, and read out with the other folds' labels), over ``n_repeats`` deals of
 the folds; the rule (:mod:`.rule`) keeps the prior's candidate unless another is better by more than the noise
-of choosing. The chosen candidate is then fitted on every sample with every known label and read out, so every
-sample gets a class back, with its confidence.
+of choosing. The folds that choose are the benchmark's (two, dealt once), so that the rule runs on the evidence
+the benchmark chose its level on. The chosen candidate and the best reference are then scored again on fresh
+deals of more folds (three, dealt twice: each fit told two thirds of the labels rather than half), which gives
+the estimate the report reads out; the chosen candidate is fitted on every sample with every known label and
+read out, so every sample gets a class back, with its confidence.
 
 Each fit is the protocol's: the method's factorization at rank k (the number of known classes unless told),
 then the best of ``kmeans_restarts`` KMeans runs on the representation (a method that clusters by itself,
@@ -21,7 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -43,10 +46,10 @@ from ..protocol.trials import fold_of
 from ..running import cell_warnings
 from ..tuning.grids import Grid, contender_grid, family_grid, setting_text, settings
 from ..tuning.homes import track_methods
-from ..tuning.selection import takes_labels
+from ..tuning.selection import FOLDS, takes_labels
 from . import prior as priors
 from . import rule
-from .readouts import Fitted, candidate_name, classes, readouts_of
+from .readouts import OWN, Fitted, candidate_name, classes, readouts_of
 
 logger = logging.getLogger(__name__)
 
@@ -148,14 +151,20 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         config), an outside estimator's are its grid.
     params : mapping of str to mapping, optional
         Per outside estimator, its constructor parameters besides its grid's.
-    n_folds : int, default 3
-        The folds of the known labels (stratified by class). A class with one known sample is told in every
-        fold and never scored. Three, not the benchmark's two: a fold's fit is then told two thirds of the
-        labels rather than half, so the estimate leans less low, and three folds of two deals cost a method
-        that takes labels the six fits of two folds of three deals.
-    n_repeats : int, default 2
-        Deals of the folds (each from its own seed); a candidate's score is the mean over every fold of every
-        deal.
+    n_folds : int, default 2
+        The folds of the known labels that choose (stratified by class). A class with one known sample is told
+        in every fold and never scored. Two, dealt once, as the benchmark's fold fits are
+        (:data:`src.tuning.selection.FOLDS`): the rule's level and prior were chosen on that evidence, and
+        more folds or deals would give the test more power than the level was chosen for.
+    n_repeats : int, default 1
+        Deals of the folds that choose (each from its own seed); a candidate's score is the mean over every
+        fold of every deal.
+    estimate_folds : int, default 3
+        The folds of the estimate: the chosen candidate and the best reference are scored again on fresh deals
+        (seeds of their own) of this many folds, so that the estimate is not the score that chose it (the
+        winner's curse) and each fit is told more of the labels (two thirds at three), leaning less low.
+    estimate_repeats : int, default 2
+        Deals of the estimate's folds.
     kmeans_restarts : int, default 20
         KMeans runs on each representation, the best kept (the protocol's 20).
     prior : "shipped", sequence of str or None, default "shipped"
@@ -191,7 +200,18 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     best_readout_ : str
         How the chosen candidate's classes are read (:mod:`.readouts`).
     best_score_ : float
-        Its share of held-out known samples classed right.
+        Its share of held-out known samples classed right on the folds that chose.
+    n_scored_ : int
+        The known samples scored (each held out once a deal); a class with one known sample is never scored.
+    estimates_ : dict of int to ndarray of shape (estimate_folds * estimate_repeats,)
+        The estimate's splits: for the chosen candidate and the best reference (rows of ``cv_results_``), the
+        share of each split's held-out samples classed right, on the fresh deals.
+    estimate_ : float
+        The chosen candidate's estimate: its share of held-out known samples classed right over the
+        estimate's splits.
+    reference_index_ : int or None
+        The best reference (a classifier on the labels alone) by the score that chooses; None where the
+        candidates hold none.
     prior_index_ : int
         The prior's candidate, where the rule started.
     prior_how_ : str or None
@@ -222,14 +242,17 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     performance evaluation", Journal of Machine Learning Research 11, pp. 2079-2107, 2010.
     """
 
-    def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=3, n_repeats=2,
-                 kmeans_restarts=20, prior="shipped", alpha="shipped", random_state=0, n_jobs=None):
+    def __init__(self, n_clusters=None, methods=None, grids=None, params=None, n_folds=FOLDS, n_repeats=1,
+                 estimate_folds=3, estimate_repeats=2, kmeans_restarts=20, prior="shipped", alpha="shipped",
+                 random_state=0, n_jobs=None):
         self.n_clusters = n_clusters
         self.methods = methods
         self.grids = grids
         self.params = params
         self.n_folds = n_folds
         self.n_repeats = n_repeats
+        self.estimate_folds = estimate_folds
+        self.estimate_repeats = estimate_repeats
         self.kmeans_restarts = kmeans_restarts
         self.prior = prior
         self.alpha = alpha
@@ -270,10 +293,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         tags.target_tags.required = True  # the known labels choose
         return tags
 
-    def prior_order(self, found: list[Candidate], known_share: float) -> list[int]:
-        """The candidates' rows as the prior places them (``prior``): each name it gives, its default setting
-        first, then its others in their order."""
-        names = priors.shipped_prior(known_share, self.prior_how_) if self.prior_how_ is not None else self.prior
+    def _prior_how(self) -> str | None:
+        """How the shipped prior orders the candidates (``"mean"`` or ``"regret"``), None for a prior given."""
+        return priors.shipped_rule()[0] if isinstance(self.prior, str) and self.prior == "shipped" else None
+
+    def prior_order(self, found: list[Candidate], known_share: float, how: str | None = None) -> list[int]:
+        """The candidates' rows as the prior places them (``prior``, the shipped one ordered by ``how``):
+        each name it gives, its default setting first, then its others in their order."""
+        names = priors.shipped_prior(known_share, how) if how is not None else self.prior
         order = []
         for name in names or []:
             rows = [i for i, c in enumerate(found) if c.title == name]
@@ -281,47 +308,41 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         return order
 
     def fit(self, X, y=None, progress=None):
-        """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, fit
-        the choice on every sample; ``X`` is (n_samples, n_features), non-negative for the factorizations.
-        ``progress(name)``, where given, is called as each scoring fit ends, with its method's registry name."""
-        for name, lowest in (("n_folds", 2), ("n_repeats", 1)):
+        """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, score
+        the chosen one and the best reference again for the estimate, fit the choice on every sample; ``X`` is
+        (n_samples, n_features), non-negative for the factorizations. ``progress(name)``, where given, is
+        called as each scoring fit ends, with its method's registry name; its ``expect(names)``, where it has
+        one, as the estimate's fits start, with theirs (:meth:`fits` forecasts them before the choice)."""
+        for name, lowest in (("n_folds", 2), ("n_repeats", 1), ("estimate_folds", 2), ("estimate_repeats", 1)):
             if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be an integer of at least {lowest}")
         shipped = priors.shipped_rule()
         self.alpha_ = shipped[1] if isinstance(self.alpha, str) and self.alpha == "shipped" else self.alpha
         if not is_number(self.alpha_) or not 0.0 < self.alpha_ <= 1.0:
             raise ValueError(f"alpha={self.alpha!r} must be 'shipped' or a number in (0, 1]")
-        self.prior_how_ = shipped[0] if isinstance(self.prior, str) and self.prior == "shipped" else None
+        self.prior_how_ = self._prior_how()
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
         y_partial, self.classes_ = self._labels(y, X.shape[0])
         k = self.clusters_for(y_partial)
-        deals = [self._deal(y_partial, deal) for deal in range(self.n_repeats)]
         found = self.candidates()
-        setups = self._setups(found)
-        tasks = self._tasks(setups)
-        running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(fit_task)(X, setups[f][0], {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial,
-                              deals[deal], fold, self.n_folds, setups[f][2], k,
-                              self._seed(1, deal, -1 if fold is None else fold), self.kmeans_restarts)
-            for f, deal, fold in tasks)
-        fitted, said = {}, []
-        for task, (got, warned) in zip(tasks, running):
-            fitted[task] = got
-            said.append({"method": setups[task[0]][0], cell_warnings.COLUMN: warned})
-            if progress is not None:
-                progress(setups[task[0]][0])
-        self.warnings_ = cell_warnings.lines(pd.DataFrame(said), noun="fit")
-        for line in self.warnings_:
-            logger.info("%s", line)
-        correct, splits, acs, counts = self._scored(found, fitted, deals, y_partial)
-        chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED))), self.alpha_)
+        deals = [self._deal(y_partial, self.n_folds, (0, deal)) for deal in range(self.n_repeats)]
+        fitted, said = self._split_fits(X, y_partial, k, found, deals, self.n_folds, 1, progress)
+        correct, splits, acs = self._scored(found, fitted, deals, y_partial, self.n_folds)
+        self.n_scored_ = int(correct.shape[1])
+        chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED)),
+                                                       self.prior_how_), self.alpha_)
         self.best_index_, self.selection_, self.prior_index_ = chosen.index, chosen.why, chosen.start
         picked = found[self.best_index_]
         self.best_method_, self.best_params_, self.best_readout_ = picked.name, dict(picked.setting), picked.readout
-        self.cv_results_ = self._results(found, splits, acs, chosen.pvalues, counts)
+        self.cv_results_ = self._results(found, splits, acs, chosen.pvalues, deals)
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.reference_index_ = best_reference(found, self.cv_results_["mean_test_score"])
+        said += self._estimate(X, y_partial, k, found, progress)
+        self.warnings_ = cell_warnings.lines(pd.DataFrame(said), noun="fit")
+        for line in self.warnings_:
+            logger.info("%s", line)
         with cell_warnings.caught():  # the final fit's warnings were the scoring fits' too, and are said there
             fitted = fit_once(X, picked.name, {**self.base_params(picked.name), **picked.setting}, y_partial, k,
                               self._seed(2), self.kmeans_restarts)
@@ -331,19 +352,59 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.labels_ = np.where(given == UNLABELLED, UNLABELLED, self.classes_[np.maximum(given, 0)])
         return self
 
-    def _scored(self, found: list[Candidate], fitted: dict, deals: list, y_partial: np.ndarray):
-        """From the scoring fits: each candidate's share of deals in which each scored sample came back right
-        (candidates x scored samples, NaN for a candidate whose fit failed), and per split (fold of a deal) its
-        share right, its held-out AC and the samples it scored."""
+    def _split_fits(self, X, y_partial, k, found, deals, n_folds, stage, progress):
+        """Every fit that scores ``found`` on ``deals`` of ``n_folds`` folds (:meth:`_tasks`), ``stage`` keying
+        their seeds (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned."""
+        setups = self._setups(found)
+        tasks = self._tasks(setups, n_folds, len(deals))
+        running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
+            delayed(fit_task)(X, setups[f][0], {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial,
+                              deals[deal], fold, n_folds, setups[f][2], k,
+                              self._seed(stage, deal, -1 if fold is None else fold), self.kmeans_restarts)
+            for f, deal, fold in tasks)
+        fitted, said = {}, []
+        for task, (got, warned) in zip(tasks, running):
+            fitted[task] = got
+            said.append({"method": setups[task[0]][0], cell_warnings.COLUMN: warned})
+            if progress is not None:
+                progress(setups[task[0]][0])
+        return fitted, said
+
+    def estimated_rows(self) -> list[int]:
+        """The candidates the estimate scores again (rows of ``cv_results_``): the chosen one, and the best
+        reference unless it is the chosen one."""
+        return [*dict.fromkeys([self.best_index_, *([] if self.reference_index_ is None else
+                                                     [self.reference_index_])])]
+
+    def _estimate(self, X, y_partial, k, found, progress) -> list[dict]:
+        """Score the chosen candidate and the best reference on fresh deals of ``estimate_folds`` folds (seeds
+        keyed 4 and 5, none the choosing folds' own): ``estimates_`` and ``estimate_``. Returns what the fits
+        warned."""
+        rows = self.estimated_rows()
+        subset = [replace(found[i], fit=j) for j, i in enumerate(rows)]
+        deals = [self._deal(y_partial, self.estimate_folds, (4, deal)) for deal in range(self.estimate_repeats)]
+        if progress is not None and hasattr(progress, "expect"):
+            setups = self._setups(subset)
+            progress.expect([setups[f][0] for f, _, _ in self._tasks(setups, self.estimate_folds, len(deals))])
+        fitted, said = self._split_fits(X, y_partial, k, subset, deals, self.estimate_folds, 5, progress)
+        _, splits, _ = self._scored(subset, fitted, deals, y_partial, self.estimate_folds)
+        self.estimates_ = {i: splits[j] for j, i in enumerate(rows)}
+        self.estimate_ = float(np.mean(self.estimates_[self.best_index_]))
+        return said
+
+    @staticmethod
+    def _scored(found: list[Candidate], fitted: dict, deals: list, y_partial: np.ndarray, n_folds: int):
+        """From the scoring fits of ``deals`` of ``n_folds`` folds: each candidate's share of deals in which
+        each scored sample came back right (candidates x scored samples, NaN for a candidate whose fit failed),
+        and per split (fold of a deal) its share right and its held-out AC."""
         scored = deals[0] >= 0  # every deal holds out the same samples, each once
         correct = np.zeros((len(found), int(scored.sum())))
-        splits = np.full((len(found), self.n_repeats * self.n_folds), np.nan)
+        splits = np.full((len(found), len(deals) * n_folds), np.nan)
         acs = splits.copy()
-        counts = [int((deal == fold).sum()) for deal in deals for fold in range(self.n_folds)]
         for c, candidate in enumerate(found):
             failed = None
-            for deal in range(self.n_repeats):
-                for fold in range(self.n_folds):
+            for deal in range(len(deals)):
+                for fold in range(n_folds):
                     got = fitted.get((candidate.fit, deal, fold), fitted.get((candidate.fit, deal, None)))
                     if isinstance(got, str):
                         failed = got
@@ -352,7 +413,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                     given = got[fold][candidate.readout]
                     right = given == y_partial
                     correct[c] += right[scored] & held[scored]
-                    split = deal * self.n_folds + fold
+                    split = deal * n_folds + fold
                     if held.any():
                         splits[c, split] = float(np.mean(right[held]))
                         labels = got["clusters"] if candidate.readout == "clusters" else given
@@ -363,7 +424,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                 logger.warning("%s at %s failed (%s); it is left out of the choice", candidate.title,
                                setting_text(candidate.setting) or "its one setting", failed)
                 correct[c], splits[c], acs[c] = np.nan, np.nan, np.nan
-        return correct / self.n_repeats, splits, acs, counts
+        return correct / len(deals), splits, acs
 
     @staticmethod
     def _setups(found: list[Candidate]) -> list[tuple[str, dict, tuple]]:
@@ -374,8 +435,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             setups[candidate.fit] = (name, setting, (*readouts, candidate.readout))
         return [setups[f] for f in sorted(setups)]
 
-    def _tasks(self, setups: list) -> list[tuple[int, int, int | None]]:
-        """Each scoring fit as (fit, deal, fold): a method that takes labels once per fold of each deal, a
+    def _tasks(self, setups: list, n_folds: int, n_repeats: int) -> list[tuple[int, int, int | None]]:
+        """Each scoring fit of ``n_repeats`` deals of ``n_folds`` folds as (fit, deal, fold): a method that
+        takes labels once per fold of each deal, a
         method without labels once per deal (fold None: told no label, read out for every fold). In the order
         they run: deal by deal, fold by fold (a method without labels with the first), and the fits of each in
         an order drawn from ``random_state`` (key (3,)), so that the fits done at any moment are a fair sample
@@ -383,27 +445,40 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         in the candidates' order, the first methods' fits would set the pace of all. No result depends on the
         order: each fit's seed is its own (:meth:`_seed`)."""
         place = np.argsort(np.random.default_rng(self._seed(3)).permutation(len(setups)))
-        tasks = [(f, deal, fold) for f, (name, _, _) in enumerate(setups) for deal in range(self.n_repeats)
-                 for fold in (range(self.n_folds) if takes_labels(name) else [None])]
+        tasks = [(f, deal, fold) for f, (name, _, _) in enumerate(setups) for deal in range(n_repeats)
+                 for fold in (range(n_folds) if takes_labels(name) else [None])]
         return sorted(tasks, key=lambda task: (task[1], task[2] or 0, place[task[0]]))
 
-    def fits(self) -> list[str]:
-        """The registry name of each scoring fit, in order (``_tasks``; the chosen one's final fit not
-        counted)."""
-        setups = self._setups(self.candidates())
-        return [setups[f][0] for f, _, _ in self._tasks(setups)]
+    def fits(self, y=None) -> list[str]:
+        """The registry name of each fit that scores, in order (:meth:`_tasks`; the chosen one's final fit not
+        counted): the fits that choose, then, given the labels ``y`` (n_samples,; -1 unknown), a forecast of
+        the estimate's: the prior's candidate and the first reference the prior names, which the choice keeps
+        unless the evidence moves it (:meth:`fit` tells its progress the fits it runs instead)."""
+        found = self.candidates()
+        setups = self._setups(found)
+        names = [setups[f][0] for f, _, _ in self._tasks(setups, self.n_folds, self.n_repeats)]
+        if y is None:
+            return names
+        y = np.asarray(y)
+        order = [*self.prior_order(found, float(np.mean(y != UNLABELLED)), self._prior_how()), *range(len(found))]
+        rows = [order[0], *[i for i in order if found[i].readout == OWN][:1]]
+        subset = [replace(found[i], fit=j) for j, i in enumerate(dict.fromkeys(rows))]
+        setups = self._setups(subset)
+        return names + [setups[f][0] for f, _, _ in self._tasks(setups, self.estimate_folds, self.estimate_repeats)]
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
-        """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds, (1, deal, fold)
-        starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,) the final fit,
-        (3,) the order the fits run in (:meth:`_tasks`).
+        """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds that choose,
+        (1, deal, fold) starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,)
+        the final fit, (3,) the order the fits run in (:meth:`_tasks`), (4, deal) and (5, deal, fold) the
+        estimate's deals and fits.
         Every candidate of a fold starts alike, as every method of a benchmark trial does."""
         return np.random.SeedSequence(self.random_state, spawn_key=tuple(k % 2**32 for k in key))
 
-    def _deal(self, y_partial: np.ndarray, deal: int) -> np.ndarray:
-        """The fold of each known sample in deal ``deal`` (-1: never held out), stratified by class
-        (:func:`fold_of`); a class with one known sample is told in every fold and never scored."""
-        folds = fold_of(y_partial, self.n_folds, np.random.default_rng(self._seed(0, deal)))
+    def _deal(self, y_partial: np.ndarray, n_folds: int, key: tuple[int, int]) -> np.ndarray:
+        """The fold of each known sample in a deal of ``n_folds`` folds seeded by ``key`` (:meth:`_seed`; -1:
+        never held out), stratified by class (:func:`fold_of`); a class with one known sample is told in every
+        fold and never scored."""
+        folds = fold_of(y_partial, n_folds, np.random.default_rng(self._seed(*key)))
         classes_, counts = np.unique(y_partial[y_partial != UNLABELLED], return_counts=True)
         folds[np.isin(y_partial, classes_[counts == 1])] = -1
         return folds
@@ -434,11 +509,12 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         return np.where(known, np.searchsorted(classes, y), UNLABELLED), classes
 
     def _results(self, found: list[Candidate], splits: np.ndarray, acs: np.ndarray, pvalues: np.ndarray,
-                 counts: list[int]) -> dict:
+                 deals: list) -> dict:
         """``cv_results_`` from the candidates, their splits' shares right and held-out ACs (candidates x
         splits) and their p against the prior's candidate."""
         mean = np.array([np.mean(s) if np.isfinite(s).all() else np.nan for s in splits])
         rank = rankdata(np.where(np.isnan(mean), np.inf, -mean), method="min").astype(np.int32)  # ties share
+        counts = [int((deal == fold).sum()) for deal in deals for fold in range(self.n_folds)]
         results = {"params": [{"method": c.name, "readout": c.readout, **c.setting} for c in found],
                    "param_method": np.array([c.name for c in found], dtype=object),
                    "param_readout": np.array([c.readout for c in found], dtype=object),
@@ -452,3 +528,11 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             results[f"split{i}_test_score"] = splits[:, i]
             results[f"split{i}_ac_score"] = acs[:, i]
         return results
+
+
+def best_reference(found: list[Candidate], scores) -> int | None:
+    """The reference (a classifier on the labels alone) among ``found`` with the best of ``scores`` (one a
+    candidate, NaN for a failed one; at a tie the first), or None where none has a score."""
+    scores = np.asarray(scores, dtype=float)
+    own = [i for i, c in enumerate(found) if c.readout == OWN and np.isfinite(scores[i])]
+    return max(own, key=lambda i: (scores[i], -i)) if own else None

@@ -179,6 +179,15 @@ class FitProgress:
         self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
         self.samples: list[list[float]] = []
 
+    def expect(self, names: list[str]) -> None:
+        """The fits left are ``names`` (the estimate's, once the choice is known), in place of the forecast's;
+        a method without a price is priced as the dearest priced."""
+        fallback = max(self.prices.values(), default=1.0)
+        for name in names:
+            self.prices.setdefault(name, fallback)
+        self.total = self.done + sum(self.prices[name] for name in names)
+        self.count = self.fits + len(names)
+
     def __call__(self, name: str) -> None:
         self.done += self.prices[name]
         self.fits += 1
@@ -203,14 +212,15 @@ def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, floa
     data = read(path, overrides)
     for line in notes(data):
         logger.info("%s", line)
-    names = estimator.fits()
+    names = estimator.fits(data.y)
     prices = priced(names, data.X.shape[0], data.rank(estimator))
     seconds = sum(prices[name] for name in names) + max(prices.values())  # the final fit: priced as the dearest
     jobs = effective_n_jobs(estimator.n_jobs)
-    logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds), about %s of fits, about %s on %d "
-                "process(es) (priced from the benchmark's cells); nothing fitted, nothing written",
-                len(estimator.candidates()), len(names) + 1, estimator.n_repeats, estimator.n_folds,
-                duration(seconds), duration(seconds / jobs), jobs)
+    logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds that choose, then the estimate's %d "
+                "deal(s) of %d), about %s of fits, about %s on %d process(es) (priced from the benchmark's cells); "
+                "nothing fitted, nothing written", len(estimator.candidates()), len(names) + 1, estimator.n_repeats,
+                estimator.n_folds, estimator.estimate_repeats, estimator.estimate_folds, duration(seconds),
+                duration(seconds / jobs), jobs)
     return len(names) + 1, seconds
 
 
@@ -229,7 +239,7 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     said = notes(data)
     for line in said:
         logger.info("%s", line)
-    names = estimator.fits()
+    names = estimator.fits(data.y)
     start = time.perf_counter()
     try:
         prices = priced(names, data.X.shape[0], data.rank(estimator))
@@ -239,8 +249,9 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         raise
     seconds = time.perf_counter() - start
     chosen = found.candidates()[found.best_index_]
-    logger.info("chose %s at %s (%s), %.1f%% of the held-out known samples classed right, in %.0f s", chosen.title,
-                setting_text(chosen.setting) or "its one setting", found.selection_, 100 * found.best_score_, seconds)
+    logger.info("chose %s at %s (%s), %.1f%% of the held-out known samples classed right (the estimate, on "
+                "fresh folds: %.1f%%), in %.0f s", chosen.title, setting_text(chosen.setting) or "its one setting",
+                found.selection_, 100 * found.best_score_, 100 * found.estimate_, seconds)
     try:
         labels_table(data, found).to_csv(staging / "labels.csv", index=False)
         candidates_table(found).to_csv(staging / "candidates.csv", index=False)
@@ -252,7 +263,8 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
                                                                        "selection": found.selection_,
                                                                        "prior_how": found.prior_how_,
                                                                        "alpha": found.alpha_,
-                                                                       "estimate": found.best_score_}}))
+                                                                       "score": found.best_score_,
+                                                                       "estimate": found.estimate_}}))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

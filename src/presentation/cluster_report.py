@@ -2,12 +2,13 @@
 use, its estimated share of right classes with an interval, beside the best reference's estimate on the same
 splits), a figure of the score that chose, one row a method, then a short table and how it was chosen.
 
-The estimate is the chosen candidate's share of held-out known samples classed right (every fold of every
-deal), each held-out sample classed from the other folds' labels only, as ``labels.csv`` classes an unknown one
-(:mod:`src.choice.readouts`); its interval is Student's t over those splits. The splits share training samples,
-so the interval is narrower than an independent sample's would be: a guide, not a guarantee. Each fold's fit
-is told fewer labels than the final fit, so the estimate leans low where a few labels a class are known.
-Every candidate's scores are in ``candidates.csv``.
+The estimate is the chosen candidate's share of held-out known samples classed right on the estimate's own
+deals of the folds (:attr:`src.choice.estimator.FamilyChoice.estimates_`, not the folds that chose it), each
+held-out sample classed from the other folds' labels only, as ``labels.csv`` classes an unknown one
+(:mod:`src.choice.readouts`). Every interval is Wilson's for a share of the known samples scored, as if each
+were an independent trial: a binomial's spread is the least such a share has, and the samples of a fold share
+a fit, so it is a guide, not a guarantee. Each fold's fit is told fewer labels than the final fit, so the
+estimate leans low where a few labels a class are known. Every candidate's scores are in ``candidates.csv``.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 from ..choice import rule
+from ..choice.estimator import best_reference
 from ..choice.readouts import OWN
 from ..files import write_atomic
 from ..tuning.grids import setting_text
 from .figures import pyplot
-from .verdicts import t_interval
 
 FIGURE = "candidates.png"
 
@@ -35,9 +37,14 @@ def splits_of(results: dict, score: str = "test") -> np.ndarray:
     return np.column_stack([np.asarray(results[k], dtype=float) for k in keys])
 
 
-def interval(scores: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    """Student's t interval of the mean of a candidate's split scores (:func:`.verdicts.t_interval`)."""
-    return t_interval(scores, level)
+def interval(share: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson's interval of a share right of ``n`` samples (the nearest count; scipy's
+    :meth:`~scipy.stats._result_classes.BinomTestResult.proportion_ci`), NaN twice for a missing share or no
+    sample."""
+    if not np.isfinite(share) or n < 1:
+        return np.nan, np.nan
+    found = stats.binomtest(int(round(share * n)), n).proportion_ci(confidence_level=level, method="wilson")
+    return float(found.low), float(found.high)
 
 
 def best_of_each(found, results: dict, chosen: int) -> list[int]:
@@ -58,17 +65,18 @@ def title(candidate) -> str:
     return f"{candidate.title} ({setting})" if setting else candidate.title
 
 
-def figure(found, results: dict, chosen: int, start: int, path: Path | None = None):
-    """The score that chose, one row a method (:func:`best_of_each`), with its 95% interval; the choice in red,
-    the prior's candidate in blue. Saved to ``path`` (returned), or the figure itself where none is given."""
+def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: Path | None = None):
+    """The score that chose, one row a method (:func:`best_of_each`), with its 95% interval over the
+    ``n_scored`` known samples; the choice in red, the prior's candidate in blue. Saved to ``path``
+    (returned), or the figure itself where none is given."""
     plt = pyplot()
-    splits, rows = splits_of(results), best_of_each(found, results, chosen)
+    rows = best_of_each(found, results, chosen)
     if start not in rows:
         rows.append(start)
     mean = np.asarray(results["mean_test_score"], dtype=float)
     fig, ax = plt.subplots(figsize=(8.0, 0.26 * len(rows) + 1.4))
     for row, i in enumerate(rows):
-        low, high = interval(splits[i])
+        low, high = interval(mean[i], n_scored)
         colour = "C3" if i == chosen else "C0" if i == start else "0.35"
         ax.plot([100 * low, 100 * high], [row, row], color=colour, lw=1.5)
         ax.plot(100 * mean[i], row, "o", color=colour, ms=4)
@@ -76,8 +84,9 @@ def figure(found, results: dict, chosen: int, start: int, path: Path | None = No
     for tick, i in zip(ax.get_yticklabels(), rows):
         tick.set_fontweight("bold" if i == chosen else "normal")
     ax.invert_yaxis()
-    ax.set_xlim(0, 100)  # a share: an interval past its ends says only that the splits are few
-    ax.set_xlabel("held-out known samples classed right (%): mean and 95% interval over the splits", fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel(f"held-out known samples classed right (%), on the folds that chose: the share of {n_scored} "
+                  "and its 95% interval", fontsize=8)
     ax.set_title("one row a method, its best; red: the choice, blue: the prior's candidate", fontsize=8)
     fig.tight_layout()
     if path is None:
@@ -87,34 +96,29 @@ def figure(found, results: dict, chosen: int, start: int, path: Path | None = No
     return path
 
 
-def estimate(results: dict, i: int) -> str:
-    """A candidate's estimate with its interval: ``47.2% [40.1, 54.3]``."""
-    low, high = interval(splits_of(results)[i])
-    return f"{100 * results['mean_test_score'][i]:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+def estimate(share: float, n: int) -> str:
+    """A share right of ``n`` samples with its interval (:func:`interval`): ``47.2% [40.1, 54.3]``."""
+    low, high = interval(share, n)
+    return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
 
 
-def best_reference(found, results: dict) -> int | None:
-    """The reference candidate (a classifier on the labels alone) with the best score, or None."""
-    mean = np.asarray(results["mean_test_score"], dtype=float)
-    own = [i for i, c in enumerate(found) if c.readout == OWN and np.isfinite(mean[i])]
-    return max(own, key=lambda i: (mean[i], -i)) if own else None
-
-
-def answer(found, results: dict, chosen: int, start: int, why: str, level: float = rule.ALPHA) -> list[str]:
-    """The answer's paragraphs: what to use and its estimate, the best reference beside it, how the rule went
-    at its ``level``."""
-    splits = splits_of(results).shape[1]
+def answer(found, results: dict, chosen: int, start: int, why: str, estimates: dict, n_scored: int,
+           level: float = rule.ALPHA) -> list[str]:
+    """The answer's paragraphs: what to use and its estimate (``estimates``: a candidate's row -> its splits'
+    shares right on the estimate's deals, of ``n_scored`` known samples), the best reference beside it on the
+    same splits, how the rule went at its ``level``."""
+    splits = len(estimates[chosen])
     lines = [f"**Use {title(found[chosen])}.** Its estimated share of right classes on samples whose label is "
-             f"unknown: **{estimate(results, chosen)}** (95% interval over {splits} held-out splits of the known "
-             "labels; each held-out sample classed from the other folds' labels only, as `labels.csv` classes "
-             "yours).", ""]
-    reference = best_reference(found, results)
+             f"unknown: **{estimate(float(np.mean(estimates[chosen])), n_scored)}** (over {splits} held-out "
+             f"splits of your {n_scored} known samples scored, dealt afresh after the choice, each held-out sample "
+             "classed from the other folds' labels only, as `labels.csv` classes yours; 95% interval).", ""]
+    reference = best_reference(found, results["mean_test_score"])
     if reference is not None and found[chosen].readout == OWN:
         lines += [f"A reference wins: {found[chosen].title} on your labels alone, no factorization, is the "
                   "answer here.", ""]
     elif reference is not None:
         lines += [f"On the same splits, {title(found[reference])} on your labels alone: "
-                  f"{estimate(results, reference)}.", ""]
+                  f"{estimate(float(np.mean(estimates[reference])), n_scored)}.", ""]
     pvalues = np.asarray(results["p_vs_prior"], dtype=float)
     against = int(np.isfinite(pvalues).sum())
     if why == "evidence":
@@ -128,15 +132,17 @@ def answer(found, results: dict, chosen: int, start: int, why: str, level: float
     return lines
 
 
-def table(found, results: dict, chosen: int) -> list[str]:
-    """One row a method (:func:`best_of_each`): its best candidate's share right, interval, held-out AC, p."""
-    lines = ["| method, its best candidate | classed right | held-out AC | p against the prior's |",
+def table(found, results: dict, chosen: int, n_scored: int) -> list[str]:
+    """One row a method (:func:`best_of_each`): its best candidate's share right on the folds that chose (of
+    ``n_scored`` known samples) with its interval, held-out AC, p."""
+    lines = ["| method, its best candidate | classed right (the folds that chose) | held-out AC | "
+             "p against the prior's |",
              "|---|---|---|---|"]
     for i in best_of_each(found, results, chosen):
         name = f"**{title(found[i])}**" if i == chosen else title(found[i])
         mean, ac, p = (results[key][i] for key in ("mean_test_score", "mean_ac_score", "p_vs_prior"))
         lines.append(f"| {name} | " + ("failed | - | - |" if not np.isfinite(mean) else
-                                       f"{estimate(results, i)} | {100 * ac:.1f} | "
+                                       f"{estimate(mean, n_scored)} | {100 * ac:.1f} | "
                                        + ("-" if not np.isfinite(p) else f"{p:.2g}") + " |"))
     return lines
 
@@ -155,20 +161,23 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     ``found`` on ``data`` (:class:`src.choice.your_data.YourData`)."""
     results, chosen, start = found.cv_results_, found.best_index_, found.prior_index_
     candidates = found.candidates()
-    figure(candidates, results, chosen, start, Path(folder) / FIGURE)
+    figure(candidates, results, chosen, start, found.n_scored_, Path(folder) / FIGURE)
     unknown = int((data.y < 0).sum())
     lines = [f"# {data.name}: which method, and your samples' classes", "",
-             *answer(candidates, results, chosen, start, found.selection_, found.alpha_), "",
+             *answer(candidates, results, chosen, start, found.selection_, found.estimates_, found.n_scored_,
+                     found.alpha_), "",
              f"`labels.csv` gives the class of each of the {data.y.size} samples ({unknown} of them unknown "
              "before), the readout's confidence in it, and its cluster.", "",
              f"![The score that chose, one row a method]({FIGURE})", "",
-             "## One row a method", "", *table(candidates, results, chosen), "",
+             "## One row a method", "", *table(candidates, results, chosen, found.n_scored_), "",
              f"Every one of the {len(candidates)} candidates (each setting, each readout) is in `candidates.csv`.",
              "", "## How it was chosen", "",
              *(f"- {note}" for note in notes),
              f"- {len(candidates)} candidates, each scored on {splits_of(results).shape[1]} held-out splits "
-             f"({found.n_folds} folds x {found.n_repeats} deals) by the share of held-out known samples classed "
-             "right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
+             f"({found.n_folds} folds x {found.n_repeats} deal(s), the benchmark's) by the share of held-out known "
+             "samples classed right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
+             f"- the estimate: the chosen candidate and the best reference scored again on {found.estimate_folds} "
+             f"folds x {found.estimate_repeats} deals of their own",
              f"- the rule: {rule_text(found)}",
              "- the estimate leans low where few labels a class are known: each fold's fit is told fewer labels "
              "than the final one",

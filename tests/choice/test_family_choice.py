@@ -132,7 +132,7 @@ def test_the_fits_run_deal_by_deal_and_fold_by_fold_every_fit_in_each_in_a_drawn
     """The fits done at any moment are a fair sample of the candidates, so the pace so far prices the rest."""
     choice = FamilyChoice(methods=METHODS, grids=GRIDS, n_folds=2, n_repeats=2, random_state=0)
     setups = choice._setups(choice.candidates())
-    tasks = choice._tasks(setups)
+    tasks = choice._tasks(setups, 2, 2)
     first = [f for f, deal, fold in tasks[:len(setups)]]
     assert sorted(first) == list(range(len(setups))) and first != sorted(first)  # every fit once, shuffled
     assert [(deal, fold or 0) for _, deal, fold in tasks] == sorted((deal, fold or 0) for _, deal, fold in tasks)
@@ -140,6 +140,41 @@ def test_the_fits_run_deal_by_deal_and_fold_by_fold_every_fit_in_each_in_a_drawn
         [(f, deal, fold) for f in range(len(setups)) for deal in range(2)
          for fold in ([0, 1] if setups[f][0] in ("cnmf", "sda", "label_spreading") else [None])]  # every fit once
     assert choice.fits() == [setups[f][0] for f, _, _ in tasks]
+
+
+def test_the_fits_forecast_for_the_estimate_are_the_priors_candidate_and_its_first_reference():
+    X, y, told = blobs()
+    choice = FamilyChoice(methods=METHODS, grids=GRIDS, prior=["GNMF", "LabelSpreading"], estimate_folds=3,
+                          estimate_repeats=2)
+    names = choice.fits(told)
+    assert names[:len(choice.fits())] == choice.fits()
+    assert sorted(names[len(choice.fits()):]) == ["gnmf"] * 2 + ["label_spreading"] * 6  # 2 deals; 3 folds each
+
+
+def test_the_folds_that_choose_are_the_benchmarks_and_the_estimate_is_dealt_afresh():
+    """The rule runs on the evidence its level was chosen on (the benchmark's two folds, dealt once); the
+    estimate is the chosen candidate's and the best reference's share right on deals of their own, here checked
+    against scikit-learn's one-neighbour classifier fitted on each split's other folds."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from src.tuning.selection import FOLDS
+    assert (FamilyChoice().n_folds, FamilyChoice().n_repeats) == (FOLDS, 1)
+    X, y, told = blobs(noise=1.5, n=20)
+    found = FamilyChoice(methods=["kmeans", "knn"], grids={"knn": {"n_neighbors": [1]}}, kmeans_restarts=2,
+                         prior=["kNN"], estimate_folds=3, estimate_repeats=2).fit(X, told)
+    reference = found.reference_index_
+    assert found.candidates()[reference].name == "knn" and set(found.estimates_) == {found.best_index_, reference}
+    assert found.estimate_ == pytest.approx(np.mean(found.estimates_[found.best_index_]))
+    shares = []
+    for deal in range(2):
+        folds = found._deal(told, 3, (4, deal))
+        for fold in range(3):
+            train, held = (told >= 0) & (folds != fold), folds == fold
+            given = KNeighborsClassifier(1).fit(X[train], told[train]).predict(X[held])
+            shares.append(np.mean(given == told[held]))
+    assert np.allclose(found.estimates_[reference], shares)
+    chose = [found.cv_results_[f"split{i}_test_score"][reference] for i in range(FOLDS)]
+    assert not np.allclose(np.mean(chose), np.mean(shares))  # another deal, another score
 
 
 def test_fits_run_at_once_over_processes():
@@ -169,11 +204,14 @@ def test_what_a_fit_warns_is_counted_never_printed(recwarn):
     told = np.where(np.arange(y.size) % 3 < 2, y, -1)
     found = FamilyChoice(methods=["knn"], grids={"knn": {"n_neighbors": [1]}}, n_folds=2, n_repeats=1).fit(X, told)
     assert not recwarn.list
-    assert len(found.warnings_) == 1 and found.warnings_[0].startswith("knn: UserWarning in 2 of 2 fits")
+    # the two fits that choose and the estimate's six (3 folds x 2 deals), each warned
+    assert len(found.warnings_) == 1 and found.warnings_[0].startswith("knn: UserWarning in 8 of 8 fits")
 
 
 @pytest.mark.parametrize("params, says", [({"n_folds": 1}, "n_folds=1"), ({"n_repeats": 0}, "n_repeats=0"),
-                                           ({"n_folds": 2.5}, "n_folds=2.5")])
+                                           ({"n_folds": 2.5}, "n_folds=2.5"), ({"estimate_folds": 1},
+                                                                               "estimate_folds=1"),
+                                           ({"estimate_repeats": 0}, "estimate_repeats=0")])
 def test_folds_and_deals_that_cannot_score_are_refused_on_one_line(params, says):
     X, y, told = blobs()
     with pytest.raises(ValueError, match=says):

@@ -20,6 +20,11 @@ def found_and_results():
     return found, results
 
 
+#: The estimate's splits of the chosen candidates and the reference, on deals of their own, of 40 samples.
+ESTIMATES = {1: np.array([0.6, 0.65, 0.7]), 2: np.array([0.5, 0.55, 0.6]), 0: np.array([0.4, 0.45, 0.5])}
+N_SCORED = 40
+
+
 def test_one_row_a_method_its_best_candidate_first_and_a_failed_method_last():
     found, results = found_and_results()
     assert cluster_report.best_of_each(found, results, chosen=1) == [1, 2, 3]
@@ -28,23 +33,28 @@ def test_one_row_a_method_its_best_candidate_first_and_a_failed_method_last():
 
 def test_the_answer_sets_the_best_reference_beside_the_choice_and_says_the_rule_kept_the_prior():
     found, results = found_and_results()
-    lines = cluster_report.answer(found, results, chosen=1, start=1, why="prior")
-    assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0%" in lines[0]
-    assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0%")
+    lines = cluster_report.answer(found, results, 1, 1, "prior", ESTIMATES, N_SCORED)
+    assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0% [" in lines[0]
+    assert "over 3 held-out splits of your 40 known samples" in lines[0]
+    assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0% [")
     assert "kept" in lines[4] and "none of the 2 others" in lines[4] and "at 0.05 / 2" in lines[4]
-    assert "at 0.2 / 2" in cluster_report.answer(found, results, chosen=1, start=1, why="prior", level=0.2)[4]
+    assert "at 0.2 / 2" in cluster_report.answer(found, results, 1, 1, "prior", ESTIMATES, N_SCORED, level=0.2)[4]
 
 
 def test_when_a_reference_wins_the_report_says_so_plainly():
     found, results = found_and_results()
-    lines = cluster_report.answer(found, results, chosen=2, start=1, why="evidence")
+    lines = cluster_report.answer(found, results, 2, 1, "evidence", ESTIMATES, N_SCORED)
     assert lines[2].startswith("A reference wins: LabelSpreading on your labels alone")
     assert "moved" in lines[4]
 
 
-def test_the_interval_is_students_t_over_the_splits():
-    rng = np.random.default_rng(0)
-    scores = 0.8 + rng.normal(0, 0.01, 12)
-    low, high = cluster_report.interval(scores)
-    assert low < scores.mean() < high
-    assert cluster_report.interval(np.full(4, 0.5)) == (0.5, 0.5)
+def test_the_interval_is_wilsons_for_a_share_of_the_samples_scored():
+    """Against Wilson's formula written out: (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)."""
+    z, n, p = 1.959963984540054, 45, 20 / 45
+    centre, half = p + z ** 2 / (2 * n), z * np.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2))
+    low, high = cluster_report.interval(p, n)
+    assert np.allclose([low, high], [(centre - half) / (1 + z ** 2 / n), (centre + half) / (1 + z ** 2 / n)])
+    assert 0 < cluster_report.interval(1.0, 10)[0] < 1 == cluster_report.interval(1.0, 10)[1]
+    wide = cluster_report.interval(p, 9 * n)
+    assert wide[1] - wide[0] < (high - low) / 2  # nine times the samples: a third the width, near enough
+    assert np.isnan(cluster_report.interval(np.nan, 10)).all() and np.isnan(cluster_report.interval(0.5, 0)).all()
