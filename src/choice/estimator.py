@@ -437,17 +437,16 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
 
     def _tasks(self, setups: list, n_folds: int, n_repeats: int) -> list[tuple[int, int, int | None]]:
         """Each scoring fit of ``n_repeats`` deals of ``n_folds`` folds as (fit, deal, fold): a method that
-        takes labels once per fold of each deal, a
-        method without labels once per deal (fold None: told no label, read out for every fold). In the order
-        they run: deal by deal, fold by fold (a method without labels with the first), and the fits of each in
-        an order drawn from ``random_state`` (key (3,)), so that the fits done at any moment are a fair sample
-        and the pace so far holds for the fits left (the time left of :class:`src.choice.your_data.FitProgress`);
-        in the candidates' order, the first methods' fits would set the pace of all. No result depends on the
-        order: each fit's seed is its own (:meth:`_seed`)."""
-        place = np.argsort(np.random.default_rng(self._seed(3)).permutation(len(setups)))
+        takes labels once per fold of each deal, a method without labels once per deal (fold None: told no
+        label, read out for every fold). In the order they run: an order of all of them drawn from
+        ``random_state`` (key (3,)), so that the fits done at any moment are a fair sample and the pace so far
+        holds for the fits left (the time left of :class:`src.choice.your_data.FitProgress`); in the
+        candidates' order, or fold by fold, the first methods' fits, or the methods without labels, would set
+        the pace of all. No result depends on the order: each fit's seed is its own (:meth:`_seed`)."""
         tasks = [(f, deal, fold) for f, (name, _, _) in enumerate(setups) for deal in range(n_repeats)
                  for fold in (range(n_folds) if takes_labels(name) else [None])]
-        return sorted(tasks, key=lambda task: (task[1], task[2] or 0, place[task[0]]))
+        place = np.random.default_rng(self._seed(3)).permutation(len(tasks))
+        return [tasks[i] for i in place]
 
     def fits(self, y=None) -> list[str]:
         """The registry name of each fit that scores, in order (:meth:`_tasks`; the chosen one's final fit not

@@ -167,16 +167,19 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 
 class FitProgress:
     """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
-    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`).
+    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`). Once
+    each of the ``jobs`` processes can have ended a fit (the ``jobs``-th fit done), the pace is the one since
+    then: the processes' start and the first fits' imports are paid once, and would price every fit left.
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
     the time (:func:`src.running.pool.schedule.forecast_errors`)."""
 
     EVERY = 30.0
 
-    def __init__(self, prices: dict[str, float], names: list[str]):
+    def __init__(self, prices: dict[str, float], names: list[str], jobs: int = 1):
         self.prices, self.total, self.count = prices, sum(prices[name] for name in names), len(names)
         self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
+        self.jobs, self.origin = max(1, jobs), (0.0, 0.0)  # the pace's start: (seconds, work) done by then
         self.samples: list[list[float]] = []
 
     def expect(self, names: list[str]) -> None:
@@ -193,12 +196,15 @@ class FitProgress:
         self.fits += 1
         now = time.perf_counter()
         elapsed, left = now - self.start, self.total - self.done
+        since, paced = elapsed - self.origin[0], self.done - self.origin[1]
         self.samples.append([elapsed, self.fits / self.count, self.done / self.total,
-                             elapsed / self.done * left if self.done > 0 else None])
+                             since / paced * left if paced > 0 else None])
         if now - self.said >= self.EVERY or self.fits == self.count:
             self.said = now
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
-                        time_left(elapsed, self.done, left))
+                        time_left(elapsed, self.done, left, (since, paced)))
+        if self.fits == self.jobs:
+            self.origin = (elapsed, self.done)
         if self.fits == self.count:
             errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
                       "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time")}
@@ -243,7 +249,7 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     start = time.perf_counter()
     try:
         prices = priced(names, data.X.shape[0], data.rank(estimator))
-        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names))
+        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names, effective_n_jobs(estimator.n_jobs)))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
