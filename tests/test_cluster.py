@@ -127,17 +127,6 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
 
 
-def test_the_pace_is_the_one_since_each_process_ended_a_fit(monkeypatch):
-    """Two processes: their start-up, paid once, is in the first two fits and prices none of the others."""
-    clock = iter([0.0, 0.0, 10.0, 11.0, 12.0])  # the start (twice read), then each fit's end
-    monkeypatch.setattr(your_data.time, "perf_counter", lambda: next(clock))
-    progress = your_data.FitProgress({"kmeans": 1.0}, ["kmeans"] * 4, jobs=2)
-    for _ in range(3):
-        progress("kmeans")
-    assert progress.samples[1][3] == pytest.approx(11.0 / 2 * 2)  # the second: the pace of all the time so far
-    assert progress.samples[2][3] == pytest.approx(1.0 / 1 * 1)  # then: a second a fit since, one fit left
-
-
 def test_the_estimates_fits_replace_the_forecast_of_them_once_the_choice_is_known(caplog, monkeypatch):
     monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
     progress = your_data.FitProgress({"kmeans": 1.0, "sda": 3.0}, ["kmeans", "sda", "sda"])  # the last forecast

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+from importlib import import_module
 import shutil
 import tempfile
 import time
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 from hydra import compose, initialize_config_dir
 from joblib import effective_n_jobs
+from sklearn.utils.parallel import Parallel, delayed
 
 from .. import resolvers
 from ..config_dir import CONF_DIR
@@ -167,19 +169,18 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 
 class FitProgress:
     """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
-    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`). Once
-    each of the ``jobs`` processes can have ended a fit (the ``jobs``-th fit done), the pace is the one since
-    then: the processes' start and the first fits' imports are paid once, and would price every fit left.
+    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`).
+    The clock starts once the processes are up (:func:`started`): their start and imports are paid once, and
+    would price every fit left.
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
     the time (:func:`src.running.pool.schedule.forecast_errors`)."""
 
     EVERY = 30.0
 
-    def __init__(self, prices: dict[str, float], names: list[str], jobs: int = 1):
+    def __init__(self, prices: dict[str, float], names: list[str]):
         self.prices, self.total, self.count = prices, sum(prices[name] for name in names), len(names)
         self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
-        self.jobs, self.origin = max(1, jobs), (0.0, 0.0)  # the pace's start: (seconds, work) done by then
         self.samples: list[list[float]] = []
 
     def expect(self, names: list[str]) -> None:
@@ -196,20 +197,23 @@ class FitProgress:
         self.fits += 1
         now = time.perf_counter()
         elapsed, left = now - self.start, self.total - self.done
-        since, paced = elapsed - self.origin[0], self.done - self.origin[1]
         self.samples.append([elapsed, self.fits / self.count, self.done / self.total,
-                             since / paced * left if paced > 0 else None])
+                             elapsed / self.done * left if self.done > 0 else None])
         if now - self.said >= self.EVERY or self.fits == self.count:
             self.said = now
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
-                        time_left(elapsed, self.done, left, (since, paced)))
-        if self.fits == self.jobs:
-            self.origin = (elapsed, self.done)
+                        time_left(elapsed, self.done, left))
         if self.fits == self.count:
             errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
                       "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time")}
             for line in error_lines(errors, unit="fits"):
                 logger.info("%s", line)
+
+
+def started(n_jobs) -> None:
+    """Start the processes the fits will run in (joblib's reusable pool, as :class:`FamilyChoice` calls it)
+    and import the methods in each, before the time left's clock starts."""
+    Parallel(n_jobs=n_jobs)(delayed(import_module)("src.choice.estimator") for _ in range(effective_n_jobs(n_jobs)))
 
 
 def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, float]:
@@ -249,7 +253,8 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     start = time.perf_counter()
     try:
         prices = priced(names, data.X.shape[0], data.rank(estimator))
-        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names, effective_n_jobs(estimator.n_jobs)))
+        started(estimator.n_jobs)
+        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

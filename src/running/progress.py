@@ -45,16 +45,13 @@ def duration(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-def time_left(elapsed: float, done: float, left: float, paced: tuple[float, float] | None = None) -> str:
-    """``about 6 min left`` from the time taken for ``done`` units of work and the ``left`` still to do;
-    ``paced``, where given, the (seconds, work) the pace is measured over instead (the part of them after a
-    start-up that is paid once)."""
-    seconds, work = paced if paced is not None else (elapsed, done)
+def time_left(elapsed: float, done: float, left: float) -> str:
+    """``about 6 min left`` from the time taken for ``done`` units of work and the ``left`` still to do."""
     if left <= 0:
         return f"{duration(elapsed)} in all"
-    if work <= 0:
+    if done <= 0:
         return f"{duration(elapsed)} so far, time left not known yet"
-    return f"{duration(elapsed)} so far, about {duration(seconds / work * left)} left"
+    return f"{duration(elapsed)} so far, about {duration(elapsed / done * left)} left"
 
 
 class RunProgress:
