@@ -170,7 +170,7 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 class FitProgress:
     """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
     (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`).
-    The clock starts once the processes are up (:func:`started`): their start and imports are paid once, and
+    The clock starts once the processes are up (:func:`start_processes`): their start and imports are paid once, and
     would price every fit left.
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
@@ -210,7 +210,7 @@ class FitProgress:
                 logger.info("%s", line)
 
 
-def started(n_jobs) -> None:
+def start_processes(n_jobs) -> None:
     """Start the processes the fits will run in (joblib's reusable pool, as :class:`FamilyChoice` calls it)
     and import the methods in each, before the time left's clock starts."""
     Parallel(n_jobs=n_jobs)(delayed(import_module)("src.choice.estimator") for _ in range(effective_n_jobs(n_jobs)))
@@ -253,7 +253,7 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     start = time.perf_counter()
     try:
         prices = priced(names, data.X.shape[0], data.rank(estimator))
-        started(estimator.n_jobs)
+        start_processes(estimator.n_jobs)
         found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
