@@ -170,8 +170,8 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 class FitProgress:
     """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
     (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`).
-    The clock starts once the processes are up (:func:`start_processes`): their start and imports are paid once, and
-    would price every fit left.
+    The clock starts once the processes are up (:func:`start_processes`): their start and imports are paid
+    once, and would price every fit left.
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
     the time (:func:`src.running.pool.schedule.forecast_errors`)."""
