@@ -23,6 +23,7 @@ from ..choice.estimator import best_reference
 from ..choice.readouts import OWN
 from ..files import write_atomic
 from ..tuning.grids import setting_text
+from ..tuning.selection import FOLDS
 from .figures import pyplot
 
 FIGURE = "candidates.png"
@@ -85,8 +86,8 @@ def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: P
         tick.set_fontweight("bold" if i == chosen else "normal")
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
-    ax.set_xlabel(f"held-out known samples classed right (%), on the folds that chose: the share of {n_scored} "
-                  "and its 95% interval", fontsize=8)
+    ax.set_xlabel(f"of {n_scored} held-out known samples, % classed right on the folds that chose (95% interval)",
+                  fontsize=8)
     ax.set_title("one row a method, its best; red: the choice, blue: the prior's candidate", fontsize=8)
     fig.tight_layout()
     if path is None:
@@ -156,6 +157,15 @@ def rule_text(found) -> str:
     return f"the shipped benchmark's prior, its candidates ordered by their {order}, at level {found.alpha_:g}{chosen}"
 
 
+#: What the report says of folds that are the benchmark's own.
+BENCHMARKS = ", the benchmark's, on which the rule's level was chosen"
+
+
+def benchmarks_folds(found) -> bool:
+    """Whether ``found`` chose on the benchmark's folds (:data:`src.tuning.selection.FOLDS`, dealt once)."""
+    return (found.n_folds, found.n_repeats) == (FOLDS, 1)
+
+
 def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     """``report.md`` and its figure in ``folder`` for the fitted :class:`src.choice.estimator.FamilyChoice`
     ``found`` on ``data`` (:class:`src.choice.your_data.YourData`)."""
@@ -174,7 +184,8 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
              "", "## How it was chosen", "",
              *(f"- {note}" for note in notes),
              f"- {len(candidates)} candidates, each scored on {splits_of(results).shape[1]} held-out splits "
-             f"({found.n_folds} folds x {found.n_repeats} deal(s), the benchmark's) by the share of held-out known "
+             f"({found.n_folds} folds x {found.n_repeats} deal(s){BENCHMARKS if benchmarks_folds(found) else ''}) "
+             "by the share of held-out known "
              "samples classed right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
              f"- the estimate: the chosen candidate and the best reference scored again on {found.estimate_folds} "
              f"folds x {found.estimate_repeats} deals of their own",
