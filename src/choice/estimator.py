@@ -449,7 +449,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         return [tasks[i] for i in place]
 
     def fits(self, y=None) -> list[str]:
-        """The registry name of each fit that scores, in order (:meth:`_tasks`; the chosen one's final fit not
+        """The registry name of each fit that scores, in order (``_tasks``; the chosen one's final fit not
         counted): the fits that choose, then, given the labels ``y`` (n_samples,; -1 unknown), a forecast of
         the estimate's: the prior's candidate and the first reference the prior names, which the choice keeps
         unless the evidence moves it (:meth:`fit` tells its progress the fits it runs instead)."""
