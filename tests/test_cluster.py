@@ -127,6 +127,16 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
 
 
+def test_a_method_that_has_run_is_paced_by_its_own_seconds_the_others_by_their_price():
+    progress = your_data.FitProgress({"a": 1.0, "b": 1.0}, ["a", "b", "a", "b"])
+    progress("a", 4.0)  # four times its price: the price of b is read at that ratio until b runs
+    assert progress.seconds_left() == pytest.approx((4.0, 4.0 + 4.0 + 4.0))
+    progress("b", 1.0)
+    assert progress.seconds_left() == pytest.approx((5.0, 4.0 + 1.0))
+    progress("a")  # no seconds said: its price
+    assert progress.seconds_left() == pytest.approx((6.0, 1.0))
+
+
 def test_the_estimates_fits_replace_the_forecast_of_them_once_the_choice_is_known(caplog, monkeypatch):
     monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
     progress = your_data.FitProgress({"kmeans": 1.0, "sda": 3.0}, ["kmeans", "sda", "sda"])  # the last forecast

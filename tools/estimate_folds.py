@@ -39,7 +39,7 @@ def held_out_share(X, y_told, name, params, deals, n_folds, readout, k, seed) ->
     right, held_out = 0, 0
     for d, deal in enumerate(deals):
         for fold in range(n_folds):
-            got, _ = fit_task(X, name, params, y_told, deal, fold, n_folds, (readout,), k,
+            got, *_ = fit_task(X, name, params, y_told, deal, fold, n_folds, (readout,), k,
                               np.random.SeedSequence([seed, d, fold]), 20)
             held = deal == fold
             right += int((got[fold][readout][held] == y_told[held]).sum())
@@ -56,7 +56,7 @@ def one_file(X, y, seed: int, name: str, readout: str) -> dict:
     rng = np.random.default_rng(seed)
 
     def truth(labels):
-        fitted, _ = fit_task(X, name, params, labels, np.full_like(labels, UNLABELLED), 0, 1, (readout,), k,
+        fitted, *_ = fit_task(X, name, params, labels, np.full_like(labels, UNLABELLED), 0, 1, (readout,), k,
                              np.random.SeedSequence([seed, 99]), 20)
         return 100 * float(np.mean(fitted[0][readout][unknown] == y[unknown]))
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -101,8 +102,10 @@ def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray
     (``fold`` None: a method without labels, one fit a deal), read out (:func:`.readouts.classes`) for the
     fold it holds out, or for each of the ``n_folds``, with the labels of the other folds only. Returns
     ``{"clusters": ..., fold: {readout: classes}}`` (n_samples,) each, or the error's text where the fit
-    failed, so that a failing candidate costs its own score and never the choice; and what it warned
-    (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's)."""
+    failed, so that a failing candidate costs its own score and never the choice; what it warned
+    (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's); and the seconds
+    it took in its process (the time left's pace of its method)."""
+    start = time.perf_counter()
     with cell_warnings.caught() as records:
         try:
             told = np.full_like(y_partial, UNLABELLED) if fold is None else hidden(y_partial, deal, fold)
@@ -113,7 +116,7 @@ def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray
                                .astype(np.int32) for readout in readouts}
         except Exception as exc:  # any error of the method's: its score is missing, the others stand
             found = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-    return found, cell_warnings.recorded(records)
+    return found, cell_warnings.recorded(records), time.perf_counter() - start
 
 
 @dataclass(frozen=True)
@@ -310,8 +313,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     def fit(self, X, y=None, progress=None):
         """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, score
         the chosen one and the best reference again for the estimate, fit the choice on every sample; ``X`` is
-        (n_samples, n_features), non-negative for the factorizations. ``progress(name)``, where given, is
-        called as each scoring fit ends, with its method's registry name; its ``expect(names)``, where it has
+        (n_samples, n_features), non-negative for the factorizations. ``progress(name, seconds)``, where
+        given, is called as each scoring fit ends, with its method's registry name and the seconds it took; its ``expect(names)``, where it has
         one, as the estimate's fits start, with theirs (:meth:`fits` forecasts them before the choice)."""
         for name, lowest in (("n_folds", 2), ("n_repeats", 1), ("estimate_folds", 2), ("estimate_repeats", 1)):
             if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
@@ -363,11 +366,11 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                               self._seed(stage, deal, -1 if fold is None else fold), self.kmeans_restarts)
             for f, deal, fold in tasks)
         fitted, said = {}, []
-        for task, (got, warned) in zip(tasks, running):
+        for task, (got, warned, seconds) in zip(tasks, running):
             fitted[task] = got
             said.append({"method": setups[task[0]][0], cell_warnings.COLUMN: warned})
             if progress is not None:
-                progress(setups[task[0]][0])
+                progress(setups[task[0]][0], seconds)
         return fitted, said
 
     def estimated_rows(self) -> list[int]:

@@ -168,10 +168,14 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 
 
 class FitProgress:
-    """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done, time left
-    (the priced work left at the pace the priced work done took: :func:`src.running.progress.time_left`).
-    The clock starts once the processes are up (:func:`start_processes`): their start and imports are paid
-    once, and would price every fit left.
+    """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done (their
+    prices, :func:`priced`), time left (:func:`src.running.progress.time_left`): the seconds the fits left
+    will take in their processes, at the wall time each such second has taken so far. A fit left of a method
+    that has run is its method's mean seconds; one of a method that has not, its price at the ratio of
+    seconds to price of the fits done. So a price off for one method misleads only until that method has run,
+    and an early sample of fits dearer than their prices does not set the pace of all. The clock starts once
+    the processes are up (:func:`start_processes`): their start and imports are paid once, and would price
+    every fit left.
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
     the time (:func:`src.running.pool.schedule.forecast_errors`)."""
@@ -179,9 +183,23 @@ class FitProgress:
     EVERY = 30.0
 
     def __init__(self, prices: dict[str, float], names: list[str]):
-        self.prices, self.total, self.count = prices, sum(prices[name] for name in names), len(names)
+        self.prices, self.total, self.names = prices, sum(prices[name] for name in names), list(names)
         self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
+        self.seconds: dict[str, list[float]] = {}  # each method's fits done: the seconds each took
         self.samples: list[list[float]] = []
+
+    @property
+    def count(self) -> int:
+        return len(self.names)
+
+    def seconds_left(self) -> tuple[float, float]:
+        """The seconds the fits done took in their processes, and those the fits left will take (the class
+        docstring)."""
+        took = sum(map(sum, self.seconds.values()))
+        ratio = took / self.done if self.done > 0 else 1.0
+        left = sum(np.mean(self.seconds[name]) if name in self.seconds else self.prices[name] * ratio
+                   for name in self.names[self.fits:])
+        return took, float(left)
 
     def expect(self, names: list[str]) -> None:
         """The fits left are ``names`` (the estimate's, once the choice is known), in place of the forecast's;
@@ -190,19 +208,21 @@ class FitProgress:
         for name in names:
             self.prices.setdefault(name, fallback)
         self.total = self.done + sum(self.prices[name] for name in names)
-        self.count = self.fits + len(names)
+        self.names = self.names[:self.fits] + list(names)
 
-    def __call__(self, name: str) -> None:
+    def __call__(self, name: str, seconds: float | None = None) -> None:
+        """One fit of the method ``name`` done, after ``seconds`` in its process (None: its price)."""
         self.done += self.prices[name]
+        self.seconds.setdefault(name, []).append(self.prices[name] if seconds is None else seconds)
         self.fits += 1
         now = time.perf_counter()
-        elapsed, left = now - self.start, self.total - self.done
+        elapsed, (took, left) = now - self.start, self.seconds_left()
         self.samples.append([elapsed, self.fits / self.count, self.done / self.total,
-                             elapsed / self.done * left if self.done > 0 else None])
+                             elapsed / took * left if took > 0 else None])
         if now - self.said >= self.EVERY or self.fits == self.count:
             self.said = now
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
-                        time_left(elapsed, self.done, left))
+                        time_left(elapsed, took, left))
         if self.fits == self.count:
             errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
                       "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time")}
