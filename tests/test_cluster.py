@@ -135,6 +135,10 @@ def test_a_method_that_has_run_is_paced_by_its_own_seconds_the_others_by_their_p
     assert progress.seconds_left() == pytest.approx((5.0, 4.0 + 1.0))
     progress("a")  # no seconds said: its price
     assert progress.seconds_left() == pytest.approx((6.0, 1.0))
+    progress = your_data.FitProgress(dict.fromkeys("abcd", 1.0), list("abcd"))
+    for name, seconds in zip("abc", (10.0, 1.0, 1.0)):
+        progress(name, seconds)
+    assert progress.seconds_left() == pytest.approx((12.0, 1.0))  # d at the median ratio, not at 12 / 3
 
 
 def test_the_estimates_fits_replace_the_forecast_of_them_once_the_choice_is_known(caplog, monkeypatch):
