@@ -173,9 +173,10 @@ class FitProgress:
     will take in their processes, at the wall time each such second has taken so far. A fit left of a method
     that has run is its method's mean seconds; one of a method that has not, its price at the median over the
     methods that have of their seconds to their price. So a price off for one method misleads only until that
-    method has run, and one method's fits far dearer than their price do not set the pace of the others. The clock starts once
-    the processes are up (:func:`start_processes`): their start and imports are paid once, and would price
-    every fit left.
+    method has run, and one method's fits far dearer than their price do not set the pace of the others. The
+    clock starts once the processes are up (:func:`start_processes`): their start and imports are paid once,
+    and would price every fit left.
+
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
     the time (:func:`src.running.pool.schedule.forecast_errors`)."""
@@ -196,8 +197,8 @@ class FitProgress:
         """The seconds the fits done took in their processes, and those the fits left will take (the class
         docstring)."""
         took = sum(map(sum, self.seconds.values()))
-        ratio = float(np.median([np.mean(s) / max(self.prices[name], 1e-9) for name, s in self.seconds.items()])) \
-            if self.seconds else 1.0
+        ratios = [np.mean(s) / max(self.prices[name], 1e-9) for name, s in self.seconds.items()]
+        ratio = float(np.median(ratios)) if ratios else 1.0
         left = sum(np.mean(self.seconds[name]) if name in self.seconds else self.prices[name] * ratio
                    for name in self.names[self.fits:])
         return took, float(left)
