@@ -66,11 +66,13 @@ def one_file(X, y, seed: int, name: str, readout: str) -> dict:
     known = np.flatnonzero(told >= 0)
     alone = np.full_like(told, -1)
     alone[known] = np.arange(known.size)
+    def share(deals, n_folds):
+        return 100 * held_out_share(X, told, name, params, deals, n_folds, readout, k, seed)
+
     return {"draw": seed, "truth": truth(told), "two_of_three": truth(fewer),
-            "folds_2": 100 * held_out_share(X, told, name, params, [choice._deal(told, 2, (0, 0))], 2, readout, k, seed),
-            "folds_3x2": 100 * held_out_share(X, told, name, params, [choice._deal(told, 3, (4, d)) for d in range(2)],
-                                              3, readout, k, seed),
-            "leave_one_out": 100 * held_out_share(X, told, name, params, [alone], known.size, readout, k, seed)}
+            "folds_2": share([choice._deal(told, 2, (0, 0))], 2),
+            "folds_3x2": share([choice._deal(told, 3, (4, d)) for d in range(2)], 3),
+            "leave_one_out": share([alone], known.size)}
 
 
 def main(argv=None) -> int:

@@ -314,8 +314,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         """Score every candidate on folds of the known labels of ``y`` (n_samples,; -1 unknown), choose, score
         the chosen one and the best reference again for the estimate, fit the choice on every sample; ``X`` is
         (n_samples, n_features), non-negative for the factorizations. ``progress(name, seconds)``, where
-        given, is called as each scoring fit ends, with its method's registry name and the seconds it took; its ``expect(names)``, where it has
-        one, as the estimate's fits start, with theirs (:meth:`fits` forecasts them before the choice)."""
+        given, is called as each scoring fit ends, with its method's registry name and the seconds it took;
+        its ``expect(names)``, where it has one, as the estimate's fits start, with theirs (:meth:`fits`
+        forecasts them before the choice)."""
         for name, lowest in (("n_folds", 2), ("n_repeats", 1), ("estimate_folds", 2), ("estimate_repeats", 1)):
             if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be an integer of at least {lowest}")
