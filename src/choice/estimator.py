@@ -391,16 +391,19 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             setups = self._setups(subset)
             progress.expect([setups[f][0] for f, _, _ in self._tasks(setups, self.estimate_folds, len(deals))])
         fitted, said = self._split_fits(X, y_partial, k, subset, deals, self.estimate_folds, 5, progress)
-        _, splits, _ = self._scored(subset, fitted, deals, y_partial, self.estimate_folds)
+        _, splits, _ = self._scored(subset, fitted, deals, y_partial, self.estimate_folds,
+                                    "it has no estimate (NaN)")
         self.estimates_ = {i: splits[j] for j, i in enumerate(rows)}
         self.estimate_ = float(np.mean(self.estimates_[self.best_index_]))
         return said
 
     @staticmethod
-    def _scored(found: list[Candidate], fitted: dict, deals: list, y_partial: np.ndarray, n_folds: int):
+    def _scored(found: list[Candidate], fitted: dict, deals: list, y_partial: np.ndarray, n_folds: int,
+                failing: str = "it is left out of the choice"):
         """From the scoring fits of ``deals`` of ``n_folds`` folds: each candidate's share of deals in which
-        each scored sample came back right (candidates x scored samples, NaN for a candidate whose fit failed),
-        and per split (fold of a deal) its share right and its held-out AC."""
+        each scored sample came back right (candidates x scored samples, NaN for a candidate whose fit failed,
+        logged with what ``failing`` costs), and per split (fold of a deal) its share right and its held-out
+        AC."""
         scored = deals[0] >= 0  # every deal holds out the same samples, each once
         correct = np.zeros((len(found), int(scored.sum())))
         splits = np.full((len(found), len(deals) * n_folds), np.nan)
@@ -425,8 +428,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                 if failed:
                     break
             if failed:
-                logger.warning("%s at %s failed (%s); it is left out of the choice", candidate.title,
-                               setting_text(candidate.setting) or "its one setting", failed)
+                logger.warning("%s at %s failed (%s); %s", candidate.title,
+                               setting_text(candidate.setting) or "its one setting", failed, failing)
                 correct[c], splits[c], acs[c] = np.nan, np.nan, np.nan
         return correct / len(deals), splits, acs
 

@@ -98,7 +98,10 @@ def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: P
 
 
 def estimate(share: float, n: int) -> str:
-    """A share right of ``n`` samples with its interval (:func:`interval`): ``47.2% [40.1, 54.3]``."""
+    """A share right of ``n`` samples with its interval (:func:`interval`): ``47.2% [40.1, 54.3]``; a
+    missing share (a fit failed) says so."""
+    if not np.isfinite(share):
+        return "none (a fit of its failed)"
     low, high = interval(share, n)
     return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
 

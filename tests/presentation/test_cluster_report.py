@@ -41,6 +41,12 @@ def test_the_answer_sets_the_best_reference_beside_the_choice_and_says_the_rule_
     assert "at 0.2 / 2" in cluster_report.answer(found, results, 1, 1, "prior", ESTIMATES, N_SCORED, level=0.2)[4]
 
 
+def test_an_estimate_whose_fit_failed_says_so():
+    found, results = found_and_results()
+    lines = cluster_report.answer(found, results, 1, 1, "prior", {**ESTIMATES, 2: np.full(3, np.nan)}, N_SCORED)
+    assert lines[2].endswith("on your labels alone: none (a fit of its failed).")
+
+
 def test_when_a_reference_wins_the_report_says_so_plainly():
     found, results = found_and_results()
     lines = cluster_report.answer(found, results, 2, 1, "evidence", ESTIMATES, N_SCORED)
