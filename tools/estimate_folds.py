@@ -27,7 +27,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from src.choice.estimator import FamilyChoice, fit_task
+from src.choice.estimator import FamilyChoice, fit_once, fit_task
+from src.choice.readouts import classes
 from src.data.named import load_named
 from src.methods.core.validation import UNLABELLED
 from tools.cluster_targets import FILES, draw
@@ -56,9 +57,8 @@ def one_file(X, y, seed: int, name: str, readout: str) -> dict:
     rng = np.random.default_rng(seed)
 
     def truth(labels):
-        fitted, *_ = fit_task(X, name, params, labels, np.full_like(labels, UNLABELLED), 0, 1, (readout,), k,
-                             np.random.SeedSequence([seed, 99]), 20)
-        return 100 * float(np.mean(fitted[0][readout][unknown] == y[unknown]))
+        fitted = fit_once(X, name, params, labels, k, np.random.SeedSequence([seed, 99]), 20)
+        return 100 * float(np.mean(classes(readout, fitted, labels, k)[0][unknown] == y[unknown]))
 
     fewer = told.copy()
     for c in np.unique(told[told >= 0]):

@@ -296,9 +296,10 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         tags.target_tags.required = True  # the known labels choose
         return tags
 
-    def _prior_how(self) -> str | None:
-        """How the shipped prior orders the candidates (``"mean"`` or ``"regret"``), None for a prior given."""
-        return priors.shipped_rule()[0] if isinstance(self.prior, str) and self.prior == "shipped" else None
+    def _prior_how(self, shipped: tuple[str, float]) -> str | None:
+        """How the ``shipped`` rule's prior orders the candidates (``"mean"`` or ``"regret"``), None for a prior
+        given."""
+        return shipped[0] if isinstance(self.prior, str) and self.prior == "shipped" else None
 
     def prior_order(self, found: list[Candidate], known_share: float, how: str | None = None) -> list[int]:
         """The candidates' rows as the prior places them (``prior``, the shipped one ordered by ``how``):
@@ -324,7 +325,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.alpha_ = shipped[1] if isinstance(self.alpha, str) and self.alpha == "shipped" else self.alpha
         if not is_number(self.alpha_) or not 0.0 < self.alpha_ <= 1.0:
             raise ValueError(f"alpha={self.alpha!r} must be 'shipped' or a number in (0, 1]")
-        self.prior_how_ = self._prior_how()
+        self.prior_how_ = self._prior_how(shipped)
         X = validate_data(self, X, dtype=np.float64)
         if X.shape[0] < 2:
             raise ValueError(f"n_samples={X.shape[0]}: choosing needs at least 2 samples")
@@ -332,7 +333,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         k = self.clusters_for(y_partial)
         found = self.candidates()
         deals = [self._deal(y_partial, self.n_folds, (0, deal)) for deal in range(self.n_repeats)]
-        fitted, said = self._split_fits(X, y_partial, k, found, deals, self.n_folds, 1, progress)
+        fitted, said = self._split_fits(X, y_partial, k, self._plan(found, self.n_folds, self.n_repeats), deals,
+                                        self.n_folds, 1, progress)
         correct, splits, acs = self._scored(found, fitted, deals, y_partial, self.n_folds)
         self.n_scored_ = int(correct.shape[1])
         chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED)),
@@ -356,11 +358,22 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.labels_ = np.where(given == UNLABELLED, UNLABELLED, self.classes_[np.maximum(given, 0)])
         return self
 
-    def _split_fits(self, X, y_partial, k, found, deals, n_folds, stage, progress):
-        """Every fit that scores ``found`` on ``deals`` of ``n_folds`` folds (:meth:`_tasks`), ``stage`` keying
-        their seeds (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned."""
+    def _plan(self, found: list[Candidate], n_folds: int, n_repeats: int) -> tuple[list, list]:
+        """The fits that score ``found`` on ``n_repeats`` deals of ``n_folds`` folds: their setups
+        (:meth:`_setups`) and tasks in the order they run (:meth:`_tasks`)."""
         setups = self._setups(found)
-        tasks = self._tasks(setups, n_folds, len(deals))
+        return setups, self._tasks(setups, n_folds, n_repeats)
+
+    @staticmethod
+    def _names(plan: tuple[list, list]) -> list[str]:
+        """The registry name of each fit of a :meth:`_plan`, in the order they run."""
+        setups, tasks = plan
+        return [setups[f][0] for f, _, _ in tasks]
+
+    def _split_fits(self, X, y_partial, k, plan, deals, n_folds, stage, progress):
+        """Every fit of the ``plan`` (:meth:`_plan`) on ``deals`` of ``n_folds`` folds, ``stage`` keying their
+        seeds (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned."""
+        setups, tasks = plan
         running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
             delayed(fit_task)(X, setups[f][0], {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial,
                               deals[deal], fold, n_folds, setups[f][2], k,
@@ -377,20 +390,20 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     def estimated_rows(self) -> list[int]:
         """The candidates the estimate scores again (rows of ``cv_results_``): the chosen one, and the best
         reference unless it is the chosen one."""
-        return [*dict.fromkeys([self.best_index_, *([] if self.reference_index_ is None else
-                                                     [self.reference_index_])])]
+        return [self.best_index_, *([] if self.reference_index_ in (None, self.best_index_) else
+                                    [self.reference_index_])]
 
     def _estimate(self, X, y_partial, k, found, progress) -> list[dict]:
         """Score the chosen candidate and the best reference on fresh deals of ``estimate_folds`` folds (seeds
         keyed 4 and 5, none the choosing folds' own): ``estimates_`` and ``estimate_``. Returns what the fits
         warned."""
         rows = self.estimated_rows()
-        subset = [replace(found[i], fit=j) for j, i in enumerate(rows)]
+        subset = renumbered(found, rows)
         deals = [self._deal(y_partial, self.estimate_folds, (4, deal)) for deal in range(self.estimate_repeats)]
+        plan = self._plan(subset, self.estimate_folds, self.estimate_repeats)
         if progress is not None and hasattr(progress, "expect"):
-            setups = self._setups(subset)
-            progress.expect([setups[f][0] for f, _, _ in self._tasks(setups, self.estimate_folds, len(deals))])
-        fitted, said = self._split_fits(X, y_partial, k, subset, deals, self.estimate_folds, 5, progress)
+            progress.expect(self._names(plan))
+        fitted, said = self._split_fits(X, y_partial, k, plan, deals, self.estimate_folds, 5, progress)
         _, splits, _ = self._scored(subset, fitted, deals, y_partial, self.estimate_folds,
                                     "it has no estimate (NaN)")
         self.estimates_ = {i: splits[j] for j, i in enumerate(rows)}
@@ -461,16 +474,13 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         the estimate's: the prior's candidate and the first reference the prior names, which the choice keeps
         unless the evidence moves it (:meth:`fit` tells its progress the fits it runs instead)."""
         found = self.candidates()
-        setups = self._setups(found)
-        names = [setups[f][0] for f, _, _ in self._tasks(setups, self.n_folds, self.n_repeats)]
+        names = self._names(self._plan(found, self.n_folds, self.n_repeats))
         if y is None:
             return names
-        y = np.asarray(y)
-        order = [*self.prior_order(found, float(np.mean(y != UNLABELLED)), self._prior_how()), *range(len(found))]
-        rows = [order[0], *[i for i in order if found[i].readout == OWN][:1]]
-        subset = [replace(found[i], fit=j) for j, i in enumerate(dict.fromkeys(rows))]
-        setups = self._setups(subset)
-        return names + [setups[f][0] for f, _, _ in self._tasks(setups, self.estimate_folds, self.estimate_repeats)]
+        known_share = float(np.mean(np.asarray(y) != UNLABELLED))
+        order = [*self.prior_order(found, known_share, self._prior_how(priors.shipped_rule())), *range(len(found))]
+        rows = dict.fromkeys([order[0], *[i for i in order if found[i].readout == OWN][:1]])
+        return names + self._names(self._plan(renumbered(found, rows), self.estimate_folds, self.estimate_repeats))
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
         """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds that choose,
@@ -534,6 +544,11 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             results[f"split{i}_test_score"] = splits[:, i]
             results[f"split{i}_ac_score"] = acs[:, i]
         return results
+
+
+def renumbered(found: list[Candidate], rows) -> list[Candidate]:
+    """The candidates of ``rows`` (of ``found``), each fit its own, numbered from 0 (a plan of its own)."""
+    return [replace(found[i], fit=j) for j, i in enumerate(rows)]
 
 
 def best_reference(found: list[Candidate], scores) -> int | None:

@@ -19,7 +19,6 @@ import numpy as np
 from scipy import stats
 
 from ..choice import rule
-from ..choice.estimator import best_reference
 from ..choice.readouts import OWN
 from ..files import write_atomic
 from ..tuning.grids import setting_text
@@ -109,15 +108,15 @@ def estimate(share: float, n: int) -> str:
 def answer(found, results: dict, chosen: int, start: int, why: str, estimates: dict, n_scored: int,
            level: float = rule.ALPHA) -> list[str]:
     """The answer's paragraphs: what to use and its estimate (``estimates``: a candidate's row -> its splits'
-    shares right on the estimate's deals, of ``n_scored`` known samples), the best reference beside it on the
-    same splits, how the rule went at its ``level``."""
+    shares right on the estimate's deals, of ``n_scored`` known samples: the chosen one's and the best
+    reference's), the reference beside it on the same splits, how the rule went at its ``level``."""
     splits = len(estimates[chosen])
+    reference = next((i for i in estimates if i != chosen and found[i].readout == OWN), None)
     lines = [f"**Use {title(found[chosen])}.** Its estimated share of right classes on samples whose label is "
              f"unknown: **{estimate(float(np.mean(estimates[chosen])), n_scored)}** (over {splits} held-out "
              f"splits of your {n_scored} known samples scored, dealt afresh after the choice, each held-out sample "
              "classed from the other folds' labels only, as `labels.csv` classes yours; 95% interval).", ""]
-    reference = best_reference(found, results["mean_test_score"])
-    if reference is not None and found[chosen].readout == OWN:
+    if found[chosen].readout == OWN:
         lines += [f"A reference wins: {found[chosen].title} on your labels alone, no factorization, is the "
                   "answer here.", ""]
     elif reference is not None:
@@ -160,15 +159,6 @@ def rule_text(found) -> str:
     return f"the shipped benchmark's prior, its candidates ordered by their {order}, at level {found.alpha_:g}{chosen}"
 
 
-#: What the report says of folds that are the benchmark's own.
-BENCHMARKS = ", the benchmark's, on which the rule's level was chosen"
-
-
-def benchmarks_folds(found) -> bool:
-    """Whether ``found`` chose on the benchmark's folds (:data:`src.tuning.selection.FOLDS`, dealt once)."""
-    return (found.n_folds, found.n_repeats) == (FOLDS, 1)
-
-
 def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     """``report.md`` and its figure in ``folder`` for the fitted :class:`src.choice.estimator.FamilyChoice`
     ``found`` on ``data`` (:class:`src.choice.your_data.YourData`)."""
@@ -176,6 +166,8 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     candidates = found.candidates()
     figure(candidates, results, chosen, start, found.n_scored_, Path(folder) / FIGURE)
     unknown = int((data.y < 0).sum())
+    benchmarks = ", the benchmark's, on which the rule's level was chosen" if (found.n_folds, found.n_repeats) \
+        == (FOLDS, 1) else ""
     lines = [f"# {data.name}: which method, and your samples' classes", "",
              *answer(candidates, results, chosen, start, found.selection_, found.estimates_, found.n_scored_,
                      found.alpha_), "",
@@ -187,8 +179,7 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
              "", "## How it was chosen", "",
              *(f"- {note}" for note in notes),
              f"- {len(candidates)} candidates, each scored on {splits_of(results).shape[1]} held-out splits "
-             f"({found.n_folds} folds x {found.n_repeats} deal(s){BENCHMARKS if benchmarks_folds(found) else ''}) "
-             "by the share of held-out known "
+             f"({found.n_folds} folds x {found.n_repeats} deal(s){benchmarks}) by the share of held-out known "
              "samples classed right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
              f"- the estimate: the chosen candidate and the best reference scored again on {found.estimate_folds} "
              f"folds x {found.estimate_repeats} deals of their own",
