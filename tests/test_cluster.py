@@ -3,6 +3,7 @@ labels (src/choice/your_data.py); every bad file one line, exit status 2, nothin
 
 import json
 import logging
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -139,6 +140,31 @@ def test_a_method_that_has_run_is_paced_by_its_own_seconds_the_others_by_their_p
     for name, seconds in zip("abc", (10.0, 1.0, 1.0)):
         progress(name, seconds)
     assert progress.seconds_left() == pytest.approx((12.0, 1.0))  # d at the median ratio, not at 12 / 3
+    progress = your_data.FitProgress({"a": 1.0, "b": 1.0}, ["a", "a", "b"])
+    progress("b", 2.0)  # the fits end in any order: those left are counted by method
+    assert progress.seconds_left() == pytest.approx((2.0, 2.0 + 2.0))
+
+
+def test_the_time_left_counts_a_fit_under_way_in_each_other_process(caplog, monkeypatch):
+    """With two processes the first fit to end has the other's about as long again behind it."""
+    clock = iter([0.0, 0.0, 10.0, 20.0, 0.0, 0.0])  # two starts, two fits, the single-process start
+    monkeypatch.setattr(your_data, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
+    progress = your_data.FitProgress(dict.fromkeys("ab", 1.0), list("aabb"), workers=2)
+    assert progress.begun(10.0) == 0.0  # nothing done: no pace yet
+    with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
+        progress("a", 10.0)  # 10 s in, one fit of 10 s done and the other process 10 s into its own
+        assert progress.begun(10.0) == pytest.approx(20.0)
+        assert progress.samples[-1][3] == pytest.approx(10.0 / 20.0 * 30.0)  # 30 s of work left on 2 processes
+        progress("b", 10.0)
+    assert "about 15 s left" in caplog.records[0].getMessage()
+    progress.fits, progress.count = 3, 4  # one fit left: no other process has one to run
+    assert progress.begun(30.0) == pytest.approx(30.0 * (1 + 1 / 3))
+    progress.fits = 4
+    assert progress.begun(40.0) == pytest.approx(40.0)
+    single = your_data.FitProgress(dict.fromkeys("ab", 1.0), list("aabb"))
+    single.fits = 1
+    assert single.begun(10.0) == pytest.approx(10.0)  # one process: nothing else under way
 
 
 def test_the_estimates_fits_replace_the_forecast_of_them_once_the_choice_is_known(caplog, monkeypatch):

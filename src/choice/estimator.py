@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import logging
 import time
 from dataclasses import dataclass, replace
@@ -117,6 +118,11 @@ def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray
         except Exception as exc:  # any error of the method's: its score is missing, the others stand
             found = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     return found, cell_warnings.recorded(records), time.perf_counter() - start
+
+
+def keyed_fit_task(task: tuple, *args):
+    """``task`` and what :func:`fit_task` returns for ``args``: the fits come back as they end, in any order."""
+    return task, fit_task(*args)
 
 
 @dataclass(frozen=True)
@@ -317,7 +323,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         (n_samples, n_features), non-negative for the factorizations. ``progress(name, seconds)``, where
         given, is called as each scoring fit ends, with its method's registry name and the seconds it took;
         its ``expect(names)``, where it has one, as the estimate's fits start, with theirs (:meth:`fits`
-        forecasts them before the choice)."""
+        forecasts them before the choice); its ``prices`` (a registry name's expected seconds a fit), where
+        it has them, order the fits, the dearest method's first (:meth:`_tasks`)."""
         for name, lowest in (("n_folds", 2), ("n_repeats", 1), ("estimate_folds", 2), ("estimate_repeats", 1)):
             if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be an integer of at least {lowest}")
@@ -333,8 +340,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         k = self.clusters_for(y_partial)
         found = self.candidates()
         deals = [self._deal(y_partial, self.n_folds, (0, deal)) for deal in range(self.n_repeats)]
-        fitted, said = self._split_fits(X, y_partial, k, self._plan(found, self.n_folds, self.n_repeats), deals,
-                                        self.n_folds, 1, progress)
+        prices = getattr(progress, "prices", None)
+        fitted, said = self._split_fits(X, y_partial, k, self._plan(found, self.n_folds, self.n_repeats, prices),
+                                        deals, self.n_folds, 1, progress)
         correct, splits, acs = self._scored(found, fitted, deals, y_partial, self.n_folds)
         self.n_scored_ = int(correct.shape[1])
         chosen = rule.choose(correct, self.prior_order(found, float(np.mean(y_partial != UNLABELLED)),
@@ -358,11 +366,11 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.labels_ = np.where(given == UNLABELLED, UNLABELLED, self.classes_[np.maximum(given, 0)])
         return self
 
-    def _plan(self, found: list[Candidate], n_folds: int, n_repeats: int) -> tuple[list, list]:
+    def _plan(self, found: list[Candidate], n_folds: int, n_repeats: int, prices=None) -> tuple[list, list]:
         """The fits that score ``found`` on ``n_repeats`` deals of ``n_folds`` folds: their setups
-        (:meth:`_setups`) and tasks in the order they run (:meth:`_tasks`)."""
+        (:meth:`_setups`) and tasks in the order they run (:meth:`_tasks`, by ``prices``)."""
         setups = self._setups(found)
-        return setups, self._tasks(setups, n_folds, n_repeats)
+        return setups, self._tasks(setups, n_folds, n_repeats, prices)
 
     @staticmethod
     def _names(plan: tuple[list, list]) -> list[str]:
@@ -372,20 +380,21 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
 
     def _split_fits(self, X, y_partial, k, plan, deals, n_folds, stage, progress):
         """Every fit of the ``plan`` (:meth:`_plan`) on ``deals`` of ``n_folds`` folds, ``stage`` keying their
-        seeds (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned."""
+        seeds (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned, in the plan's order. The
+        fits come back as they end (a long one holds back no progress line of those after it)."""
         setups, tasks = plan
-        running = Parallel(n_jobs=self.n_jobs, return_as="generator")(
-            delayed(fit_task)(X, setups[f][0], {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial,
-                              deals[deal], fold, n_folds, setups[f][2], k,
-                              self._seed(stage, deal, -1 if fold is None else fold), self.kmeans_restarts)
+        running = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(
+            delayed(keyed_fit_task)((f, deal, fold), X, setups[f][0],
+                                    {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial, deals[deal], fold,
+                                    n_folds, setups[f][2], k, self._seed(stage, deal, -1 if fold is None else fold),
+                                    self.kmeans_restarts)
             for f, deal, fold in tasks)
-        fitted, said = {}, []
-        for task, (got, warned, seconds) in zip(tasks, running):
-            fitted[task] = got
-            said.append({"method": setups[task[0]][0], cell_warnings.COLUMN: warned})
+        fitted, warned = {}, {}
+        for task, (got, said, seconds) in running:
+            fitted[task], warned[task] = got, said
             if progress is not None:
                 progress(setups[task[0]][0], seconds)
-        return fitted, said
+        return fitted, [{"method": setups[task[0]][0], cell_warnings.COLUMN: warned[task]} for task in tasks]
 
     def estimated_rows(self) -> list[int]:
         """The candidates the estimate scores again (rows of ``cv_results_``): the chosen one, and the best
@@ -400,7 +409,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         rows = self.estimated_rows()
         subset = renumbered(found, rows)
         deals = [self._deal(y_partial, self.estimate_folds, (4, deal)) for deal in range(self.estimate_repeats)]
-        plan = self._plan(subset, self.estimate_folds, self.estimate_repeats)
+        plan = self._plan(subset, self.estimate_folds, self.estimate_repeats, getattr(progress, "prices", None))
         if progress is not None and hasattr(progress, "expect"):
             progress.expect(self._names(plan))
         fitted, said = self._split_fits(X, y_partial, k, plan, deals, self.estimate_folds, 5, progress)
@@ -455,18 +464,25 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             setups[candidate.fit] = (name, setting, (*readouts, candidate.readout))
         return [setups[f] for f in sorted(setups)]
 
-    def _tasks(self, setups: list, n_folds: int, n_repeats: int) -> list[tuple[int, int, int | None]]:
+    def _tasks(self, setups: list, n_folds: int, n_repeats: int, prices=None) -> list[tuple[int, int, int | None]]:
         """Each scoring fit of ``n_repeats`` deals of ``n_folds`` folds as (fit, deal, fold): a method that
         takes labels once per fold of each deal, a method without labels once per deal (fold None: told no
-        label, read out for every fold). In the order they run: an order of all of them drawn from
-        ``random_state`` (key (3,)), so that the fits done at any moment are a fair sample and the pace so far
-        holds for the fits left (the time left of :class:`src.choice.your_data.FitProgress`); in the
-        candidates' order, or fold by fold, the first methods' fits, or the methods without labels, would set
-        the pace of all. No result depends on the order: each fit's seed is its own (:meth:`_seed`)."""
+        label, read out for every fold). In the order they run: in rounds, each one fit of every method with
+        fits left, the dearest method first by ``prices`` (a registry name's expected seconds a fit; without
+        them, the candidates' order), each method's own fits in an order drawn from ``random_state`` (key
+        (3,)). So every method has run once by the end of the first round, and from then on the time left
+        paces each by its own seconds (:class:`src.choice.your_data.FitProgress`); the dearest, which weigh
+        most in it, are measured first. Drawn in one order of all the fits, the first tenth would leave half
+        the methods unmeasured, and a long fit late in the order would run alone. No result depends on the
+        order: each fit's seed is its own (:meth:`_seed`)."""
         tasks = [(f, deal, fold) for f, (name, _, _) in enumerate(setups) for deal in range(n_repeats)
                  for fold in (range(n_folds) if takes_labels(name) else [None])]
-        place = np.random.default_rng(self._seed(3)).permutation(len(tasks))
-        return [tasks[i] for i in place]
+        own = {name: [] for name, _, _ in setups}
+        for i in np.random.default_rng(self._seed(3)).permutation(len(tasks)):
+            own[setups[tasks[i][0]][0]].append(tasks[i])
+        names = sorted(own, key=lambda name: -prices.get(name, 0.0)) if prices else list(own)
+        return [task for round_ in itertools.zip_longest(*(own[name] for name in names)) for task in round_
+                if task is not None]
 
     def fits(self, y=None) -> list[str]:
         """The registry name of each fit that scores, in order (``_tasks``; the chosen one's final fit not

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections import Counter
 from importlib import import_module
 import shutil
 import tempfile
@@ -170,12 +171,16 @@ def priced(names, n_samples: int, n_clusters: int) -> dict[str, float]:
 class FitProgress:
     """The progress of the choice's fits, one line every :data:`EVERY` seconds: fits done, work done (their
     prices, :func:`priced`), time left (:func:`src.running.progress.time_left`): the seconds the fits left
-    will take in their processes, at the wall time each such second has taken so far. A fit left of a method
-    that has run is its method's mean seconds; one of a method that has not, its price at the median over the
-    methods that have of their seconds to their price. So a price off for one method misleads only until that
-    method has run, and one method's fits far dearer than their price do not set the pace of the others. The
-    clock starts once the processes are up (:func:`start_processes`): their start and imports are paid once,
-    and would price every fit left.
+    will take in their processes, at the wall time each second of work begun has taken so far. A fit left of
+    a method that has run is its method's mean seconds; one of a method that has not, its price at the median
+    over the methods that have of their seconds to their price. So a price off for one method misleads only
+    until that method has run, and one method's fits far dearer than their price do not set the pace of the
+    others. The work begun is the fits done and, in each of the other ``workers`` processes, about one mean
+    fit under way: the fits end one at a time, and with two processes the first to end has the other's as
+    long again behind it (counting the fits done alone doubles the first forecasts). The fits may end in any
+    order: the fits left are counted by method. The estimator reads :attr:`prices` to run the dearest
+    methods' fits first (:meth:`.estimator.FamilyChoice.fit`). The clock starts once the processes are up
+    (:func:`start_processes`): their start and imports are paid once, and would price every fit left.
 
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
@@ -183,15 +188,12 @@ class FitProgress:
 
     EVERY = 30.0
 
-    def __init__(self, prices: dict[str, float], names: list[str]):
-        self.prices, self.total, self.names = prices, sum(prices[name] for name in names), list(names)
+    def __init__(self, prices: dict[str, float], names: list[str], workers: int = 1):
+        self.prices, self.total, self.workers = prices, sum(prices[name] for name in names), workers
+        self.left, self.count = Counter(names), len(names)  # the fits left of each method; all fits
         self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
         self.seconds: dict[str, list[float]] = {}  # each method's fits done: the seconds each took
         self.samples: list[list[float]] = []
-
-    @property
-    def count(self) -> int:
-        return len(self.names)
 
     def seconds_left(self) -> tuple[float, float]:
         """The seconds the fits done took in their processes, and those the fits left will take (the class
@@ -199,9 +201,15 @@ class FitProgress:
         took = sum(map(sum, self.seconds.values()))
         ratios = [np.mean(s) / max(self.prices[name], 1e-9) for name, s in self.seconds.items()]
         ratio = float(np.median(ratios)) if ratios else 1.0
-        left = sum(np.mean(self.seconds[name]) if name in self.seconds else self.prices[name] * ratio
-                   for name in self.names[self.fits:])
+        left = sum(count * (np.mean(self.seconds[name]) if name in self.seconds else self.prices[name] * ratio)
+                   for name, count in self.left.items())
         return took, float(left)
+
+    def begun(self, took: float) -> float:
+        """The seconds of work begun: ``took`` by the fits done, and one mean fit under way in each other
+        process that still has a fit to run (the class docstring)."""
+        under_way = min(self.workers - 1, self.count - self.fits)
+        return took * (1 + under_way / self.fits) if self.fits else 0.0
 
     def expect(self, names: list[str]) -> None:
         """The fits left are ``names`` (the estimate's, once the choice is known), in place of the forecast's;
@@ -210,21 +218,23 @@ class FitProgress:
         for name in names:
             self.prices.setdefault(name, fallback)
         self.total = self.done + sum(self.prices[name] for name in names)
-        self.names = self.names[:self.fits] + list(names)
+        self.left, self.count = Counter(names), self.fits + len(names)
 
     def __call__(self, name: str, seconds: float | None = None) -> None:
         """One fit of the method ``name`` done, after ``seconds`` in its process (None: its price)."""
         self.done += self.prices[name]
         self.seconds.setdefault(name, []).append(self.prices[name] if seconds is None else seconds)
         self.fits += 1
+        self.left[name] = max(self.left[name] - 1, 0)
         now = time.perf_counter()
         elapsed, (took, left) = now - self.start, self.seconds_left()
+        begun = self.begun(took)
         self.samples.append([elapsed, self.fits / self.count, self.done / self.total,
-                             elapsed / took * left if took > 0 else None])
+                             elapsed / begun * left if begun > 0 else None])
         if now - self.said >= self.EVERY or self.fits == self.count:
             self.said = now
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
-                        time_left(elapsed, took, left))
+                        time_left(elapsed, begun, left))
         if self.fits == self.count:
             errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
                       "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time")}
@@ -276,7 +286,7 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     try:
         prices = priced(names, data.X.shape[0], data.rank(estimator))
         start_processes(estimator.n_jobs)
-        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names))
+        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names, effective_n_jobs(estimator.n_jobs)))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

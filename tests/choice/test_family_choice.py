@@ -128,19 +128,44 @@ def test_a_candidates_scores_do_not_depend_on_the_other_candidates():
     assert np.array_equal(alone.cv_results_["split3_test_score"], beside.cv_results_["split3_test_score"][3:])
 
 
-def test_the_fits_run_once_each_in_an_order_drawn_from_the_seed():
-    """The fits done at any moment are a fair sample of all of them, so the pace so far prices the rest."""
+def test_the_fits_run_in_rounds_one_of_each_method_the_dearest_first():
+    """Every method has run once by the end of the first round, so the time left paces each by its own."""
     choice = FamilyChoice(methods=METHODS, grids=GRIDS, n_folds=2, n_repeats=2, random_state=0)
     setups = choice._setups(choice.candidates())
-    tasks = choice._tasks(setups, 2, 2)
+    prices = {"kmeans": 1.0, "nmf": 5.0, "gnmf": 9.0, "cnmf": 7.0, "sda": 2.0, "label_spreading": 0.5}
+    tasks = choice._tasks(setups, 2, 2, prices)
     every = [(f, deal, fold) for f in range(len(setups)) for deal in range(2)
              for fold in ([0, 1] if setups[f][0] in ("cnmf", "sda", "label_spreading") else [None])]
-    assert sorted(tasks, key=str) == sorted(every, key=str) and tasks != every  # every fit once, shuffled
-    assert tasks == choice._tasks(setups, 2, 2)  # the same seed, the same order
-    halves = [[setups[f][0] in ("cnmf", "sda", "label_spreading") for f, _, _ in part]
-              for part in (tasks[:len(tasks) // 2], tasks[len(tasks) // 2:])]
-    assert all(any(half) and not all(half) for half in halves)  # each half holds fits with labels and without
-    assert choice.fits() == [setups[f][0] for f, _, _ in tasks]
+    assert sorted(tasks, key=str) == sorted(every, key=str)  # every fit once
+    names = [setups[f][0] for f, _, _ in tasks]
+    assert names[:len(METHODS)] == sorted(METHODS, key=lambda name: -prices[name])  # the first round
+    for name in METHODS:  # a method's k-th fit runs in the k-th round: after every method's (k-1)-th
+        rounds = [sum(n == name for n in names[:i]) for i, n in enumerate(names) if n == name]
+        assert rounds == list(range(names.count(name)))
+    assert tasks == choice._tasks(setups, 2, 2, prices)  # the same seed, the same order
+    own = [t for t in tasks if setups[t[0]][0] == "gnmf"]
+    other = FamilyChoice(methods=METHODS, grids=GRIDS, n_folds=2, n_repeats=2, random_state=1)
+    assert own != [t for t in other._tasks(setups, 2, 2, prices) if setups[t[0]][0] == "gnmf"]  # drawn
+    assert [setups[f][0] for f, _, _ in choice._tasks(setups, 2, 2)][:len(METHODS)] == METHODS  # unpriced
+    assert choice.fits() == [setups[f][0] for f, _, _ in choice._tasks(setups, 2, 2)]
+
+
+def test_no_result_depends_on_the_order_the_prices_give():
+    X, y, told = blobs()
+
+    class Priced(list):
+        prices = {"kmeans": 9.0, "nmf": 1.0, "gnmf": 3.0, "cnmf": 2.0, "sda": 8.0, "label_spreading": 7.0}
+
+        def __call__(self, name, seconds=None):
+            self.append(name)
+
+    progress = Priced()
+    priced = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, told, progress=progress)
+    plain = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, told)
+    assert progress[:len(METHODS)] == sorted(METHODS, key=lambda name: -Priced.prices[name])
+    assert np.array_equal(priced.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"],
+                          equal_nan=True)
+    assert np.array_equal(priced.labels_, plain.labels_)
 
 
 def test_the_fits_forecast_for_the_estimate_are_the_priors_candidate_and_its_first_reference():
