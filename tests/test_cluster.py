@@ -3,7 +3,6 @@ labels (src/choice/your_data.py); every bad file one line, exit status 2, nothin
 
 import json
 import logging
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -147,10 +146,9 @@ def test_a_method_that_has_run_is_paced_by_its_own_seconds_the_others_by_their_p
 
 def test_the_time_left_counts_a_fit_under_way_in_each_other_process(caplog, monkeypatch):
     """With two processes the first fit to end has the other's about as long again behind it."""
-    clock = iter([0.0, 0.0, 10.0, 20.0, 0.0, 0.0])  # two starts, two fits, the single-process start
-    monkeypatch.setattr(your_data, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    clock = iter([0.0, 10.0, 20.0])  # the start, then two fits
     monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
-    progress = your_data.FitProgress(dict.fromkeys("ab", 1.0), list("aabb"), workers=2)
+    progress = your_data.FitProgress(dict.fromkeys("ab", 1.0), list("aabb"), workers=2, clock=lambda: next(clock))
     assert progress.begun(10.0) == 0.0  # nothing done: no pace yet
     with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
         progress("a", 10.0)  # 10 s in, one fit of 10 s done and the other process 10 s into its own

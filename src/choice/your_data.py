@@ -180,7 +180,8 @@ class FitProgress:
     long again behind it (counting the fits done alone doubles the first forecasts). The fits may end in any
     order: the fits left are counted by method. The estimator reads :attr:`prices` to run the dearest
     methods' fits first (:meth:`.estimator.FamilyChoice.fit`). The clock starts once the processes are up
-    (:func:`start_processes`): their start and imports are paid once, and would price every fit left.
+    (:func:`start_processes`): their start and imports are paid once, and would price every fit left. The
+    ``clock`` is :func:`time.perf_counter` unless a replay gives its own (``tools/fit_orders.py``).
 
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
@@ -188,10 +189,12 @@ class FitProgress:
 
     EVERY = 30.0
 
-    def __init__(self, prices: dict[str, float], names: list[str], workers: int = 1):
+    def __init__(self, prices: dict[str, float], names: list[str], workers: int = 1, clock=time.perf_counter):
         self.prices, self.total, self.workers = prices, sum(prices[name] for name in names), workers
         self.left, self.count = Counter(names), len(names)  # the fits left of each method; all fits
-        self.done, self.fits, self.start, self.said = 0.0, 0, time.perf_counter(), time.perf_counter()
+        self.clock = clock
+        self.done, self.fits, self.start = 0.0, 0, clock()
+        self.said = self.start
         self.seconds: dict[str, list[float]] = {}  # each method's fits done: the seconds each took
         self.samples: list[list[float]] = []
 
@@ -226,7 +229,7 @@ class FitProgress:
         self.seconds.setdefault(name, []).append(self.prices[name] if seconds is None else seconds)
         self.fits += 1
         self.left[name] = max(self.left[name] - 1, 0)
-        now = time.perf_counter()
+        now = self.clock()
         elapsed, (took, left) = now - self.start, self.seconds_left()
         begun = self.begun(took)
         self.samples.append([elapsed, self.fits / self.count, self.done / self.total,
