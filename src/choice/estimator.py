@@ -324,7 +324,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         given, is called as each scoring fit ends, with its method's registry name and the seconds it took;
         its ``expect(names)``, where it has one, as the estimate's fits start, with theirs (:meth:`fits`
         forecasts them before the choice); its ``prices`` (a registry name's expected seconds a fit), where
-        it has them, order the fits, the dearest method's first (:meth:`_tasks`)."""
+        it has them, order the fits: in rounds of one fit a method, the dearest method's first."""
         for name, lowest in (("n_folds", 2), ("n_repeats", 1), ("estimate_folds", 2), ("estimate_repeats", 1)):
             if not is_integer(getattr(self, name)) or getattr(self, name) < lowest:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be an integer of at least {lowest}")
@@ -485,8 +485,8 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                 if task is not None]
 
     def fits(self, y=None) -> list[str]:
-        """The registry name of each fit that scores, in order (``_tasks``; the chosen one's final fit not
-        counted): the fits that choose, then, given the labels ``y`` (n_samples,; -1 unknown), a forecast of
+        """The registry name of each fit that scores (in the order they run without prices; the chosen one's
+        final fit not counted): the fits that choose, then, given the labels ``y`` (n_samples,; -1 unknown), a forecast of
         the estimate's: the prior's candidate and the first reference the prior names, which the choice keeps
         unless the evidence moves it (:meth:`fit` tells its progress the fits it runs instead)."""
         found = self.candidates()
