@@ -486,9 +486,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
 
     def fits(self, y=None) -> list[str]:
         """The registry name of each fit that scores (in the order they run without prices; the chosen one's
-        final fit not counted): the fits that choose, then, given the labels ``y`` (n_samples,; -1 unknown), a forecast of
-        the estimate's: the prior's candidate and the first reference the prior names, which the choice keeps
-        unless the evidence moves it (:meth:`fit` tells its progress the fits it runs instead)."""
+        final fit not counted): the fits that choose, then, given the labels ``y`` (n_samples,; -1 unknown), a
+        forecast of the estimate's: the prior's candidate and the first reference the prior names, which the
+        choice keeps unless the evidence moves it (:meth:`fit` tells its progress the fits it runs instead)."""
         found = self.candidates()
         names = self._names(self._plan(found, self.n_folds, self.n_repeats))
         if y is None:

@@ -178,10 +178,10 @@ class FitProgress:
     others. The work begun is the fits done and, in each of the other ``workers`` processes, about one mean
     fit under way: the fits end one at a time, and with two processes the first to end has the other's as
     long again behind it (counting the fits done alone doubles the first forecasts). The fits may end in any
-    order: the fits left are counted by method. The estimator reads :attr:`prices` to run the dearest
+    order: the fits left are counted by method. The estimator reads ``prices`` to run the dearest
     methods' fits first (:meth:`.estimator.FamilyChoice.fit`). The clock starts once the processes are up
     (:func:`start_processes`): their start and imports are paid once, and would price every fit left. The
-    ``clock`` is :func:`time.perf_counter` unless a replay gives its own (``tools/fit_orders.py``).
+    ``clock`` is ``time.perf_counter`` unless a replay gives its own (``tools/fit_orders.py``).
 
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
