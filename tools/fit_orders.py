@@ -10,7 +10,7 @@ with its method and stage (the fits that choose, then the estimate's). Those fit
 ``--workers`` simulated processes: each fit goes to the first process free, and the estimate's start when the
 choosing ones have all ended. The replay runs ``--orders`` times in each of two orders:
 
-* ``drawn``: each stage's fits in one order drawn at random (the command's order until 1d7bff1);
+* ``drawn``: each stage's fits in one order drawn at random (the command's order before the rounds);
 * ``rounds``: the order :meth:`src.choice.estimator.FamilyChoice._tasks` gives them, one fit of every method a
   round, the dearest priced first, each method's own fits in a drawn order.
 

@@ -472,9 +472,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         them, the candidates' order), each method's own fits in an order drawn from ``random_state`` (key
         (3,)). So every method has run once by the end of the first round, and from then on the time left
         paces each by its own seconds (:class:`src.choice.your_data.FitProgress`); the dearest, which weigh
-        most in it, are measured first. Drawn in one order of all the fits, the first tenth would leave half
-        the methods unmeasured, and a long fit late in the order would run alone. No result depends on the
-        order: each fit's seed is its own (:meth:`_seed`)."""
+        most in it, are measured first. Drawn in one order of all the fits, the first tenth would leave about
+        half the methods unmeasured, priced by the others. No result depends on the order: each fit's seed is
+        its own (:meth:`_seed`)."""
         tasks = [(f, deal, fold) for f, (name, _, _) in enumerate(setups) for deal in range(n_repeats)
                  for fold in (range(n_folds) if takes_labels(name) else [None])]
         own = {name: [] for name, _, _ in setups}
