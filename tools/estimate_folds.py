@@ -34,14 +34,15 @@ from src.methods.core.validation import UNLABELLED
 from tools.cluster_targets import FILES, draw
 
 
-def held_out_share(X, y_told, name, params, deals, n_folds, readout, k, seed) -> float:
+def held_out_share(X, y_told, name, params, deals, n_folds, readout, k, seed, restarts) -> float:
     """The share of held-out known samples classed right over every fold of ``deals`` (each known sample's
-    fold), each fit told the other folds' labels only (:func:`src.choice.estimator.fit_task`)."""
+    fold), each fit told the other folds' labels only (:func:`src.choice.estimator.fit_task`), with ``restarts``
+    KMeans runs."""
     right, held_out = 0, 0
     for d, deal in enumerate(deals):
         for fold in range(n_folds):
             got, *_ = fit_task(X, name, params, y_told, deal, fold, n_folds, (readout,), k,
-                              np.random.SeedSequence([seed, d, fold]), 20)
+                              np.random.SeedSequence([seed, d, fold]), restarts)
             held = deal == fold
             right += int((got[fold][readout][held] == y_told[held]).sum())
             held_out += int(held.sum())
@@ -53,11 +54,12 @@ def one_file(X, y, seed: int, name: str, readout: str) -> dict:
     told = draw(y, FILES["yale"]["per_class"], seed)
     choice = FamilyChoice(random_state=seed)
     params = {**choice.base_params(name), **dict(choice.grid(name).defaults)}
-    k, unknown = np.unique(told[told >= 0]).size, told < 0
+    k, unknown = choice.clusters_for(told), told < 0
     rng = np.random.default_rng(seed)
 
     def truth(labels):
-        fitted = fit_once(X, name, params, labels, k, np.random.SeedSequence([seed, 99]), 20)
+        fitted = fit_once(X, name, params, labels, k, np.random.SeedSequence([seed, 99]),
+                          choice.kmeans_restarts)
         return 100 * float(np.mean(classes(readout, fitted, labels, k)[0][unknown] == y[unknown]))
 
     fewer = told.copy()
@@ -66,8 +68,9 @@ def one_file(X, y, seed: int, name: str, readout: str) -> dict:
     known = np.flatnonzero(told >= 0)
     alone = np.full_like(told, -1)
     alone[known] = np.arange(known.size)
+
     def share(deals, n_folds):
-        return 100 * held_out_share(X, told, name, params, deals, n_folds, readout, k, seed)
+        return 100 * held_out_share(X, told, name, params, deals, n_folds, readout, k, seed, choice.kmeans_restarts)
 
     return {"draw": seed, "truth": truth(told), "two_of_three": truth(fewer),
             "folds_2": share([choice._deal(told, 2, (0, 0))], 2),

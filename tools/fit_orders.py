@@ -64,13 +64,9 @@ def record(dataset: str, workers: int) -> tuple[list[list[tuple[str, float]]], d
     (method, seconds) in the order they ended, and the methods' prices (:func:`src.choice.your_data.priced`)."""
     data = load_named(dataset)  # at unit norm, as the command reads a file
     told = draw(data.y, FILES[dataset]["per_class"], 0)
-    estimator = FamilyChoice(n_jobs=workers)
-    names = estimator.fits(told)
-    prices = your_data.priced(names, data.X.shape[0], estimator.clusters_for(told))
-    your_data.start_processes(workers)
-    progress = Recorded(prices, names, workers)
-    estimator.fit(data.X, told, progress=progress)
-    return progress.stages, prices
+    mine = your_data.YourData(f"{dataset}_draw0", data.X, told, data.files)
+    _, progress = your_data.fit_with_progress(mine, FamilyChoice(n_jobs=workers), Recorded)
+    return progress.stages, progress.prices
 
 
 def ordered(fits: list[tuple[str, float]], how: str, prices: dict[str, float], seed: int) -> list[tuple[str, float]]:

@@ -353,7 +353,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         self.cv_results_ = self._results(found, splits, acs, chosen.pvalues, deals)
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         self.reference_index_ = best_reference(found, self.cv_results_["mean_test_score"])
-        said += self._estimate(X, y_partial, k, found, progress)
+        said += self._estimate(X, y_partial, k, found, progress, prices)
         self.warnings_ = cell_warnings.lines(pd.DataFrame(said), noun="fit")
         for line in self.warnings_:
             logger.info("%s", line)
@@ -402,14 +402,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         return [self.best_index_, *([] if self.reference_index_ in (None, self.best_index_) else
                                     [self.reference_index_])]
 
-    def _estimate(self, X, y_partial, k, found, progress) -> list[dict]:
+    def _estimate(self, X, y_partial, k, found, progress, prices) -> list[dict]:
         """Score the chosen candidate and the best reference on fresh deals of ``estimate_folds`` folds (seeds
-        keyed 4 and 5, none the choosing folds' own): ``estimates_`` and ``estimate_``. Returns what the fits
-        warned."""
+        keyed 4 and 5, none the choosing folds' own), their fits ordered by ``prices``: ``estimates_`` and
+        ``estimate_``. Returns what the fits warned."""
         rows = self.estimated_rows()
         subset = renumbered(found, rows)
         deals = [self._deal(y_partial, self.estimate_folds, (4, deal)) for deal in range(self.estimate_repeats)]
-        plan = self._plan(subset, self.estimate_folds, self.estimate_repeats, getattr(progress, "prices", None))
+        plan = self._plan(subset, self.estimate_folds, self.estimate_repeats, prices)
         if progress is not None and hasattr(progress, "expect"):
             progress.expect(self._names(plan))
         fitted, said = self._split_fits(X, y_partial, k, plan, deals, self.estimate_folds, 5, progress)

@@ -251,6 +251,17 @@ def start_processes(n_jobs) -> None:
     Parallel(n_jobs=n_jobs)(delayed(import_module)("src.choice.estimator") for _ in range(effective_n_jobs(n_jobs)))
 
 
+def fit_with_progress(data: YourData, estimator: FamilyChoice, progress=FitProgress):
+    """Fit ``estimator`` on ``data`` as the command does: its fits priced (:func:`priced`), the processes
+    started, then a ``progress`` (:class:`FitProgress` or a subclass) of every fit. Returns the fitted
+    estimator and the progress."""
+    names = estimator.fits(data.y)
+    prices = priced(names, data.X.shape[0], data.rank(estimator))
+    start_processes(estimator.n_jobs)
+    tracked = progress(prices, names, effective_n_jobs(estimator.n_jobs))
+    return estimator.fit(data.X, data.y, progress=tracked), tracked
+
+
 def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, float]:
     """Read and check the file, count and price the fits (:func:`priced`); nothing is fitted or written.
     Returns the fits and their priced seconds."""
@@ -284,12 +295,9 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
     said = notes(data)
     for line in said:
         logger.info("%s", line)
-    names = estimator.fits(data.y)
     start = time.perf_counter()
     try:
-        prices = priced(names, data.X.shape[0], data.rank(estimator))
-        start_processes(estimator.n_jobs)
-        found = estimator.fit(data.X, data.y, progress=FitProgress(prices, names, effective_n_jobs(estimator.n_jobs)))
+        found, _ = fit_with_progress(data, estimator)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

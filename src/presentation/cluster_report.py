@@ -28,15 +28,6 @@ from .figures import pyplot
 FIGURE = "candidates.png"
 
 
-def splits_of(results: dict, score: str = "test") -> np.ndarray:
-    """The candidates' split scores (candidates, splits) from ``cv_results_``: the share classed right
-    (``"test"``, the score that chooses), or the held-out AC (``"ac"``)."""
-    suffix = f"_{score}_score"
-    keys = sorted((k for k in results if k.startswith("split") and k.endswith(suffix)),
-                  key=lambda k: int(k[5:-len(suffix)]))
-    return np.column_stack([np.asarray(results[k], dtype=float) for k in keys])
-
-
 def interval(share: float, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson's interval of a share right of ``n`` samples (the nearest count; scipy's
     :meth:`~scipy.stats._result_classes.BinomTestResult.proportion_ci`), NaN twice for a missing share or no
@@ -178,7 +169,7 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
              f"Every one of the {len(candidates)} candidates (each setting, each readout) is in `candidates.csv`.",
              "", "## How it was chosen", "",
              *(f"- {note}" for note in notes),
-             f"- {len(candidates)} candidates, each scored on {splits_of(results).shape[1]} held-out splits "
+             f"- {len(candidates)} candidates, each scored on {found.n_folds * found.n_repeats} held-out splits "
              f"({found.n_folds} folds x {found.n_repeats} deal(s){benchmarks}) by the share of held-out known "
              "samples classed right; the rule is `src/choice/rule.py`, the manual's `docs/cluster.md`",
              f"- the estimate: the chosen candidate and the best reference scored again on {found.estimate_folds} "
