@@ -35,10 +35,14 @@ def counted(n: int, word: str, plural: str | None = None) -> str:
 
 
 def duration(seconds: float) -> str:
-    """A duration as a person says it: ``35 s``, ``6 min``, ``2 h 05 min``."""
+    """A duration as a person says it, and within about 8% of it: ``35 s``; ``1 min 30 s`` below ten minutes
+    (to the nearest 10 s: whole minutes would say ``1 min`` for 89 s, a third short); ``25 min``; ``2 h 05 min``."""
     seconds = max(0.0, float(seconds))
     if seconds < 59.5:
         return f"{seconds:.0f} s"
+    if seconds < 595:
+        minutes, tens = divmod(round(seconds / 10), 6)
+        return f"{minutes} min {10 * tens} s" if tens else f"{minutes} min"
     if seconds < 3570:
         return f"{seconds / 60:.0f} min"
     hours, minutes = divmod(int(round(seconds / 60)), 60)

@@ -291,4 +291,4 @@ def test_the_forecast_errors_read_as_one_line_each_of_the_cells_and_of_the_time(
                                             "forecast": 300.0, "actual": 400.0, "error": -0.25}]}
     assert schedule.error_lines(summary, unit="fits", whose="over rounds 1-2, the time left") == [
         "over rounds 1-2, the time left forecast at 10% of the fits (30 s in): 9 min, it took 8 min (+12%)",
-        "over rounds 1-2, the time left forecast at 25% of the time (2 min in): 5 min, it took 7 min (-25%)"]
+        "over rounds 1-2, the time left forecast at 25% of the time (2 min 10 s in): 5 min, it took 6 min 40 s (-25%)"]
