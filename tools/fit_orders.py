@@ -24,7 +24,6 @@ and a fit's seconds changing with the fits beside it.
 from __future__ import annotations
 
 import argparse
-import heapq
 import logging
 import sys
 
@@ -35,6 +34,7 @@ from src.choice.estimator import FamilyChoice
 from src.data.named import load_named
 from src.running.pool.schedule import forecast_errors
 
+from .bench.reproduction import list_ends
 from .cluster_targets import FILES, draw
 
 logger = logging.getLogger("tools.fit_orders")
@@ -80,17 +80,13 @@ def ordered(fits: list[tuple[str, float]], how: str, prices: dict[str, float], s
 
 def ends(stages: list[list[tuple[str, float]]], workers: int) -> list[tuple[float, str, float]]:
     """When each fit of ``stages`` (each in the order its fits start) ends on ``workers`` processes, each fit
-    to the first one free and a stage's fits after the stage before has ended: (end, method, seconds), by end."""
+    to the first one free (:func:`tools.bench.reproduction.list_ends`) and a stage's fits after the stage before
+    has ended: (end, method, seconds), by end."""
     found, begin = [], 0.0
     for stage in stages:
-        free = [begin] * workers
-        ended = []
-        for name, seconds in stage:
-            start = heapq.heappop(free)
-            heapq.heappush(free, start + seconds)
-            ended.append((start + seconds, name, seconds))
-        found += sorted(ended, key=lambda item: item[0])
-        begin = max([begin, *(end for end, _, _ in ended)])
+        finish = list_ends([seconds for _, seconds in stage], workers, begin)
+        found += sorted(((end, name, seconds) for end, (name, seconds) in zip(finish, stage)), key=lambda item: item[0])
+        begin = max([begin, *finish])
     return found
 
 

@@ -484,14 +484,21 @@ def bounds(cells: pd.DataFrame, rates: Mapping[str, float],
 
 
 # -- 3. schedules --------------------------------------------------------------------------------------------
-def list_schedule(durations: Iterable[float], workers: int) -> float:
-    """Wall time of greedy list scheduling: each duration in turn goes to the worker that is free first."""
+def list_ends(durations: Iterable[float], workers: int, begin: float = 0.0) -> list[float]:
+    """When each duration ends under greedy list scheduling from ``begin``: each in turn goes to the worker
+    that is free first."""
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
-    free = [0.0] * workers
+    free, ends = [float(begin)] * workers, []
     for duration in durations:
-        heapq.heappush(free, heapq.heappop(free) + float(duration))
-    return max(free)
+        ends.append(heapq.heappop(free) + float(duration))
+        heapq.heappush(free, ends[-1])
+    return ends
+
+
+def list_schedule(durations: Iterable[float], workers: int) -> float:
+    """Wall time of greedy list scheduling (:func:`list_ends`)."""
+    return max(list_ends(durations, workers), default=0.0)
 
 
 def paper_order(papers: Iterable[str]) -> list[str]:
