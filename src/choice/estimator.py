@@ -8,9 +8,10 @@ labels fitted once a deal, told none, and read out with the other folds' labels)
 the folds; the rule (:mod:`.rule`) keeps the prior's candidate unless another is better by more than the noise
 of choosing. The folds that choose are the benchmark's (two, dealt once), so that the rule runs on the evidence
 the benchmark chose its level on. The chosen candidate and the best reference are then scored again on fresh
-deals of more folds (three, dealt twice: each fit told two thirds of the labels rather than half), which gives
-the estimate the report reads out; the chosen candidate is fitted on every sample with every known label and
-read out, so every sample gets a class back, with its confidence.
+deals of more folds (three, dealt twice: each fit told two thirds of the labels rather than half), and on the
+same deals told one fold's labels only; the learning curve through the two shares, read at every label
+(:mod:`.learning_curve`), gives the estimate the report reads out. The chosen candidate is fitted on every
+sample with every known label and read out, so every sample gets a class back, with its confidence.
 
 Each fit is the protocol's: the method's factorization at rank k (the number of known classes unless told),
 then the best of ``kmeans_restarts`` KMeans runs on the representation (a method that clusters by itself,
@@ -50,7 +51,7 @@ from ..tuning.grids import Grid, contender_grid, family_grid, setting_text, sett
 from ..tuning.homes import track_methods
 from ..tuning.selection import FOLDS, takes_labels
 from . import prior as priors
-from . import rule
+from . import learning_curve, rule
 from .readouts import OWN, Fitted, candidate_name, classes, readouts_of
 
 logger = logging.getLogger(__name__)
@@ -97,11 +98,18 @@ def hidden(y_partial: np.ndarray, deal: np.ndarray, fold: int) -> np.ndarray:
     return np.where(deal == fold, UNLABELLED, y_partial)
 
 
+def shown(y_partial: np.ndarray, deal: np.ndarray, fold: int) -> np.ndarray:
+    """The labels told when only ``fold`` of the ``deal`` is told (and the samples never held): the estimate's
+    second label count (:mod:`.learning_curve`)."""
+    return np.where((deal == fold) | (deal < 0), y_partial, UNLABELLED)
+
+
 def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray, fold: int | None, n_folds: int,
-             readouts: tuple, k: int, seeds: np.random.SeedSequence, kmeans_restarts: int):
-    """One scoring fit (:func:`fit_once`) told every label but those of ``fold`` of the ``deal``, or none
-    (``fold`` None: a method without labels, one fit a deal), read out (:func:`.readouts.classes`) for the
-    fold it holds out, or for each of the ``n_folds``, with the labels of the other folds only. Returns
+             readouts: tuple, k: int, seeds: np.random.SeedSequence, kmeans_restarts: int, only: bool = False):
+    """One scoring fit (:func:`fit_once`) told every label but those of ``fold`` of the ``deal`` (``only``:
+    those of ``fold`` alone, :func:`shown`), or none (``fold`` None: a method without labels, one fit a deal),
+    read out (:func:`.readouts.classes`) for that fold, or for each of the ``n_folds``, with the same labels
+    told. Returns
     ``{"clusters": ..., fold: {readout: classes}}`` (n_samples,) each, or the error's text where the fit
     failed, so that a failing candidate costs its own score and never the choice; what it warned
     (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's); and the seconds
@@ -109,11 +117,12 @@ def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray
     start = time.perf_counter()
     with cell_warnings.caught() as records:
         try:
-            told = np.full_like(y_partial, UNLABELLED) if fold is None else hidden(y_partial, deal, fold)
+            tell = shown if only else hidden
+            told = np.full_like(y_partial, UNLABELLED) if fold is None else tell(y_partial, deal, fold)
             fitted = fit_once(X, name, params, told, k, seeds, kmeans_restarts)
             found = {"clusters": fitted.clusters}
             for held in (range(n_folds) if fold is None else [fold]):
-                found[held] = {readout: classes(readout, fitted, hidden(y_partial, deal, held), k)[0]
+                found[held] = {readout: classes(readout, fitted, tell(y_partial, deal, held), k)[0]
                                .astype(np.int32) for readout in readouts}
         except Exception as exc:  # any error of the method's: its score is missing, the others stand
             found = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
@@ -171,7 +180,9 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     estimate_folds : int, default 3
         The folds of the estimate: the chosen candidate and the best reference are scored again on fresh deals
         (seeds of their own) of this many folds, so that the estimate is not the score that chose it (the
-        winner's curse) and each fit is told more of the labels (two thirds at three), leaning less low.
+        winner's curse) and each fit is told more of the labels (two thirds at three), leaning less low. From
+        three folds each deal is scored at a second label count too, each fit told one fold's labels only, and
+        the estimate is read off the learning curve through the two at every label (:mod:`.learning_curve`).
     estimate_repeats : int, default 2
         Deals of the estimate's folds.
     kmeans_restarts : int, default 20
@@ -215,9 +226,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
     estimates_ : dict of int to ndarray of shape (estimate_folds * estimate_repeats,)
         The estimate's splits: for the chosen candidate and the best reference (rows of ``cv_results_``), the
         share of each split's held-out samples classed right, on the fresh deals.
+    few_estimates_ : dict of int to ndarray of shape (estimate_folds * estimate_repeats,)
+        The same rows at the second label count: each split's fit told its fold's labels only, its share
+        right on the other folds' known samples (empty below three estimate folds).
+    estimate_intervals_ : dict of int to tuple of float
+        The same rows' estimates, each ``(share, low, high)``: the share right read off the learning curve at
+        every known label, with its 95% interval (:func:`.learning_curve.estimate`).
     estimate_ : float
-        The chosen candidate's estimate: its share of held-out known samples classed right over the
-        estimate's splits.
+        The chosen candidate's estimate, the share of ``estimate_intervals_``.
     reference_index_ : int or None
         The best reference (a classifier on the labels alone) by the score that chooses; None where the
         candidates hold none.
@@ -378,16 +394,17 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         setups, tasks = plan
         return [setups[f][0] for f, _, _ in tasks]
 
-    def _split_fits(self, X, y_partial, k, plan, deals, n_folds, stage, progress):
-        """Every fit of the ``plan`` (:meth:`_plan`) on ``deals`` of ``n_folds`` folds, ``stage`` keying their
-        seeds (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned, in the plan's order. The
+    def _split_fits(self, X, y_partial, k, plan, deals, n_folds, stage, progress, only=False):
+        """Every fit of the ``plan`` (:meth:`_plan`) on ``deals`` of ``n_folds`` folds (each told every fold's
+        labels but its own, or ``only`` its own: :func:`fit_task`), ``stage`` keying their seeds
+        (:meth:`_seed`); returns them by (fit, deal, fold) and what each warned, in the plan's order. The
         fits come back as they end (a long one holds back no progress line of those after it)."""
         setups, tasks = plan
         running = Parallel(n_jobs=self.n_jobs, return_as="generator_unordered")(
             delayed(keyed_fit_task)((f, deal, fold), X, setups[f][0],
                                     {**self.base_params(setups[f][0]), **setups[f][1]}, y_partial, deals[deal], fold,
                                     n_folds, setups[f][2], k, self._seed(stage, deal, -1 if fold is None else fold),
-                                    self.kmeans_restarts)
+                                    self.kmeans_restarts, only)
             for f, deal, fold in tasks)
         fitted, warned = {}, {}
         for task, (got, said, seconds) in running:
@@ -402,30 +419,46 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         return [self.best_index_, *([] if self.reference_index_ in (None, self.best_index_) else
                                     [self.reference_index_])]
 
+    def _estimate_stages(self) -> tuple[bool, ...]:
+        """The estimate's fits on each deal: told every fold's labels but one, then (from
+        :data:`.learning_curve.FEWEST_FOLDS` folds) told one fold's only (``only``)."""
+        return (False, True) if self.estimate_folds >= learning_curve.FEWEST_FOLDS else (False,)
+
     def _estimate(self, X, y_partial, k, found, progress, prices) -> list[dict]:
         """Score the chosen candidate and the best reference on fresh deals of ``estimate_folds`` folds (seeds
-        keyed 4 and 5, none the choosing folds' own), their fits ordered by ``prices``: ``estimates_`` and
-        ``estimate_``. Returns what the fits warned."""
+        keyed 4, 5 and 6, none the choosing folds' own), at two label counts (:meth:`_estimate_stages`), their
+        fits ordered by ``prices``: ``estimates_``, ``few_estimates_``, ``estimate_intervals_`` and
+        ``estimate_``, read off the learning curve (:mod:`.learning_curve`). Returns what the fits warned."""
         rows = self.estimated_rows()
         subset = renumbered(found, rows)
         deals = [self._deal(y_partial, self.estimate_folds, (4, deal)) for deal in range(self.estimate_repeats)]
         plan = self._plan(subset, self.estimate_folds, self.estimate_repeats, prices)
+        stages = self._estimate_stages()
         if progress is not None and hasattr(progress, "expect"):
-            progress.expect(self._names(plan))
-        fitted, said = self._split_fits(X, y_partial, k, plan, deals, self.estimate_folds, 5, progress)
-        _, splits, _ = self._scored(subset, fitted, deals, y_partial, self.estimate_folds,
-                                    "it has no estimate (NaN)")
+            progress.expect(self._names(plan) * len(stages))
+        said, scored = [], []
+        for stage, only in enumerate(stages, start=5):
+            fitted, warned = self._split_fits(X, y_partial, k, plan, deals, self.estimate_folds, stage, progress,
+                                              only)
+            said += warned
+            scored.append(self._scored(subset, fitted, deals, y_partial, self.estimate_folds,
+                                       "it has no estimate (NaN)", only)[:2])
+        (many, splits), (few, few_splits) = scored[0], scored[-1]
         self.estimates_ = {i: splits[j] for j, i in enumerate(rows)}
-        self.estimate_ = float(np.mean(self.estimates_[self.best_index_]))
+        self.few_estimates_ = {i: few_splits[j] for j, i in enumerate(rows)} if len(stages) > 1 else {}
+        self.estimate_intervals_ = {i: learning_curve.estimate(learning_curve.extrapolated(
+            many[j], few[j], self.estimate_folds if len(stages) > 1 else 0)) for j, i in enumerate(rows)}
+        self.estimate_ = self.estimate_intervals_[self.best_index_][0]
         return said
 
     @staticmethod
     def _scored(found: list[Candidate], fitted: dict, deals: list, y_partial: np.ndarray, n_folds: int,
-                failing: str = "it is left out of the choice"):
+                failing: str = "it is left out of the choice", only: bool = False):
         """From the scoring fits of ``deals`` of ``n_folds`` folds: each candidate's share of deals in which
         each scored sample came back right (candidates x scored samples, NaN for a candidate whose fit failed,
         logged with what ``failing`` costs), and per split (fold of a deal) its share right and its held-out
-        AC."""
+        AC. A split scores its fold's samples, or (fits told ``only`` their fold's labels, :func:`shown`) every
+        other fold's, each sample then counted in ``n_folds - 1`` splits of a deal."""
         scored = deals[0] >= 0  # every deal holds out the same samples, each once
         correct = np.zeros((len(found), int(scored.sum())))
         splits = np.full((len(found), len(deals) * n_folds), np.nan)
@@ -438,7 +471,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                     if isinstance(got, str):
                         failed = got
                         break
-                    held = deals[deal] == fold
+                    held = (deals[deal] >= 0) & (deals[deal] != fold) if only else deals[deal] == fold
                     given = got[fold][candidate.readout]
                     right = given == y_partial
                     correct[c] += right[scored] & held[scored]
@@ -453,7 +486,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                 logger.warning("%s at %s failed (%s); %s", candidate.title,
                                setting_text(candidate.setting) or "its one setting", failed, failing)
                 correct[c], splits[c], acs[c] = np.nan, np.nan, np.nan
-        return correct / len(deals), splits, acs
+        return correct / (len(deals) * (n_folds - 1 if only else 1)), splits, acs
 
     @staticmethod
     def _setups(found: list[Candidate]) -> list[tuple[str, dict, tuple]]:
@@ -496,13 +529,14 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         known_share = float(np.mean(np.asarray(y) != UNLABELLED))
         order = [*self.prior_order(found, known_share, self._prior_how(priors.shipped_rule())), *range(len(found))]
         rows = dict.fromkeys([order[0], *[i for i in order if found[i].readout == OWN][:1]])
-        return names + self._names(self._plan(renumbered(found, rows), self.estimate_folds, self.estimate_repeats))
+        estimate = self._names(self._plan(renumbered(found, rows), self.estimate_folds, self.estimate_repeats))
+        return names + estimate * len(self._estimate_stages())
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
         """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds that choose,
         (1, deal, fold) starts every candidate's fit of that fold (-1: a label-free fit, the deal's one), (2,)
-        the final fit, (3,) the order the fits run in (:meth:`_tasks`), (4, deal) and (5, deal, fold) the
-        estimate's deals and fits.
+        the final fit, (3,) the order the fits run in (:meth:`_tasks`), (4, deal) the estimate's deals, (5, deal,
+        fold) its fits told every other fold's labels and (6, deal, fold) those told the fold's own only.
         Every candidate of a fold starts alike, as every method of a benchmark trial does."""
         return np.random.SeedSequence(self.random_state, spawn_key=tuple(k % 2**32 for k in key))
 

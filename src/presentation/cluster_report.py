@@ -3,12 +3,13 @@ use, its estimated share of right classes with an interval, beside the best refe
 splits), a figure of the score that chose, one row a method, then a short table and how it was chosen.
 
 The estimate is the chosen candidate's share of held-out known samples classed right on the estimate's own
-deals of the folds (:attr:`src.choice.estimator.FamilyChoice.estimates_`, not the folds that chose it), each
-held-out sample classed from the other folds' labels only, as ``labels.csv`` classes an unknown one
-(:mod:`src.choice.readouts`). Every interval is Wilson's for a share of the known samples scored, as if each
-were an independent trial: a binomial's spread is the least such a share has, and the samples of a fold share
-a fit, so it is a guide, not a guarantee. Each fold's fit is told fewer labels than the final fit, so the
-estimate leans low where a few labels a class are known. Every candidate's scores are in ``candidates.csv``.
+deals of the folds (not the folds that chose it), each held-out sample classed from the other folds' labels
+only, as ``labels.csv`` classes an unknown one (:mod:`src.choice.readouts`), then read off the learning curve
+at every known label, since each fold's fit is told fewer labels than the final fit
+(:attr:`src.choice.estimator.FamilyChoice.estimate_intervals_`, :mod:`src.choice.learning_curve`). The
+figure's and the table's intervals are Wilson's for a share of the known samples scored, as if each were an
+independent trial: a binomial's spread is the least such a share has, and the samples of a fold share a fit,
+so it is a guide, not a guarantee. Every candidate's scores are in ``candidates.csv``.
 """
 
 from __future__ import annotations
@@ -96,23 +97,32 @@ def estimate(share: float, n: int) -> str:
     return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
 
 
-def answer(found, results: dict, chosen: int, start: int, why: str, estimates: dict, n_scored: int,
+def estimated(share_low_high: tuple[float, float, float]) -> str:
+    """An estimate with its interval (:attr:`src.choice.estimator.FamilyChoice.estimate_intervals_`):
+    ``47.2% [40.1, 54.3]``; a missing one (a fit failed) says so."""
+    share, low, high = share_low_high
+    if not np.isfinite(share):
+        return "none (a fit of its failed)"
+    return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def answer(found, results: dict, chosen: int, start: int, why: str, intervals: dict, n_scored: int,
            level: float = rule.ALPHA) -> list[str]:
-    """The answer's paragraphs: what to use and its estimate (``estimates``: a candidate's row -> its splits'
-    shares right on the estimate's deals, of ``n_scored`` known samples: the chosen one's and the best
-    reference's), the reference beside it on the same splits, how the rule went at its ``level``."""
-    splits = len(estimates[chosen])
-    reference = next((i for i in estimates if i != chosen and found[i].readout == OWN), None)
+    """The answer's paragraphs: what to use and its estimate (``intervals``: a candidate's row -> its estimate
+    and interval from ``n_scored`` known samples, the chosen one's and the best reference's), the reference
+    beside it on the same splits, how the rule went at its ``level``."""
+    reference = next((i for i in intervals if i != chosen and found[i].readout == OWN), None)
     lines = [f"**Use {title(found[chosen])}.** Its estimated share of right classes on samples whose label is "
-             f"unknown: **{estimate(float(np.mean(estimates[chosen])), n_scored)}** (over {splits} held-out "
-             f"splits of your {n_scored} known samples scored, dealt afresh after the choice, each held-out sample "
-             "classed from the other folds' labels only, as `labels.csv` classes yours; 95% interval).", ""]
+             f"unknown: **{estimated(intervals[chosen])}** (your {n_scored} known samples scored on folds dealt "
+             "afresh after the choice, each held out and classed from the other folds' labels only, as "
+             "`labels.csv` classes yours, then read off the learning curve at all your labels; 95% interval).",
+             ""]
     if found[chosen].readout == OWN:
         lines += [f"A reference wins: {found[chosen].title} on your labels alone, no factorization, is the "
                   "answer here.", ""]
     elif reference is not None:
         lines += [f"On the same splits, {title(found[reference])} on your labels alone: "
-                  f"{estimate(float(np.mean(estimates[reference])), n_scored)}.", ""]
+                  f"{estimated(intervals[reference])}.", ""]
     pvalues = np.asarray(results["p_vs_prior"], dtype=float)
     against = int(np.isfinite(pvalues).sum())
     if why == "evidence":
@@ -160,8 +170,8 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
     benchmarks = ", the benchmark's, on which the rule's level was chosen" if (found.n_folds, found.n_repeats) \
         == (FOLDS, 1) else ""
     lines = [f"# {data.name}: which method, and your samples' classes", "",
-             *answer(candidates, results, chosen, start, found.selection_, found.estimates_, found.n_scored_,
-                     found.alpha_), "",
+             *answer(candidates, results, chosen, start, found.selection_, found.estimate_intervals_,
+                     found.n_scored_, found.alpha_), "",
              f"`labels.csv` gives the class of each of the {data.y.size} samples ({unknown} of them unknown "
              "before), the readout's confidence in it, and its cluster.", "",
              f"![The score that chose, one row a method]({FIGURE})", "",
@@ -175,8 +185,8 @@ def write(folder: Path, data, found, notes: list[str], seconds: float) -> Path:
              f"- the estimate: the chosen candidate and the best reference scored again on {found.estimate_folds} "
              f"folds x {found.estimate_repeats} deals of their own",
              f"- the rule: {rule_text(found)}",
-             "- the estimate leans low where few labels a class are known: each fold's fit is told fewer labels "
-             "than the final one",
+             "- each fold's fit is told fewer labels than the final one, so the estimate is read off the line "
+             "through two label counts, straight in their logarithm, at all of them (`src/choice/learning_curve.py`)",
              f"- {seconds:.0f} s", ""]
     path = Path(folder) / "report.md"
     write_atomic(path, "\n".join(lines) + "\n")

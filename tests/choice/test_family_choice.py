@@ -174,7 +174,10 @@ def test_the_fits_forecast_for_the_estimate_are_the_priors_candidate_and_its_fir
                           estimate_repeats=2)
     names = choice.fits(told)
     assert names[:len(choice.fits())] == choice.fits()
-    assert sorted(names[len(choice.fits()):]) == ["gnmf"] * 2 + ["label_spreading"] * 6  # 2 deals; 3 folds each
+    # 2 deals; 3 folds each; at two label counts (told all folds' labels but one, one fold's only)
+    assert sorted(names[len(choice.fits()):]) == ["gnmf"] * 4 + ["label_spreading"] * 12
+    two = FamilyChoice(methods=METHODS, grids=GRIDS, prior=["GNMF", "LabelSpreading"], estimate_folds=2)
+    assert sorted(two.fits(told)[len(two.fits()):]) == ["gnmf"] * 2 + ["label_spreading"] * 4  # one count
 
 
 def test_the_folds_that_choose_are_the_benchmarks_and_the_estimate_is_dealt_afresh():
@@ -190,15 +193,25 @@ def test_the_folds_that_choose_are_the_benchmarks_and_the_estimate_is_dealt_afre
                          prior=["kNN"], estimate_folds=3, estimate_repeats=2).fit(X, told)
     reference = found.reference_index_
     assert found.candidates()[reference].name == "knn" and set(found.estimates_) == {found.best_index_, reference}
-    assert found.estimate_ == pytest.approx(np.mean(found.estimates_[found.best_index_]))
-    shares = []
+    shares, few, many_right, few_right = [], [], np.zeros(y.size), np.zeros(y.size)
     for deal in range(2):
         folds = found._deal(told, 3, (4, deal))
         for fold in range(3):
             train, held = (told >= 0) & (folds != fold), folds == fold
             given = KNeighborsClassifier(1).fit(X[train], told[train]).predict(X[held])
             shares.append(np.mean(given == told[held]))
-    assert np.allclose(found.estimates_[reference], shares)
+            many_right[held] += given == told[held]
+            train, held = folds == fold, (folds >= 0) & (folds != fold)  # the second count: the fold's own only
+            given = KNeighborsClassifier(1).fit(X[train], told[train]).predict(X[held])
+            few.append(np.mean(given == told[held]))
+            few_right[held] += given == told[held]
+    assert np.allclose(found.estimates_[reference], shares) and np.allclose(found.few_estimates_[reference], few)
+    scored = told >= 0
+    step = np.log(3 / 2) / np.log(2)  # the line straight in log(labels) through 1/3 and 2/3 of them, read at all
+    line = (1 + step) * many_right[scored] / 2 - step * few_right[scored] / 4
+    assert found.estimate_intervals_[reference][0] == pytest.approx(np.clip(line.mean(), 0, 1))
+    share, low, high = found.estimate_intervals_[found.best_index_]
+    assert found.estimate_ == share and 0 <= low <= share <= high <= 1
     chose = [found.cv_results_[f"split{i}_test_score"][reference] for i in range(FOLDS)]
     assert not np.allclose(np.mean(chose), np.mean(shares))  # another deal, another score
 
@@ -230,8 +243,9 @@ def test_what_a_fit_warns_is_counted_never_printed(recwarn):
     told = np.where(np.arange(y.size) % 3 < 2, y, -1)
     found = FamilyChoice(methods=["knn"], grids={"knn": {"n_neighbors": [1]}}, n_folds=2, n_repeats=1).fit(X, told)
     assert not recwarn.list
-    # the two fits that choose and the estimate's six (3 folds x 2 deals), each warned
-    assert len(found.warnings_) == 1 and found.warnings_[0].startswith("knn: UserWarning in 8 of 8 fits")
+    # the two fits that choose and the estimate's six (3 folds x 2 deals) warn; its six told one fold's labels
+    # only (16 samples) are below the 20 from which scikit-learn warns
+    assert len(found.warnings_) == 1 and found.warnings_[0].startswith("knn: UserWarning in 8 of 14 fits")
 
 
 @pytest.mark.parametrize("params, says", [({"n_folds": 1}, "n_folds=1"), ({"n_repeats": 0}, "n_repeats=0"),

@@ -20,8 +20,9 @@ def found_and_results():
     return found, results
 
 
-#: The estimate's splits of the chosen candidates and the reference, on deals of their own, of 40 samples.
-ESTIMATES = {1: np.array([0.6, 0.65, 0.7]), 2: np.array([0.5, 0.55, 0.6]), 0: np.array([0.4, 0.45, 0.5])}
+#: The estimates (share, low, high) of the chosen candidates and the reference, on deals of their own, of 40
+#: samples.
+ESTIMATES = {1: (0.65, 0.5, 0.78), 2: (0.55, 0.4, 0.69), 0: (0.45, 0.3, 0.6)}
 N_SCORED = 40
 
 
@@ -34,16 +35,16 @@ def test_one_row_a_method_its_best_candidate_first_and_a_failed_method_last():
 def test_the_answer_sets_the_best_reference_beside_the_choice_and_says_the_rule_kept_the_prior():
     found, results = found_and_results()
     lines = cluster_report.answer(found, results, 1, 1, "prior", ESTIMATES, N_SCORED)
-    assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0% [" in lines[0]
-    assert "over 3 held-out splits of your 40 known samples" in lines[0]
-    assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0% [")
+    assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0% [50.0, 78.0]" in lines[0]
+    assert "your 40 known samples scored" in lines[0] and "learning curve" in lines[0]
+    assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0% [40.0, 69.0]")
     assert "kept" in lines[4] and "none of the 2 others" in lines[4] and "at 0.05 / 2" in lines[4]
     assert "at 0.2 / 2" in cluster_report.answer(found, results, 1, 1, "prior", ESTIMATES, N_SCORED, level=0.2)[4]
 
 
 def test_an_estimate_whose_fit_failed_says_so():
     found, results = found_and_results()
-    lines = cluster_report.answer(found, results, 1, 1, "prior", {**ESTIMATES, 2: np.full(3, np.nan)}, N_SCORED)
+    lines = cluster_report.answer(found, results, 1, 1, "prior", {**ESTIMATES, 2: (np.nan,) * 3}, N_SCORED)
     assert lines[2].endswith("on your labels alone: none (a fit of its failed).")
 
 
