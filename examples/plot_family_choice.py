@@ -40,7 +40,8 @@ found = FamilyChoice(methods=["kmeans", "gnmf", "cnmf", "sda", "label_spreading"
 chosen = found.candidates()[found.best_index_]
 print(f"chosen: {chosen.title} {found.best_params_} ({found.selection_}), "
       f"{100 * found.best_score_:.0f}% of the held-out known faces named right on the folds that chose, "
-      f"{100 * found.estimate_:.0f}% on the estimate's own folds")
+      f"{100 * found.estimate_:.0f}% estimated for the unknown faces (the estimate's own folds, read off the "
+      "learning curve at every known name)")
 unknown = told < 0
 print(f"names right on the faces whose name was unknown: {100 * np.mean(found.labels_[unknown] == y[unknown]):.0f}%")
 

@@ -4,6 +4,7 @@
   labelled neighbour or label spreading in its representation, a reference's own classes);
 * :mod:`.rule`: the rule that starts from the prior's candidate and moves only on evidence;
 * :mod:`.prior`: the prior of a person's file, from the shipped benchmark;
+* :mod:`.learning_curve`: the estimate read off the line through two label counts, at every known label;
 * :mod:`.estimator`: :class:`~.estimator.FamilyChoice`, the choice as a scikit-learn estimator;
 * ``your_data``: ``python -m src.cluster``'s work (read the file, price and run the fits, write the folder);
 * :mod:`.fold_fits`: the benchmark's fold fits with their partitions and readouts, a piece a data set

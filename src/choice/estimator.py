@@ -419,21 +419,21 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         return [self.best_index_, *([] if self.reference_index_ in (None, self.best_index_) else
                                     [self.reference_index_])]
 
-    def _estimate_stages(self) -> tuple[bool, ...]:
+    def estimate_stages(self) -> tuple[bool, ...]:
         """The estimate's fits on each deal: told every fold's labels but one, then (from
         :data:`.learning_curve.FEWEST_FOLDS` folds) told one fold's only (``only``)."""
         return (False, True) if self.estimate_folds >= learning_curve.FEWEST_FOLDS else (False,)
 
     def _estimate(self, X, y_partial, k, found, progress, prices) -> list[dict]:
         """Score the chosen candidate and the best reference on fresh deals of ``estimate_folds`` folds (seeds
-        keyed 4, 5 and 6, none the choosing folds' own), at two label counts (:meth:`_estimate_stages`), their
+        keyed 4, 5 and 6, none the choosing folds' own), at two label counts (:meth:`estimate_stages`), their
         fits ordered by ``prices``: ``estimates_``, ``few_estimates_``, ``estimate_intervals_`` and
         ``estimate_``, read off the learning curve (:mod:`.learning_curve`). Returns what the fits warned."""
         rows = self.estimated_rows()
         subset = renumbered(found, rows)
         deals = [self._deal(y_partial, self.estimate_folds, (4, deal)) for deal in range(self.estimate_repeats)]
         plan = self._plan(subset, self.estimate_folds, self.estimate_repeats, prices)
-        stages = self._estimate_stages()
+        stages = self.estimate_stages()
         if progress is not None and hasattr(progress, "expect"):
             progress.expect(self._names(plan) * len(stages))
         said, scored = [], []
@@ -530,7 +530,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
         order = [*self.prior_order(found, known_share, self._prior_how(priors.shipped_rule())), *range(len(found))]
         rows = dict.fromkeys([order[0], *[i for i in order if found[i].readout == OWN][:1]])
         estimate = self._names(self._plan(renumbered(found, rows), self.estimate_folds, self.estimate_repeats))
-        return names + estimate * len(self._estimate_stages())
+        return names + estimate * len(self.estimate_stages())
 
     def _seed(self, *key: int) -> np.random.SeedSequence:
         """The seed of one use, from ``random_state`` and its key: (0, deal) deals the folds that choose,

@@ -273,10 +273,10 @@ def dry_run(path: str, estimator: FamilyChoice, overrides=()) -> tuple[int, floa
     seconds = sum(prices[name] for name in names) + max(prices.values())  # the final fit: priced as the dearest
     jobs = effective_n_jobs(estimator.n_jobs)
     logger.info("dry run: %d candidates, %d fits (%d deal(s) of %d folds that choose, then the estimate's %d "
-                "deal(s) of %d), about %s of fits, about %s on %d process(es) (priced from the benchmark's cells); "
-                "nothing fitted, nothing written", len(estimator.candidates()), len(names) + 1, estimator.n_repeats,
-                estimator.n_folds, estimator.estimate_repeats, estimator.estimate_folds, duration(seconds),
-                duration(seconds / jobs), jobs)
+                "deal(s) of %d at %d label count(s)), about %s of fits, about %s on %d process(es) (priced from the "
+                "benchmark's cells); nothing fitted, nothing written", len(estimator.candidates()), len(names) + 1,
+                estimator.n_repeats, estimator.n_folds, estimator.estimate_repeats, estimator.estimate_folds,
+                len(estimator.estimate_stages()), duration(seconds), duration(seconds / jobs), jobs)
     return len(names) + 1, seconds
 
 

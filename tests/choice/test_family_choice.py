@@ -80,6 +80,21 @@ def test_a_held_out_samples_class_is_made_from_the_other_folds_labels_only(name,
         assert np.array_equal(found[0][held][readout], found[1][held][readout])
 
 
+@pytest.mark.parametrize("name, fold", [("knn", 0), ("sda", 2), ("kmeans", None)])
+def test_a_fit_told_one_folds_labels_only_sees_no_other_folds_label(name, fold):
+    """The estimate's second label count: change every label outside the told fold and each readout gives
+    every sample the same class."""
+    X, y, told = blobs(noise=1.0)
+    deal = np.where(told >= 0, np.arange(told.size) % 3, -1)
+    own = fold or 0
+    changed = np.where((deal >= 0) & (deal != own), (told + 1) % 3, told)
+    params = FamilyChoice().base_params(name)
+    found = [fit_task(X, name, params, labels, deal, fold, 3, readouts_of(name), 3, np.random.SeedSequence(0), 2,
+                      only=True)[0] for labels in (told, changed)]
+    for readout in readouts_of(name):
+        assert np.array_equal(found[0][own][readout], found[1][own][readout])
+
+
 def test_the_choice_starts_from_the_priors_candidate_and_stays_there_without_evidence():
     X, y, told = blobs(noise=1.0)
     found = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2, prior=["CNMF + nearest labelled"]).fit(X, told)

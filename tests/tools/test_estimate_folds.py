@@ -12,5 +12,6 @@ def test_every_score_is_a_share_and_well_separated_classes_come_back_right_every
     X /= np.linalg.norm(X, axis=1, keepdims=True)
     row = estimate_folds.one_file(X, y, 0, "sda", "nearest_labelled")
     scores = {key: value for key, value in row.items() if key != "draw"}
-    assert set(scores) == {"truth", "two_of_three", "folds_2", "folds_3x2", "leave_one_out"}
+    assert set(scores) == {"truth", "one_fewer", "folds_2", "folds_3x2", "few_3x2", "extrapolated", "power_law",
+                           "leave_one_out"}
     assert all(90.0 <= value <= 100.0 for value in scores.values()), scores
