@@ -109,9 +109,8 @@ def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray
     """One scoring fit (:func:`fit_once`) told every label but those of ``fold`` of the ``deal`` (``only``:
     those of ``fold`` alone, :func:`shown`), or none (``fold`` None: a method without labels, one fit a deal),
     read out (:func:`.readouts.classes`) for that fold, or for each of the ``n_folds``, with the same labels
-    told. Returns
-    ``{"clusters": ..., fold: {readout: classes}}`` (n_samples,) each, or the error's text where the fit
-    failed, so that a failing candidate costs its own score and never the choice; what it warned
+    told. Returns ``{"clusters": ..., fold: {readout: classes}}`` (n_samples,) each, or the error's text where
+    the fit failed, so that a failing candidate costs its own score and never the choice; what it warned
     (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's); and the seconds
     it took in its process (the time left's pace of its method)."""
     start = time.perf_counter()
@@ -443,11 +442,11 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
             said += warned
             scored.append(self._scored(subset, fitted, deals, y_partial, self.estimate_folds,
                                        "it has no estimate (NaN)", only)[:2])
-        (many, splits), (few, few_splits) = scored[0], scored[-1]
+        (many, splits), (few, few_splits) = scored[0], scored[-1]  # one count only: few is many, the slope 0
         self.estimates_ = {i: splits[j] for j, i in enumerate(rows)}
         self.few_estimates_ = {i: few_splits[j] for j, i in enumerate(rows)} if len(stages) > 1 else {}
         self.estimate_intervals_ = {i: learning_curve.estimate(learning_curve.extrapolated(
-            many[j], few[j], self.estimate_folds if len(stages) > 1 else 0)) for j, i in enumerate(rows)}
+            many[j], few[j], self.estimate_folds)) for j, i in enumerate(rows)}
         self.estimate_ = self.estimate_intervals_[self.best_index_][0]
         return said
 

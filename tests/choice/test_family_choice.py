@@ -231,6 +231,17 @@ def test_the_folds_that_choose_are_the_benchmarks_and_the_estimate_is_dealt_afre
     assert not np.allclose(np.mean(chose), np.mean(shares))  # another deal, another score
 
 
+def test_below_three_estimate_folds_the_estimate_is_the_held_out_share():
+    X, y, told = blobs(noise=1.5, n=20)
+    found = FamilyChoice(methods=["knn"], grids={"knn": {"n_neighbors": [1]}}, estimate_folds=2,
+                         estimate_repeats=1).fit(X, told)
+    assert found.estimate_stages() == (False,) and found.few_estimates_ == {}
+    folds = found._deal(told, 2, (4, 0))
+    sizes = [int((folds == fold).sum()) for fold in range(2)]
+    held_out = np.dot(found.estimates_[found.best_index_], sizes) / sum(sizes)  # every known sample once
+    assert found.estimate_ == pytest.approx(held_out)
+
+
 def test_fits_run_at_once_over_processes():
     X, y, told = blobs()
     one = FamilyChoice(methods=METHODS, grids=GRIDS, kmeans_restarts=2).fit(X, told)
