@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from src.choice import learning_curve
-from src.choice.estimator import FamilyChoice, fit_once, fit_task
+from src.choice.estimator import FamilyChoice, fit_once, fit_task, scored_by
 from src.choice.readouts import classes
 from src.data.named import load_named
 from src.methods.core.validation import UNLABELLED
@@ -51,7 +51,7 @@ def held_out(X, y_told, name, params, deals, n_folds, readout, k, seed, restarts
         for fold in range(n_folds):
             got, *_ = fit_task(X, name, params, y_told, deal, fold, n_folds, (readout,), k,
                               np.random.SeedSequence([seed, d, fold, int(only)]), restarts, only)
-            held = (deal >= 0) & (deal != fold) if only else deal == fold
+            held = scored_by(deal, fold, only)
             right += held & (got[fold][readout] == y_told)
             scored += held
     return right, scored

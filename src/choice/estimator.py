@@ -104,6 +104,12 @@ def shown(y_partial: np.ndarray, deal: np.ndarray, fold: int) -> np.ndarray:
     return np.where((deal == fold) | (deal < 0), y_partial, UNLABELLED)
 
 
+def scored_by(deal: np.ndarray, fold: int, only: bool = False) -> np.ndarray:
+    """The known samples the split of ``fold`` scores: the fold's own, held out (:func:`hidden`), or, its fit
+    told ``only`` the fold's labels (:func:`shown`), every other fold's."""
+    return (deal >= 0) & (deal != fold) if only else deal == fold
+
+
 def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray, fold: int | None, n_folds: int,
              readouts: tuple, k: int, seeds: np.random.SeedSequence, kmeans_restarts: int, only: bool = False):
     """One scoring fit (:func:`fit_once`) told every label but those of ``fold`` of the ``deal`` (``only``:
@@ -470,7 +476,7 @@ class FamilyChoice(ClusterMixin, BaseEstimator):
                     if isinstance(got, str):
                         failed = got
                         break
-                    held = (deals[deal] >= 0) & (deals[deal] != fold) if only else deals[deal] == fold
+                    held = scored_by(deals[deal], fold, only)
                     given = got[fold][candidate.readout]
                     right = given == y_partial
                     correct[c] += right[scored] & held[scored]

@@ -48,17 +48,26 @@ def extrapolated(many: np.ndarray, few: np.ndarray, n_folds: int) -> np.ndarray:
     return (1.0 + step) * np.asarray(many, dtype=float) - step * np.asarray(few, dtype=float)
 
 
+def wilson(share: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson's interval of a share right of ``n`` samples (the nearest count; scipy's
+    :meth:`~scipy.stats._result_classes.BinomTestResult.proportion_ci`), NaN twice for a missing share or no
+    sample: the least spread a share of ``n`` samples can have."""
+    if not np.isfinite(share) or n < 1:
+        return np.nan, np.nan
+    found = stats.binomtest(int(round(share * n)), n).proportion_ci(confidence_level=level, method="wilson")
+    return float(found.low), float(found.high)
+
+
 def estimate(scores: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
     """The estimate from the samples' extrapolated ``scores`` (n_scored,; :func:`extrapolated`) and its
     ``level`` interval, each clipped to [0, 1]: the wider, at each end, of the normal interval of the scores'
-    mean and Wilson's for a share of that many samples (the least spread a share of them can have, which keeps
-    an interval where every sample scores alike). NaN three times where a score is missing."""
+    mean and Wilson's for a share of that many samples (:func:`wilson`, which keeps an interval where every
+    sample scores alike). NaN three times where a score is missing."""
     scores = np.asarray(scores, dtype=float)
     if scores.size == 0 or not np.isfinite(scores).all():
         return np.nan, np.nan, np.nan
     mean = float(np.clip(scores.mean(), 0.0, 1.0))
     half = stats.norm.ppf(0.5 + level / 2) * (scores.std(ddof=1) / np.sqrt(scores.size) if scores.size > 1 else 1)
-    wilson = stats.binomtest(int(round(mean * scores.size)), scores.size).proportion_ci(
-        confidence_level=level, method="wilson")
-    low, high = min(mean - half, wilson.low), max(mean + half, wilson.high)
+    least_low, least_high = wilson(mean, scores.size, level)
+    low, high = min(mean - half, least_low), max(mean + half, least_high)
     return mean, float(np.clip(low, 0.0, mean)), float(np.clip(high, mean, 1.0))

@@ -17,9 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from scipy import stats
 
 from ..choice import rule
+from ..choice.learning_curve import wilson
 from ..choice.readouts import OWN
 from ..files import write_atomic
 from ..tuning.grids import setting_text
@@ -29,14 +29,6 @@ from .figures import pyplot
 FIGURE = "candidates.png"
 
 
-def interval(share: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson's interval of a share right of ``n`` samples (the nearest count; scipy's
-    :meth:`~scipy.stats._result_classes.BinomTestResult.proportion_ci`), NaN twice for a missing share or no
-    sample."""
-    if not np.isfinite(share) or n < 1:
-        return np.nan, np.nan
-    found = stats.binomtest(int(round(share * n)), n).proportion_ci(confidence_level=level, method="wilson")
-    return float(found.low), float(found.high)
 
 
 def best_of_each(found, results: dict, chosen: int) -> list[int]:
@@ -68,7 +60,7 @@ def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: P
     mean = np.asarray(results["mean_test_score"], dtype=float)
     fig, ax = plt.subplots(figsize=(8.0, 0.26 * len(rows) + 1.4))
     for row, i in enumerate(rows):
-        low, high = interval(mean[i], n_scored)
+        low, high = wilson(mean[i], n_scored)
         colour = "C3" if i == chosen else "C0" if i == start else "0.35"
         ax.plot([100 * low, 100 * high], [row, row], color=colour, lw=1.5)
         ax.plot(100 * mean[i], row, "o", color=colour, ms=4)
@@ -88,22 +80,20 @@ def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: P
     return path
 
 
-def estimate(share: float, n: int) -> str:
-    """A share right of ``n`` samples with its interval (:func:`interval`): ``47.2% [40.1, 54.3]``; a
-    missing share (a fit failed) says so."""
-    if not np.isfinite(share):
-        return "none (a fit of its failed)"
-    low, high = interval(share, n)
-    return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
-
-
 def estimated(share_low_high: tuple[float, float, float]) -> str:
-    """An estimate with its interval (:attr:`src.choice.estimator.FamilyChoice.estimate_intervals_`):
-    ``47.2% [40.1, 54.3]``; a missing one (a fit failed) says so."""
+    """A share right with its interval (as
+    :attr:`src.choice.estimator.FamilyChoice.estimate_intervals_` gives them): ``47.2% [40.1, 54.3]``; a
+    missing share (a fit failed) says so."""
     share, low, high = share_low_high
     if not np.isfinite(share):
         return "none (a fit of its failed)"
     return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def estimate(share: float, n: int) -> str:
+    """A share right of ``n`` samples with Wilson's interval (:func:`src.choice.learning_curve.wilson`), as
+    :func:`estimated` says it."""
+    return estimated((share, *wilson(share, n)))
 
 
 def answer(found, results: dict, chosen: int, start: int, why: str, intervals: dict, n_scored: int,

@@ -51,3 +51,15 @@ def test_the_normal_interval_widens_with_the_scores_spread():
     narrow = learning_curve.estimate(np.full(50, 0.5))
     wide = learning_curve.estimate(np.tile([-0.6, 1.6], 25))
     assert wide[0] == pytest.approx(narrow[0]) and wide[2] - wide[1] > narrow[2] - narrow[1]
+
+
+def test_the_interval_is_wilsons_for_a_share_of_the_samples_scored():
+    """Against Wilson's formula written out: (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)."""
+    z, n, p = 1.959963984540054, 45, 20 / 45
+    centre, half = p + z ** 2 / (2 * n), z * np.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2))
+    low, high = learning_curve.wilson(p, n)
+    assert np.allclose([low, high], [(centre - half) / (1 + z ** 2 / n), (centre + half) / (1 + z ** 2 / n)])
+    assert 0 < learning_curve.wilson(1.0, 10)[0] < 1 == learning_curve.wilson(1.0, 10)[1]
+    wide = learning_curve.wilson(p, 9 * n)
+    assert wide[1] - wide[0] < (high - low) / 2  # nine times the samples: a third the width, near enough
+    assert np.isnan(learning_curve.wilson(np.nan, 10)).all() and np.isnan(learning_curve.wilson(0.5, 0)).all()

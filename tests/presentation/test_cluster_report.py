@@ -53,15 +53,3 @@ def test_when_a_reference_wins_the_report_says_so_plainly():
     lines = cluster_report.answer(found, results, 2, 1, "evidence", ESTIMATES, N_SCORED)
     assert lines[2].startswith("A reference wins: LabelSpreading on your labels alone")
     assert "moved" in lines[4]
-
-
-def test_the_interval_is_wilsons_for_a_share_of_the_samples_scored():
-    """Against Wilson's formula written out: (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)."""
-    z, n, p = 1.959963984540054, 45, 20 / 45
-    centre, half = p + z ** 2 / (2 * n), z * np.sqrt(p * (1 - p) / n + z ** 2 / (4 * n ** 2))
-    low, high = cluster_report.interval(p, n)
-    assert np.allclose([low, high], [(centre - half) / (1 + z ** 2 / n), (centre + half) / (1 + z ** 2 / n)])
-    assert 0 < cluster_report.interval(1.0, 10)[0] < 1 == cluster_report.interval(1.0, 10)[1]
-    wide = cluster_report.interval(p, 9 * n)
-    assert wide[1] - wide[0] < (high - low) / 2  # nine times the samples: a third the width, near enough
-    assert np.isnan(cluster_report.interval(np.nan, 10)).all() and np.isnan(cluster_report.interval(0.5, 0)).all()
