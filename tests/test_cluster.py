@@ -46,6 +46,8 @@ def test_the_command_writes_every_samples_class_the_candidates_a_report_and_prov
     report = (out / "report.md").read_text()
     assert report.splitlines()[2].startswith("**Use ") and "![The score that chose, one row a method]" in report
     assert not any(p.name.startswith(".out.") for p in tmp_path.iterdir())  # no staging folder left
+    said = json.loads((out / "provenance.json").read_text())["time_left"]  # how far the time left was
+    assert [e["cells"] for e in said["forecast_errors"]] == [0.1, 0.25, 0.5] and isinstance(said["lines"], list)
 
 
 @pytest.mark.parametrize("told, says", [
@@ -125,6 +127,22 @@ def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypat
     errors = [line for line in lines if line.startswith("the time left forecast at 50% of the fits")]
     assert len(errors) == 1 and "it took" in errors[0]
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
+
+
+def test_the_last_fit_records_how_far_each_line_a_person_read_was_from_the_time_that_remained(caplog):
+    clock = iter([0.0, 10.0, 20.0, 45.0, 50.0])  # the start, then four fits: a line is due at 45 s only
+    progress = your_data.FitProgress(dict.fromkeys("ab", 1.0), list("abab"), clock=lambda: next(clock))
+    with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
+        for name, seconds in zip("abab", (10.0, 10.0, 25.0, 5.0)):
+            progress(name, seconds)
+    # at 45 s, 45 s of work done and b's fit left at b's mean of 10 s: 10 s said where 5 s remained
+    assert [line["elapsed"] for line in progress.errors["lines"]] == [45.0]
+    assert progress.errors["lines"][0]["forecast"] == pytest.approx(10.0)
+    assert progress.errors["lines"][0]["error"] == pytest.approx(10.0 / 5.0 - 1)
+    assert [e["cells"] for e in progress.errors["forecast_errors"]] == [0.1, 0.25, 0.5]
+    assert caplog.records[-1].getMessage() == ("the time left said on 1 line before the end: +100% to +100% of "
+                                               "the time that remained")
+    assert your_data.said_lines([]) == "no progress line said a time left before the end"
 
 
 def test_a_method_that_has_run_is_paced_by_its_own_seconds_the_others_by_their_price():

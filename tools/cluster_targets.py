@@ -13,7 +13,8 @@ Cai's results page gives it for Yale). Each is scored against the withheld truth
 samples given their right class. Written: ``targets.csv`` (a row per file) and ``targets.md`` (the summary
 against the targets: Yale at least 48% on average and within 3 points of the best reference on each file,
 COIL20 within 1 point, the report's estimate within 5 points of the truth, Yale within 3 minutes and COIL20
-within 20).
+within 20, and the time left within 25% of the time that remained, on the progress lines a person read and
+at 10%, 25% and 50% of the fits, as each run recorded it in its ``provenance.json``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ FILES = {"yale": {"per_class": 3, "within": 3.0, "minutes": 3.0}, "coil20": {"pe
                                                                              "minutes": 20.0}}
 #: The average over the Yale files the issue asks for, and how near the report's estimate must be (points).
 YALE_MEAN, ESTIMATE_WITHIN = 48.0, 5.0
+#: How near the time left must stay to the time that remained (a share), and the shares of the fits at which
+#: the run records it (:func:`src.running.pool.schedule.forecast_errors`).
+TIME_WITHIN, AT = 0.25, (0.1, 0.25, 0.5)
 
 
 def draw(y: np.ndarray, per_class: int, seed: int) -> np.ndarray:
@@ -73,13 +77,15 @@ def one_file(name: str, X: np.ndarray, y: np.ndarray, seed: int, folder: Path) -
     if status != 0:
         raise SystemExit(f"python -m src.cluster {path} failed (status {status})")
     labels = pd.read_csv(out / "labels.csv")
-    choice = json.loads((out / "provenance.json").read_text())["choice"]
+    recorded = json.loads((out / "provenance.json").read_text())
+    choice, said = recorded["choice"], recorded["time_left"]
     unknown = told < 0
     row = {"file": path.stem, "dataset": name, "draw": seed, "known": int((~unknown).sum()),
            "unknown": int(unknown.sum()), "seconds": round(seconds, 1), "chosen": choice["method"],
            "readout": choice["readout"], "params": json.dumps(choice["params"]), "selection": choice["selection"],
            "estimate": 100 * choice["estimate"],
-           "choice": 100 * float(np.mean(labels["predicted"].to_numpy()[unknown] == y[unknown]))}
+           "choice": 100 * float(np.mean(labels["predicted"].to_numpy()[unknown] == y[unknown])),
+           **time_left_errors(said)}
     for reference, predicted in references(X, told).items():
         row[reference] = 100 * float(np.mean(predicted[unknown] == y[unknown]))
     row["best_reference"] = max(row[r] for r in ("label_spreading", "knn", "nearest_centroid"))
@@ -87,6 +93,17 @@ def one_file(name: str, X: np.ndarray, y: np.ndarray, seed: int, folder: Path) -
                 path.stem, row["choice"], row["chosen"], row["readout"], row["best_reference"], row["estimate"],
                 seconds)
     return row
+
+
+def time_left_errors(said: dict) -> dict:
+    """The time left's errors (points: the forecast over the time that remained, less 1) that a run recorded
+    (``provenance.json``'s ``time_left``): at each share :data:`AT` of the fits (``left_at_10``, ...), and the
+    lowest and highest of the progress lines a person read before the end, with how many there were (``lines``;
+    none on a run that ends before its first line is due)."""
+    at = {error["cells"]: 100 * error["error"] for error in said["forecast_errors"]}
+    lines = [100 * error["error"] for error in said["lines"]]
+    return {**{f"left_at_{100 * share:.0f}": at.get(share, np.nan) for share in AT}, "lines": len(lines),
+            "lines_low": min(lines, default=np.nan), "lines_high": max(lines, default=np.nan)}
 
 
 def summary(table: pd.DataFrame) -> list[str]:
@@ -116,7 +133,23 @@ def summary(table: pd.DataFrame) -> list[str]:
     lines.append(f"- the report's estimate minus the truth: mean {error.mean():+.1f}, largest "
                  f"{error.abs().max():.1f} points; within {ESTIMATE_WITHIN:g} on {int((error.abs() <= ESTIMATE_WITHIN).sum())} "
                  f"of {len(table)}")
+    lines.append(time_left_summary(table))
     return lines
+
+
+def time_left_summary(table: pd.DataFrame) -> str:
+    """The time left against :data:`TIME_WITHIN`, as a line: on the progress lines a person read, and at the
+    shares :data:`AT` of the fits (:func:`time_left_errors`)."""
+    read = table[table["lines"] > 0]
+    low, high = read["lines_low"].min(), read["lines_high"].max()
+    within = int(((read["lines_low"] >= -100 * TIME_WITHIN) & (read["lines_high"] <= 100 * TIME_WITHIN)).sum())
+    shown = (f"on the {int(read['lines'].sum())} progress lines read before the end ({len(read)} of {len(table)} "
+             f"files; the others end before the first is due), {low:+.0f}% to {high:+.0f}% of the time that "
+             f"remained, within {100 * TIME_WITHIN:g}% on every line of {within} of {len(read)} files"
+             if len(read) else "no file's run said a time left before its end")
+    at = "; ".join(f"{100 * share:.0f}%: {table[f'left_at_{100 * share:.0f}'].min():+.0f}% to "
+                   f"{table[f'left_at_{100 * share:.0f}'].max():+.0f}%" for share in AT)
+    return f"- the time left: {shown}; at a share of the fits, {at}"
 
 
 def main(argv=None) -> int:

@@ -44,8 +44,8 @@ from ..protocol.partition import decode
 from ..reproduction import shipped
 from ..resolvers import safe_name
 from ..running import provenance
-from ..running.pool.schedule import error_lines, forecast_errors, published_costs
-from ..running.progress import duration, time_left
+from ..running.pool.schedule import error_lines, forecast_errors, published_costs, sample_error
+from ..running.progress import counted, duration, time_left
 from ..tuning import gated
 from ..tuning.grids import parse_grid, setting_text
 from .estimator import FamilyChoice, composed_method, family_methods
@@ -185,7 +185,8 @@ class FitProgress:
 
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
     and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
-    the time (:func:`src.running.pool.schedule.forecast_errors`)."""
+    the time (:func:`src.running.pool.schedule.forecast_errors`), and how far the lines a person read before
+    the end were (``errors["lines"]``; the time remaining is to the last fit, as the others')."""
 
     EVERY = 30.0
 
@@ -197,6 +198,8 @@ class FitProgress:
         self.said = self.start
         self.seconds: dict[str, list[float]] = {}  # each method's fits done: the seconds each took
         self.samples: list[list[float]] = []
+        self.shown: list[int] = []  # the samples whose progress line said a time left
+        self.errors: dict[str, list[dict]] = {}  # how far the forecasts were, once the last fit is done
 
     def seconds_left(self) -> tuple[float, float]:
         """The seconds the fits done took in their processes, and those the fits left will take (the class
@@ -238,11 +241,26 @@ class FitProgress:
             self.said = now
             logger.info("[fits %d/%d, work %d%%] %s", self.fits, self.count, round(100 * self.done / self.total),
                         time_left(elapsed, begun, left))
+            if self.fits < self.count and begun > 0:
+                self.shown.append(len(self.samples) - 1)
         if self.fits == self.count:
-            errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
-                      "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time")}
-            for line in error_lines(errors, unit="fits"):
+            self.errors = {"forecast_errors": forecast_errors(self.samples, elapsed),
+                           "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time"),
+                           "lines": [sample_error(self.samples[i], elapsed) for i in self.shown]}
+            for line in error_lines(self.errors, unit="fits"):
                 logger.info("%s", line)
+            logger.info("%s", said_lines(self.errors["lines"]))
+
+
+def said_lines(errors: list[dict]) -> str:
+    """How far the time left of the progress lines before the end was (``errors``: their
+    :func:`src.running.pool.schedule.sample_error`), as a line: ``the time left said on 3 lines before the end:
+    -14% to +23% of the time that remained``."""
+    if not errors:
+        return "no progress line said a time left before the end"
+    found = [100 * error["error"] for error in errors]
+    return (f"the time left said on {counted(len(found), 'line')} before the end: {min(found):+.0f}% to "
+            f"{max(found):+.0f}% of the time that remained")
 
 
 def start_processes(n_jobs) -> None:
@@ -297,7 +315,7 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
         logger.info("%s", line)
     start = time.perf_counter()
     try:
-        found, _ = fit_with_progress(data, estimator)
+        found, progress = fit_with_progress(data, estimator)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -318,7 +336,8 @@ def run(path: str, out: Path | None, estimator: FamilyChoice, report, overrides=
                                                                        "prior_how": found.prior_how_,
                                                                        "alpha": found.alpha_,
                                                                        "score": found.best_score_,
-                                                                       "estimate": found.estimate_}}))
+                                                                       "estimate": found.estimate_},
+                                                                            "time_left": progress.errors}))
         if out.exists():
             shutil.rmtree(out)
         staging.rename(out)

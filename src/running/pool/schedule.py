@@ -513,11 +513,18 @@ def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5)
         sample = next((s for s in samples if reached(s) and s[3] is not None), None)
         if sample is None:
             continue
-        actual = wall - sample[0]
-        error = {"cells": share if by == "cells" else sample[1], "elapsed": sample[0], "work": sample[2],
-                 "forecast": sample[3], "actual": actual, "error": sample[3] / actual - 1 if actual > 0 else math.nan}
-        out.append(error if by == "cells" else {"time": share, **error})
+        error = sample_error(sample, wall)
+        out.append({**error, "cells": share} if by == "cells" else {"time": share, **error})
     return out
+
+
+def sample_error(sample: list[float], wall: float) -> dict:
+    """How far one recorded forecast (``[elapsed, share of the cells, share of the work, forecast]``) was from
+    the time that remained of ``wall``: ``{"cells", "elapsed", "work", "forecast", "actual", "error"}``, with
+    ``error = forecast / actual - 1`` (NaN where nothing remained)."""
+    actual = wall - sample[0]
+    return {"cells": sample[1], "elapsed": sample[0], "work": sample[2], "forecast": sample[3], "actual": actual,
+            "error": sample[3] / actual - 1 if actual > 0 else math.nan}
 
 
 def error_lines(summary: dict, unit: str = "cells", whose: str = "the time left") -> list[str]:
