@@ -35,12 +35,9 @@ from src.data.named import load_named
 from src.running.pool.schedule import forecast_errors
 
 from .bench.reproduction import list_ends
-from .cluster_targets import FILES, draw
+from .cluster_targets import AT, FILES, TIME_WITHIN, draw
 
 logger = logging.getLogger("tools.fit_orders")
-
-#: The shares of the fits at which the time left is held to the time that remained, and how near (a share).
-AT, WITHIN = (0.1, 0.25, 0.5), 0.25
 
 
 class Recorded(your_data.FitProgress):
@@ -91,8 +88,9 @@ def ends(stages: list[list[tuple[str, float]]], workers: int) -> list[tuple[floa
 
 
 def replay(stages, prices: dict[str, float], workers: int) -> list[float]:
-    """The time left's error (its forecast over the time that remained, less 1) at each share :data:`AT` of the
-    fits, for ``stages`` run on ``workers`` simulated processes (:func:`ends`)."""
+    """The time left's error (its forecast over the time that remained, less 1) at each share
+    :data:`tools.cluster_targets.AT` of the fits, for ``stages`` run on ``workers`` simulated processes
+    (:func:`ends`)."""
     now = [0.0]
     progress = your_data.FitProgress(dict(prices), [name for stage in stages for name, _ in stage], workers,
                                      clock=lambda: now[0])
@@ -103,12 +101,13 @@ def replay(stages, prices: dict[str, float], workers: int) -> list[float]:
 
 
 def summary(errors: dict[str, np.ndarray]) -> list[str]:
-    """A markdown table: each order's share of replays within :data:`WITHIN`, and median error, at each share."""
+    """A markdown table: each order's share of replays within :data:`tools.cluster_targets.TIME_WITHIN`, and
+    median error, at each share."""
     lines = ["| order | " + " | ".join(f"within 25% at {100 * a:.0f}% of the fits" for a in AT)
              + " | median error at " + " / ".join(f"{100 * a:.0f}" for a in AT) + "% |",
              "|---|" + "---|" * (len(AT) + 1)]
     for how, found in errors.items():
-        within = " | ".join(f"{100 * share:.0f}%" for share in (np.abs(found) <= WITHIN).mean(axis=0))
+        within = " | ".join(f"{100 * share:.0f}%" for share in (np.abs(found) <= TIME_WITHIN).mean(axis=0))
         median = " / ".join(f"{100 * value:+.0f}%" for value in np.median(found, axis=0))
         lines.append(f"| {how} | {within} | {median} |")
     return lines
