@@ -33,6 +33,7 @@ from sklearn.neighbors import NearestCentroid
 from src import cluster
 from src.data.named import load_named
 from src.methods import make
+from src.running.pool.schedule import SHARES
 
 logger = logging.getLogger("tools.cluster_targets")
 
@@ -41,9 +42,9 @@ FILES = {"yale": {"per_class": 3, "within": 3.0, "minutes": 3.0}, "coil20": {"pe
                                                                              "minutes": 20.0}}
 #: The average over the Yale files the issue asks for, and how near the report's estimate must be (points).
 YALE_MEAN, ESTIMATE_WITHIN = 48.0, 5.0
-#: How near the time left must stay to the time that remained (a share), and the shares of the fits at which
-#: the run records it (:func:`src.running.pool.schedule.forecast_errors`).
-TIME_WITHIN, AT = 0.25, (0.1, 0.25, 0.5)
+#: How near the time left must stay to the time that remained (a share), at the shares of the fits each run
+#: records it (:data:`src.running.pool.schedule.SHARES`) and on every progress line.
+TIME_WITHIN = 0.25
 
 
 def draw(y: np.ndarray, per_class: int, seed: int) -> np.ndarray:
@@ -97,12 +98,12 @@ def one_file(name: str, X: np.ndarray, y: np.ndarray, seed: int, folder: Path) -
 
 def time_left_errors(said: dict) -> dict:
     """The time left's errors (points: the forecast over the time that remained, less 1) that a run recorded
-    (``provenance.json``'s ``time_left``): at each share :data:`AT` of the fits (``left_at_10``, ...), and the
-    lowest and highest of the progress lines a person read before the end, with how many there were (``lines``;
-    none on a run that ends before its first line is due)."""
+    (``provenance.json``'s ``time_left``): at each share :data:`~src.running.pool.schedule.SHARES` of the fits
+    (``left_at_10``, ...), and the lowest and highest of the progress lines a person read before the end, with
+    how many there were (``lines``; none on a run that ends before its first line is due)."""
     at = {error["cells"]: 100 * error["error"] for error in said["forecast_errors"]}
     lines = [100 * error["error"] for error in said["lines"]]
-    return {**{f"left_at_{100 * share:.0f}": at.get(share, np.nan) for share in AT}, "lines": len(lines),
+    return {**{f"left_at_{100 * share:.0f}": at.get(share, np.nan) for share in SHARES}, "lines": len(lines),
             "lines_low": min(lines, default=np.nan), "lines_high": max(lines, default=np.nan)}
 
 
@@ -139,7 +140,7 @@ def summary(table: pd.DataFrame) -> list[str]:
 
 def time_left_summary(table: pd.DataFrame) -> str:
     """The time left against :data:`TIME_WITHIN`, as a line: on the progress lines a person read, and at the
-    shares :data:`AT` of the fits (:func:`time_left_errors`)."""
+    shares :data:`~src.running.pool.schedule.SHARES` of the fits (:func:`time_left_errors`)."""
     read = table[table["lines"] > 0]
     low, high = read["lines_low"].min(), read["lines_high"].max()
     within = int(((read["lines_low"] >= -100 * TIME_WITHIN) & (read["lines_high"] <= 100 * TIME_WITHIN)).sum())
@@ -148,7 +149,7 @@ def time_left_summary(table: pd.DataFrame) -> str:
              f"remained, within {100 * TIME_WITHIN:g}% on every line of {within} of {len(read)} files"
              if len(read) else "no file's run said a time left before its end")
     at = "; ".join(f"{100 * share:.0f}%: {table[f'left_at_{100 * share:.0f}'].min():+.0f}% to "
-                   f"{table[f'left_at_{100 * share:.0f}'].max():+.0f}%" for share in AT)
+                   f"{table[f'left_at_{100 * share:.0f}'].max():+.0f}%" for share in SHARES)
     return f"- the time left: {shown}; at a share of the fits, {at}"
 
 

@@ -32,10 +32,10 @@ import numpy as np
 from src.choice import your_data
 from src.choice.estimator import FamilyChoice
 from src.data.named import load_named
-from src.running.pool.schedule import forecast_errors
+from src.running.pool.schedule import SHARES, forecast_errors
 
 from .bench.reproduction import list_ends
-from .cluster_targets import AT, FILES, TIME_WITHIN, draw
+from .cluster_targets import FILES, TIME_WITHIN, draw
 
 logger = logging.getLogger("tools.fit_orders")
 
@@ -89,7 +89,7 @@ def ends(stages: list[list[tuple[str, float]]], workers: int) -> list[tuple[floa
 
 def replay(stages, prices: dict[str, float], workers: int) -> list[float]:
     """The time left's error (its forecast over the time that remained, less 1) at each share
-    :data:`tools.cluster_targets.AT` of the fits, for ``stages`` run on ``workers`` simulated processes
+    :data:`src.running.pool.schedule.SHARES` of the fits, for ``stages`` run on ``workers`` simulated processes
     (:func:`ends`)."""
     now = [0.0]
     progress = your_data.FitProgress(dict(prices), [name for stage in stages for name, _ in stage], workers,
@@ -97,15 +97,15 @@ def replay(stages, prices: dict[str, float], workers: int) -> list[float]:
     for end, name, seconds in ends(stages, workers):
         now[0] = end
         progress(name, seconds)
-    return [error["error"] for error in forecast_errors(progress.samples, now[0], at=AT)]
+    return [error["error"] for error in forecast_errors(progress.samples, now[0], at=SHARES)]
 
 
 def summary(errors: dict[str, np.ndarray]) -> list[str]:
     """A markdown table: each order's share of replays within :data:`tools.cluster_targets.TIME_WITHIN`, and
     median error, at each share."""
-    lines = ["| order | " + " | ".join(f"within 25% at {100 * a:.0f}% of the fits" for a in AT)
-             + " | median error at " + " / ".join(f"{100 * a:.0f}" for a in AT) + "% |",
-             "|---|" + "---|" * (len(AT) + 1)]
+    lines = ["| order | " + " | ".join(f"within 25% at {100 * a:.0f}% of the fits" for a in SHARES)
+             + " | median error at " + " / ".join(f"{100 * a:.0f}" for a in SHARES) + "% |",
+             "|---|" + "---|" * (len(SHARES) + 1)]
     for how, found in errors.items():
         within = " | ".join(f"{100 * share:.0f}%" for share in (np.abs(found) <= TIME_WITHIN).mean(axis=0))
         median = " / ".join(f"{100 * value:+.0f}%" for value in np.median(found, axis=0))

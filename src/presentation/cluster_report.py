@@ -29,8 +29,6 @@ from .figures import pyplot
 FIGURE = "candidates.png"
 
 
-
-
 def best_of_each(found, results: dict, chosen: int) -> list[int]:
     """One candidate a method, best first: the chosen one for its method, else the method's best score
     (its setting and readout), a method whose every candidate failed last."""

@@ -501,7 +501,11 @@ class Forecast:
                              round(self.fraction_done(), 5), None if left is None else round(left, 2)])
 
 
-def forecast_errors(samples: list[list[float]], wall: float, at=(0.1, 0.25, 0.5), by: str = "cells") -> list[dict]:
+#: The shares of the cells (or of the wall time) at which a forecast is held to the time that remained.
+SHARES = (0.1, 0.25, 0.5)
+
+
+def forecast_errors(samples: list[list[float]], wall: float, at=SHARES, by: str = "cells") -> list[dict]:
     """How far the recorded forecast was from the time that actually remained, at the first sample where
     each share ``at`` of the cells was done (``by="cells"``), or of the pool's wall time had passed
     (``by="time"``: the share of the work, as the run turned out): ``{"cells": share of the cells, "elapsed",
