@@ -27,6 +27,7 @@ import inspect
 import itertools
 import logging
 import time
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -55,6 +56,13 @@ from . import learning_curve, rule
 from .readouts import OWN, Fitted, candidate_name, classes, readouts_of
 
 logger = logging.getLogger(__name__)
+
+#: scikit-learn's guess that labels with more classes than half their samples (past 20) are a regression
+#: target (:func:`sklearn.utils.multiclass.check_classification_targets`). A scoring fit is told a half or a
+#: third of the known labels by design, so on a file with a few known a class every fold's classifier raises
+#: it, on every method; the labels were checked to be classes (:meth:`FamilyChoice._labels`), so it says
+#: nothing of the file, and the scoring fits do not keep it (:func:`fit_task`).
+FEW_A_CLASS = r"The number of unique classes is greater than 50% of the number of samples"
 
 
 def family_methods() -> list[str]:
@@ -117,10 +125,12 @@ def fit_task(X, name: str, params: dict, y_partial: np.ndarray, deal: np.ndarray
     read out (:func:`.readouts.classes`) for that fold, or for each of the ``n_folds``, with the same labels
     told. Returns ``{"clusters": ..., fold: {readout: classes}}`` (n_samples,) each, or the error's text where
     the fit failed, so that a failing candidate costs its own score and never the choice; what it warned
-    (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's); and the seconds
-    it took in its process (the time left's pace of its method)."""
+    (:func:`src.running.cell_warnings.recorded`: caught, never printed, as a benchmark cell's, but for
+    :data:`FEW_A_CLASS`, the folds' own); and the seconds it took in its process (the time left's pace of its
+    method)."""
     start = time.perf_counter()
     with cell_warnings.caught() as records:
+        warnings.filterwarnings("ignore", message=FEW_A_CLASS, category=UserWarning)  # the folds' own (above)
         try:
             tell = shown if only else hidden
             told = np.full_like(y_partial, UNLABELLED) if fold is None else tell(y_partial, deal, fold)
