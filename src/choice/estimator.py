@@ -60,7 +60,7 @@ logger = logging.getLogger(__name__)
 #: scikit-learn's guess that labels with more classes than half their samples (past 20) are a regression
 #: target (:func:`sklearn.utils.multiclass.check_classification_targets`). A scoring fit is told a half or a
 #: third of the known labels by design, so on a file with a few known a class every fold's classifier raises
-#: it, on every method; the labels were checked to be classes (:meth:`FamilyChoice._labels`), so it says
+#: it, on every method; the labels were checked to be classes (``FamilyChoice._labels``), so it says
 #: nothing of the file, and the scoring fits do not keep it (:func:`fit_task`).
 FEW_A_CLASS = r"The number of unique classes is greater than 50% of the number of samples"
 
