@@ -97,13 +97,13 @@ def replay(stages, prices: dict[str, float], workers: int) -> list[float]:
     for end, name, seconds in ends(stages, workers):
         now[0] = end
         progress(name, seconds)
-    return [error["error"] for error in forecast_errors(progress.samples, now[0], at=SHARES)]
+    return [error["error"] for error in forecast_errors(progress.samples, now[0])]
 
 
 def summary(errors: dict[str, np.ndarray]) -> list[str]:
     """A markdown table: each order's share of replays within :data:`tools.cluster_targets.TIME_WITHIN`, and
     median error, at each share."""
-    lines = ["| order | " + " | ".join(f"within 25% at {100 * a:.0f}% of the fits" for a in SHARES)
+    lines = ["| order | " + " | ".join(f"within {100 * TIME_WITHIN:g}% at {100 * a:.0f}% of the fits" for a in SHARES)
              + " | median error at " + " / ".join(f"{100 * a:.0f}" for a in SHARES) + "% |",
              "|---|" + "---|" * (len(SHARES) + 1)]
     for how, found in errors.items():
