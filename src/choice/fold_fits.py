@@ -195,7 +195,8 @@ def method_specs(tasks: list[Task]) -> dict[tuple[str, str, str], object]:
 
 def fit_task(task: Task, part: Path) -> int:
     """Fit the trials of ``task`` not yet in its ``part`` file, each appended to it as soon as it is done;
-    returns how many trials were fitted. What a fit warns is caught and logged, one line a trial."""
+    returns how many trials were fitted. What a fit and its readouts by the labels warn is caught and logged,
+    one line a trial."""
     dataset, specs, fingerprint = _SHARED["dataset"], _SHARED["specs"], _SHARED["fingerprint"]
     done = set(int(row["trial"]) for row in read_part(part, fingerprint))
     track = task.told[0] or task.reads[0][0]
@@ -208,20 +209,21 @@ def fit_task(task: Task, part: Path) -> int:
         trial = make_trial(dataset.y, dataset.name, task.k, number, spec.seed, scheme)
         with cell_warnings.caught() as records:  # said through logging, as a benchmark cell's are recorded
             chosen = run_cell(dataset.X, spec.method, trial, spec.protocol, dataset.image_shape).chosen
+            lines = []
+            for read_track, fold in task.reads:
+                told = make_trial(dataset.y, dataset.name, task.k, number, spec.seed,
+                                  scheme_of(specs[read_track], fold))
+                row = {"track": read_track, "dataset": task.dataset, "method": task.method,
+                       "estimator": task.estimator, "setting": task.setting, "k": task.k, "trial": number,
+                       "fold": fold, "validation_acc": held_out_acc(told, chosen.partition, specs[read_track], fold),
+                       "partition": class_text(chosen.partition), "seed": spec.seed, "code_fingerprint": fingerprint}
+                for name in LABEL_READOUTS:
+                    row[name] = (class_text(readout_labels(name, chosen.representation, None, told, None))
+                                 if chosen.representation is not None else "")
+                lines.append(json.dumps(row))
         if records:
             logger.warning("fold fits of %s: %s %s at k=%d, trial %d warned: %s", task.dataset, task.method,
                            task.setting or "(its one setting)", task.k, number, cell_warnings.recorded(records))
-        lines = []
-        for read_track, fold in task.reads:
-            told = make_trial(dataset.y, dataset.name, task.k, number, spec.seed, scheme_of(specs[read_track], fold))
-            row = {"track": read_track, "dataset": task.dataset, "method": task.method, "estimator": task.estimator,
-                   "setting": task.setting, "k": task.k, "trial": number, "fold": fold,
-                   "validation_acc": held_out_acc(told, chosen.partition, specs[read_track], fold),
-                   "partition": class_text(chosen.partition), "seed": spec.seed, "code_fingerprint": fingerprint}
-            for name in LABEL_READOUTS:
-                row[name] = (class_text(readout_labels(name, chosen.representation, None, told, None))
-                             if chosen.representation is not None else "")
-            lines.append(json.dumps(row))
         with open(part, "a") as stream:
             stream.write("\n".join(lines) + "\n")
         fitted += 1

@@ -2,6 +2,9 @@
 (src.choice.entrants): the class text, the plan, the reproduction of the shipped fold scores, the score
 of a candidate on a constructed trial, and a choice that no unknown sample's class moves."""
 
+import logging
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -81,6 +84,32 @@ def test_a_fold_fit_reproduces_its_shipped_score(yale, tmp_path):
                      & (settings["setting"] == task.setting)].set_index("trial")
     np.testing.assert_allclose(rows["validation_acc"], found.loc[[0, 1, 2], "validation_acc_fold0"], atol=1e-9)
     assert all(len(text) == 110 for text in rows["partition"])
+
+
+def test_what_a_readout_warns_is_logged_with_its_trial_never_shown(yale, tmp_path, monkeypatch, caplog):
+    """NMF's readouts by a fold's labels (Yale, k = 2): a warning of theirs is caught and said in the trial's
+    log line, as the fit's own are; shown, it would fail this test (warnings are errors here)."""
+    specs, _ = yale
+    from src.data import load_dataset
+    from src.running.settings import thaw
+    spec = specs["labels30"]
+    loaded = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed)
+    task = fold_fits.Task("yale", "NMF", "nmf", "", 2, (0,), ("", fold_fits.ALL), (("labels30", 0),))
+    fold_fits._SHARED.update(dataset=loaded, specs=specs, fingerprint=provenance.code_fingerprint(),
+                             methods=fold_fits.method_specs([task]))
+    real = fold_fits.readout_labels
+
+    def warning_readout(*args):
+        warnings.warn("a readout's own", UserWarning)
+        return real(*args)
+    monkeypatch.setattr(fold_fits, "readout_labels", warning_readout)
+    with caplog.at_level(logging.WARNING, logger=fold_fits.__name__):
+        assert fold_fits.fit_task(task, tmp_path / "part.jsonl") == 1
+    said = [r.getMessage() for r in caplog.records if r.name == fold_fits.__name__]
+    assert len(said) == 1 and "NMF (its one setting) at k=2, trial 0 warned" in said[0]
+    assert '"message": "a readout\'s own", "count": 2' in said[0]  # both readouts by the labels
+    row = fold_fits.read_part(tmp_path / "part.jsonl", provenance.code_fingerprint())[0]
+    assert all(len(row[name]) == 22 for name in fold_fits.LABEL_READOUTS)
 
 
 def test_a_part_cut_short_or_of_other_code_is_fitted_again(tmp_path):
