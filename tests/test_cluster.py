@@ -118,15 +118,31 @@ def test_a_fit_is_priced_from_the_benchmarks_cell_nearest_in_trial_size_and_k_sc
 def test_the_progress_says_the_fits_the_work_and_the_time_left(caplog, monkeypatch):
     monkeypatch.setattr(your_data.FitProgress, "EVERY", 0.0)
     progress = your_data.FitProgress({"kmeans": 1.0, "sda": 3.0}, ["kmeans", "sda"])
-    with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
+    with caplog.at_level(logging.DEBUG, logger="src.choice.your_data"):
         progress("kmeans")
         progress("sda")
-    lines = [r.getMessage() for r in caplog.records]
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.INFO]
     assert lines[0].startswith("[fits 1/2, work 25%]") and "left" in lines[0]
-    # the last fit says how far the time left was from the time that remained
-    errors = [line for line in lines if line.startswith("the time left forecast at 50% of the fits")]
-    assert len(errors) == 1 and "it took" in errors[0]
     assert lines[1].startswith("[fits 2/2, work 100%]") and lines[1].endswith("in all")
+    # the last fit logs how far the time left was from the time that remained, for us (DEBUG): a line was
+    # read (EVERY is 0), so how far the lines were is the reader's
+    assert lines[2:] == ["the time left said on 1 line before the end: " + lines[2].split(": ", 1)[1]]
+    errors = [r.getMessage() for r in caplog.records if r.getMessage().startswith("the time left forecast at 50% "
+                                                                                  "of the fits")]
+    assert len(errors) == 1 and "it took" in errors[0]
+    assert all(r.levelno == logging.DEBUG for r in caplog.records if r.getMessage().startswith("the time left forecast"))
+
+
+def test_a_run_that_ends_before_its_first_line_says_only_its_last(caplog):
+    """How far the forecasts were is ours (DEBUG, and provenance.json): the reader of a short run sees one line."""
+    clock = iter([0.0, 1.0, 2.0])  # the start, then two fits, long before a line is due
+    progress = your_data.FitProgress(dict.fromkeys("ab", 1.0), list("ab"), clock=lambda: next(clock))
+    with caplog.at_level(logging.INFO, logger="src.choice.your_data"):
+        progress("a", 1.0)
+        progress("b", 1.0)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and said[0].startswith("[fits 2/2, work 100%]") and said[0].endswith("in all")
+    assert progress.errors["lines"] == [] and len(progress.errors["forecast_errors"]) == 3
 
 
 def test_the_last_fit_records_how_far_each_line_a_person_read_was_from_the_time_that_remained(caplog):

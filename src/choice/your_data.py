@@ -35,6 +35,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from .. import resolvers
 from ..config_dir import CONF_DIR
 from ..data import load_dataset
+from ..data.user_file import UNKNOWN
 from ..errors import ConfigError, UserError
 from ..methods import REGISTRY
 from ..methods.core.validation import UNLABELLED
@@ -52,8 +53,6 @@ from .estimator import FamilyChoice, composed_method, family_methods
 
 logger = logging.getLogger(__name__)
 
-#: The label that marks an unknown class in the file.
-UNKNOWN = "-1"
 #: Where the folders go unless ``--out`` says: ``outputs/cluster/<file stem>``.
 OUTPUTS = Path("outputs") / "cluster"
 
@@ -184,9 +183,11 @@ class FitProgress:
     ``clock`` is ``time.perf_counter`` unless a replay gives its own (``tools/fit_orders.py``).
 
     Each fit's forecast is kept (as the pool keeps its own: :meth:`src.running.pool.schedule.Forecast.record`),
-    and the last fit logs how far it was from the time that remained at 10%, 25% and 50% of the fits and of
-    the time (:func:`src.running.pool.schedule.forecast_errors`), and how far the lines a person read before
-    the end were (``errors["lines"]``; the time remaining is to the last fit, as the others')."""
+    and the last fit records in ``errors`` how far it was from the time that remained at 10%, 25% and 50% of
+    the fits and of the time (:func:`src.running.pool.schedule.forecast_errors`, logged at DEBUG), and how far
+    the lines a person read before the end were (``errors["lines"]``; the time remaining is to the last fit,
+    as the others'), said in one INFO line where any was read: how far to trust the lines. The command keeps
+    ``errors`` in ``provenance.json``."""
 
     EVERY = 30.0
 
@@ -248,8 +249,9 @@ class FitProgress:
                            "forecast_errors_by_time": forecast_errors(self.samples, elapsed, by="time"),
                            "lines": [sample_error(self.samples[i], elapsed) for i in self.shown]}
             for line in error_lines(self.errors, unit="fits"):
-                logger.info("%s", line)
-            logger.info("%s", said_lines(self.errors["lines"]))
+                logger.debug("%s", line)  # ours more than the reader's: kept in provenance.json (time_left)
+            level = logging.INFO if self.errors["lines"] else logging.DEBUG  # a line was read: how far to trust it
+            logger.log(level, "%s", said_lines(self.errors["lines"]))
 
 
 def said_lines(errors: list[dict]) -> str:

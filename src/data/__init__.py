@@ -131,7 +131,8 @@ def load_dataset(cfg: Mapping, data_dir: str | Path, mirror: str | Path | None, 
         X, y, meta = module.load(cfg, data_dir, mirror, int(seed))
     y, class_names = _consecutive(y, meta["class_names"])
     X = _preprocess(X, preprocess, meta["max_value"])
-    logger.info("dataset %s: X %s, %d classes, preprocess %s", name, X.shape, y.max() + 1, preprocess)
+    logger.info("dataset %s: X %s, %s, preprocess %s", name, X.shape, user_file.classes_said(y, class_names),
+                preprocess)
     shape = tuple(meta["image_shape"]) if meta["image_shape"] is not None else None
     return Dataset(name=name, X=X, y=y, image_shape=shape, class_names=class_names,
                    pixel_order=meta["pixel_order"] if shape is not None else None,

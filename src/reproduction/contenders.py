@@ -31,6 +31,7 @@ import pandas as pd
 import yaml
 
 from .. import methods
+from ..data import user_file
 from ..errors import ConfigError
 from ..methods import outside
 from ..running import gate
@@ -178,7 +179,7 @@ def check_user_data(y, path: str, class_names=None) -> int:
     fewer samples than a label track needs (:data:`SMALLEST_CLASS`); and a partially labelled one (a class
     named -1, the mark of an unknown label), which ``python -m src.cluster`` reads. Returns the number of
     classes."""
-    if class_names is not None and "-1" in class_names:
+    if class_names is not None and user_file.UNKNOWN in class_names:
         raise ConfigError(f"--dataset {path}: the labels hold -1, the mark of an unknown label; the benchmark "
                           f"needs every label. Cluster a partially labelled file with python -m src.cluster {path}")
     classes, sizes = np.unique(np.asarray(y), return_counts=True)

@@ -5,6 +5,7 @@ known (tests/background.py); their tests check what they wrote."""
 
 import hashlib
 import json
+import logging
 from pathlib import Path
 
 import background
@@ -86,6 +87,22 @@ def test_each_format_loads_samples_labels_and_the_original_label_names(tmp_path,
     np.testing.assert_array_equal(ds.y, np.searchsorted([10, 20, 30], y))
     assert ds.class_names == ("10", "20", "30") and ds.n_classes == 3
     assert ds.image_shape is None and ds.pixel_order is None
+
+
+def test_the_load_says_the_classes_and_counts_the_unknown_mark_apart(tmp_path, blobs, caplog):
+    """A partly labelled file (-1 unknown, as python -m src.cluster reads it): its -1 is no class in what the
+    load says, and a file of classes alone is said as before."""
+    X, y = blobs
+    partial = np.where(np.arange(15) % 3 == 0, -1, y)  # 5 of 15 unknown
+    with caplog.at_level(logging.INFO, logger="src.data"):
+        ds = load(write(tmp_path, "npz", X, partial, name="partial"))
+        load(write(tmp_path, "npz", X, y))
+    said = [r.getMessage() for r in caplog.records]
+    assert ds.class_names == ("-1", "10", "20", "30")  # the loader keeps the mark; the reader unmarks it
+    assert sum("15 samples x 6 features, 3 classes, 5 samples unknown (-1) (sha256 " in line for line in said) == 1
+    assert sum("X (15, 6), 3 classes, 5 samples unknown (-1), preprocess" in line for line in said) == 1
+    assert sum("15 samples x 6 features, 3 classes (sha256 " in line for line in said) == 1
+    assert sum("X (15, 6), 3 classes, preprocess" in line for line in said) == 1
 
 
 def test_the_default_names_fall_back_from_deng_cai_to_x_and_y_and_can_be_set(tmp_path, blobs):
