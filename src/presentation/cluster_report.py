@@ -49,7 +49,8 @@ def title(candidate) -> str:
 
 def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: Path | None = None):
     """The score that chose, one row a method (:func:`best_of_each`), with its 95% interval over the
-    ``n_scored`` known samples; the choice in red, the prior's candidate in blue. Saved to ``path``
+    ``n_scored`` known samples; the choice in red, the prior's candidate in blue (the title says which the
+    choice is where they are one). Saved to ``path``
     (returned), or the figure itself where none is given."""
     plt = pyplot()
     rows = best_of_each(found, results, chosen)
@@ -69,7 +70,8 @@ def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: P
     ax.set_xlim(0, 100)
     ax.set_xlabel(f"of {n_scored} held-out known samples, % classed right on the folds that chose (95% interval)",
                   fontsize=8)
-    ax.set_title("one row a method, its best; red: the choice, blue: the prior's candidate", fontsize=8)
+    ax.set_title("one row a method, its best; red: the choice" + (", the prior's candidate" if chosen == start else
+                                                                  ", blue: the prior's candidate"), fontsize=8)
     fig.tight_layout()
     if path is None:
         return fig
@@ -118,9 +120,12 @@ def answer(found, results: dict, chosen: int, start: int, why: str, intervals: d
                      f"{found[chosen].title} gives back more right classes on the same held-out samples (one-sided "
                      f"Wilcoxon p = {pvalues[chosen]:.2g}, below {level:g} / {against} candidates).")
     else:
-        lines.append(f"The rule kept {title(found[chosen])}, the prior's candidate ({rule.REASONS[why]}): none "
-                     f"of the {against} others passed a one-sided Wilcoxon test at {level:g} / {against} "
-                     "against it on the same held-out samples.")
+        kept = (f"The rule kept the prior's candidate, {title(found[chosen])}" if why == "prior" else
+                f"The prior's first candidates failed; the rule took the first of its order with a score, "
+                f"{title(found[chosen])}")
+        lines.append(f"{kept}: none of the {against} others gave back more right classes by more than the noise "
+                     f"of choosing (a one-sided Wilcoxon test at {level:g} / {against} against it on the same "
+                     "held-out samples).")
     return lines
 
 

@@ -5,6 +5,7 @@ import numpy as np
 
 from src.choice.estimator import Candidate
 from src.presentation import cluster_report
+from src.presentation.figures import pyplot
 
 
 def found_and_results():
@@ -38,7 +39,9 @@ def test_the_answer_sets_the_best_reference_beside_the_choice_and_says_the_rule_
     assert lines[0].startswith("**Use SDA + nearest labelled (alpha=0.1).**") and "65.0% [50.0, 78.0]" in lines[0]
     assert "your 40 known samples scored" in lines[0] and "learning curve" in lines[0]
     assert lines[2].startswith("On the same splits, LabelSpreading on your labels alone: 55.0% [40.0, 69.0]")
-    assert "kept" in lines[4] and "none of the 2 others" in lines[4] and "at 0.05 / 2" in lines[4]
+    assert lines[4].startswith("The rule kept the prior's candidate, SDA + nearest labelled (alpha=0.1): none of "
+                               "the 2 others gave back more right classes by more than the noise of choosing")
+    assert lines[4].count("the prior's candidate") == 1 and "at 0.05 / 2" in lines[4]
     assert "at 0.2 / 2" in cluster_report.answer(found, results, 1, 1, "prior", ESTIMATES, N_SCORED, level=0.2)[4]
 
 
@@ -53,3 +56,23 @@ def test_when_a_reference_wins_the_report_says_so_plainly():
     lines = cluster_report.answer(found, results, 2, 1, "evidence", ESTIMATES, N_SCORED)
     assert lines[2].startswith("A reference wins: LabelSpreading on your labels alone")
     assert "moved" in lines[4]
+
+
+def test_a_prior_whose_first_candidates_failed_is_not_said_to_be_kept():
+    found, results = found_and_results()
+    lines = cluster_report.answer(found, results, 1, 1, "prior failed", ESTIMATES, N_SCORED)
+    assert lines[4].startswith("The prior's first candidates failed; the rule took the first of its order with a "
+                               "score, SDA + nearest labelled (alpha=0.1): none of the 2 others")
+    assert "kept" not in lines[4]
+
+
+def test_the_figure_says_the_prior_in_blue_only_where_the_choice_moved_from_it():
+    found, results = found_and_results()
+    kept = cluster_report.figure(found, results, 1, 1, N_SCORED)
+    moved = cluster_report.figure(found, results, 2, 1, N_SCORED)
+    assert kept.axes[0].get_title().endswith("red: the choice, the prior's candidate")
+    assert moved.axes[0].get_title().endswith("red: the choice, blue: the prior's candidate")
+    assert [t.get_text() for t in moved.axes[0].get_yticklabels()] == ["SDA + nearest labelled (alpha=0.1)",
+                                                                       "LabelSpreading", "KMeans"]
+    for fig in (kept, moved):
+        pyplot().close(fig)
