@@ -53,20 +53,6 @@ from ..errors import ConfigError, DataError, one_line
 
 logger = logging.getLogger(__name__)
 
-#: The label that marks a sample whose class is unknown (the family's estimators, ``python -m src.cluster``),
-#: as a class name (:func:`load`'s ``class_names``).
-UNKNOWN = "-1"
-
-
-def classes_said(y: np.ndarray, class_names) -> str:
-    """The classes of the labels ``y`` (n_samples,; indices into ``class_names``) in words: ``15 classes``,
-    and where some are the unknown mark (:data:`UNKNOWN`) not a class of them, ``15 classes, 120 samples
-    unknown (-1)``."""
-    names = np.asarray(class_names)
-    unknown = int(np.sum(names[y] == UNKNOWN)) if UNKNOWN in names else 0
-    said = f"{names.size - (unknown > 0)} classes"
-    return f"{said}, {unknown} samples unknown ({UNKNOWN})" if unknown else said
-
 #: Config keys of this loader, besides the common ``name``, ``loader`` and ``preprocess``.
 KEYS = ("path", "sha256", "X_key", "y_key", "label_column", "header", "delimiter", "image_shape", "pixel_order")
 #: File extensions read (lower case).
@@ -77,8 +63,19 @@ HEADERS = ("auto", True, False)
 PIXEL_ORDERS = ("C", "F")
 _MAT_META = ("__header__", "__version__", "__globals__")
 _HASHES: dict[tuple, str] = {}
+#: The label that marks a sample whose class is unknown (the family's estimators, ``python -m src.cluster``),
+#: as a class name (:func:`load`'s ``class_names``).
+UNKNOWN = "-1"
 
 
+def classes_said(y: np.ndarray, class_names) -> str:
+    """The classes of the labels ``y`` (n_samples,; indices into ``class_names``) in words: ``15 classes``;
+    the unknown mark (:data:`UNKNOWN`) is counted apart, as no class: ``15 classes, 120 samples unknown
+    (-1)``."""
+    names = np.asarray(class_names)
+    unknown = int(np.sum(names[y] == UNKNOWN))
+    said = f"{names.size - (UNKNOWN in names)} classes"
+    return f"{said}, {unknown} samples unknown ({UNKNOWN})" if unknown else said
 
 
 def launch_dir() -> Path:
@@ -316,7 +313,7 @@ def _check_arrays(X, y, path: Path) -> tuple[np.ndarray, np.ndarray, tuple[str, 
         odd = " ".join(repr(odd).split())[:60]
         raise DataError(f"{where}: the labels must be integers (e.g. 1, 2, 3), found {odd}")
     values, y = np.unique(y.astype(np.int64), return_inverse=True)
-    if values.tolist() == [int(UNKNOWN)]:  # -1 marks an unknown label (the family's estimators, python -m src.cluster)
+    if values.tolist() == [int(UNKNOWN)]:  # the mark of an unknown label (UNKNOWN) alone
         raise DataError(f"{where}: no label is known (every label is -1, the mark of an unknown one); clustering "
                         f"and choosing need known labels of at least 2 classes")
     if values.size < 2:
