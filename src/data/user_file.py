@@ -69,13 +69,14 @@ UNKNOWN = "-1"
 
 
 def classes_said(y: np.ndarray, class_names) -> str:
-    """The classes of the labels ``y`` (n_samples,; indices into ``class_names``) in words: ``15 classes``;
-    the unknown mark (:data:`UNKNOWN`) is counted apart, as no class: ``15 classes, 120 samples unknown
-    (-1)``."""
-    names = np.asarray(class_names)
-    unknown = int(np.sum(names[y] == UNKNOWN))
-    said = f"{names.size - (UNKNOWN in names)} classes"
-    return f"{said}, {unknown} samples unknown ({UNKNOWN})" if unknown else said
+    """The classes of the labels ``y`` (n_samples,; indices into ``class_names``, or 0..K-1 where a loader
+    names none: None) in words: ``15 classes``; the unknown mark (:data:`UNKNOWN`) is counted apart, as no
+    class: ``15 classes, 120 samples unknown (-1)``."""
+    count = int(np.max(y)) + 1 if class_names is None else len(class_names)
+    if class_names is None or UNKNOWN not in class_names:
+        return f"{count} classes"
+    unknown = int(np.sum(np.asarray(y) == list(class_names).index(UNKNOWN)))
+    return f"{count - 1} classes, {unknown} samples unknown ({UNKNOWN})"
 
 
 def launch_dir() -> Path:

@@ -17,7 +17,7 @@ import scipy.sparse
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf
 
-from src.data import load_dataset, pin_user_file
+from src.data import load_dataset, pin_user_file, user_file
 from src.errors import ConfigError, DataError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,6 +103,7 @@ def test_the_load_says_the_classes_and_counts_the_unknown_mark_apart(tmp_path, b
     assert sum("X (15, 6), 3 classes, 5 samples unknown (-1), preprocess" in line for line in said) == 1
     assert sum("15 samples x 6 features, 3 classes (sha256 " in line for line in said) == 1
     assert sum("X (15, 6), 3 classes, preprocess" in line for line in said) == 1
+    assert user_file.classes_said(np.array([0, 2, 1, 2]), None) == "3 classes"  # a loader that names none
 
 
 def test_the_default_names_fall_back_from_deng_cai_to_x_and_y_and_can_be_set(tmp_path, blobs):
