@@ -70,8 +70,8 @@ def figure(found, results: dict, chosen: int, start: int, n_scored: int, path: P
     ax.set_xlim(0, 100)
     ax.set_xlabel(f"of {n_scored} held-out known samples, % classed right on the folds that chose (95% interval)",
                   fontsize=8)
-    ax.set_title("one row a method, its best; red: the choice" + (", the prior's candidate" if chosen == start else
-                                                                  ", blue: the prior's candidate"), fontsize=8)
+    ax.set_title(f"one row a method, its best; red: the choice, {'' if chosen == start else 'blue: '}the prior's "
+                 "candidate", fontsize=8)
     fig.tight_layout()
     if path is None:
         return fig

@@ -61,20 +61,21 @@ def test_the_plan_fits_a_label_method_per_fold_and_a_label_free_one_once(yale):
     assert len({t.key for t in tasks}) == len(tasks)
 
 
+def share(specs, task):
+    """What a piece's workers share (as :func:`src.choice.fold_fits.run_piece` sets it), for ``task`` alone."""
+    fold_fits._SHARED.update(dataset=fold_fits.load_of(specs), specs=specs, fingerprint=provenance.code_fingerprint(),
+                             methods=fold_fits.method_specs([task]))
+
+
 def test_a_fold_fit_reproduces_its_shipped_score(yale, tmp_path):
     """LabelSpreading's fold fits on Yale (k = 10) give the held-out AC the tuned run shipped."""
     specs, _ = yale
     settings = shipped.load_settings()
     if settings is None:
         pytest.skip("no settings file ships")
-    spec = specs["labels30"]
-    from src.data import load_dataset
-    from src.running.settings import thaw
-    loaded = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed)
     task = fold_fits.Task("yale", "LabelSpreading", "label_spreading", "n_neighbors=7,alpha=0.2", 10,
                           (0, 1, 2), ("labels30", 0), (("labels30", 0),))
-    fold_fits._SHARED.update(dataset=loaded, specs=specs, fingerprint=provenance.code_fingerprint(),
-                             methods=fold_fits.method_specs([task]))
+    share(specs, task)
     part = tmp_path / "part.jsonl"
     assert fold_fits.fit_task(task, part) == 3
     assert fold_fits.fit_task(task, part) == 0  # resumed: nothing left
@@ -90,13 +91,8 @@ def test_what_a_readout_warns_is_logged_with_its_trial_never_shown(yale, tmp_pat
     """NMF's readouts by a fold's labels (Yale, k = 2): a warning of theirs is caught and said in the trial's
     log line, as the fit's own are; shown, it would fail this test (warnings are errors here)."""
     specs, _ = yale
-    from src.data import load_dataset
-    from src.running.settings import thaw
-    spec = specs["labels30"]
-    loaded = load_dataset(thaw(spec.dataset.config), spec.paths.data_dir, spec.paths.mirror, spec.seed)
     task = fold_fits.Task("yale", "NMF", "nmf", "", 2, (0,), ("", fold_fits.ALL), (("labels30", 0),))
-    fold_fits._SHARED.update(dataset=loaded, specs=specs, fingerprint=provenance.code_fingerprint(),
-                             methods=fold_fits.method_specs([task]))
+    share(specs, task)
     real = fold_fits.readout_labels
 
     def warning_readout(*args):
